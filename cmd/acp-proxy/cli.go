@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usageText = `acp-proxy relays the Agent Client Protocol between an editor and an agent,
+byte for byte, with optional filters.
+
+Usage:
+  acp-proxy [flags] -- AGENT [ARGS...]
+  acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]
+
+Examples:
+  acp-proxy -- codex-acp
+  acp-proxy --terminal-output --deltas -- npx @zed-industries/codex-acp
+  acp-proxy --record /tmp/session.jsonl --log-file /tmp/acp-proxy.log -- claude-agent-acp
+  acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-35001.jsonl
+
+Flags:
+`
+
+// exitUsage is the exit status for a command line that cannot be run.
+const exitUsage = 2
+
+// options are the flags of the live proxy.
+type options struct {
+	logFile, logLevel, record string
+	stats, version            bool
+	grace                     time.Duration
+	maxFilterLine             int
+	filters                   filters.Config
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" {
+		return runReplay(args[1:], stdin, stdout, stderr)
+	}
+	opts, agentArgv, code := parseLive(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	logger, closeLog, err := openLog(opts.logFile, opts.logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-proxy: %v\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+
+	agent := proxy.Agent{Argv: agentArgv, Stderr: stderr, Grace: opts.grace}
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		// ACP terminal auth reruns the configured command in a terminal:
+		// the agent talks to the user, not to an editor. Get out of the way.
+		return execDirect(agent, stderr)
+	}
+
+	caps := capabilities.New()
+	chain := opts.filters.Chain(caps)
+	chain.OnError = func(d filters.Direction, name string, err error) {
+		logger.Warn("filter failed; message forwarded unchanged", "filter", name, "dir", d.String(), "err", err)
+	}
+	relay := &proxy.Relay{Chain: chain, Log: logger, MaxFilterLine: opts.maxFilterLine}
+	if chain.Len() == 0 {
+		relay.Chain = nil
+	}
+	start := time.Now()
+	if opts.record != "" {
+		f, err := os.OpenFile(opts.record, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "acp-proxy: --record: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		relay.Record = proxy.NewRecorder(f, start)
+		defer relay.Record.Flush()
+	}
+
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+
+	status, err := relay.Run(context.Background(), agent, stdin, stdout, sigs)
+	if err != nil {
+		var se *proxy.StartError
+		if errors.As(err, &se) {
+			fmt.Fprintf(stderr, "acp-proxy: %v\n", se)
+			return se.Code
+		}
+		fmt.Fprintf(stderr, "acp-proxy: %v\n", err)
+		return 1
+	}
+	logger.Info("agent exited", "status", status, "after", time.Since(start).Round(time.Millisecond))
+	return status
+}
+
+// parseLive parses the live proxy's command line. code ≥ 0 means exit now.
+func parseLive(args []string, stderr io.Writer) (opts options, agent []string, code int) {
+	fs := pflag.NewFlagSet("acp-proxy", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SetInterspersed(false)
+	fs.StringVar(&opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
+	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
+	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
+	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
+	fs.DurationVar(&opts.grace, "grace", proxy.DefaultGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again")
+	fs.IntVar(&opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered (bytes)")
+	addFilterFlags(fs, &opts.filters)
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() { printUsage(stderr, fs) }
+
+	if err := fs.Parse(args); err != nil {
+		return opts, nil, exitUsage // pflag already printed the error and usage
+	}
+	if *help {
+		printUsage(os.Stdout, fs)
+		return opts, nil, 0
+	}
+	if opts.version {
+		fmt.Fprintf(os.Stdout, "acp-proxy %s\n", version)
+		return opts, nil, 0
+	}
+	dash := fs.ArgsLenAtDash()
+	rest := fs.Args()
+	if dash != 0 || len(rest) == 0 {
+		if dash < 0 {
+			fmt.Fprintln(stderr, "acp-proxy: missing -- before the agent command")
+		} else {
+			fmt.Fprintln(stderr, "acp-proxy: missing agent command after --")
+		}
+		fmt.Fprintln(stderr, "usage: acp-proxy [flags] -- AGENT [ARGS...]   (acp-proxy --help for more)")
+		return opts, nil, exitUsage
+	}
+	return opts, rest, -1
+}
+
+func printUsage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprint(w, usageText)
+	fmt.Fprint(w, fs.FlagUsages())
+}
+
+// openLog returns the proxy's logger. Logs never go to stdout: that is the
+// editor's ACP stream.
+func openLog(path, level string, stderr io.Writer) (*slog.Logger, func(), error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
+	}
+	if path == "" {
+		h := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})
+		return slog.New(h).With("src", "acp-proxy"), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log-file: %w", err)
+	}
+	logger := slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: lvl}))
+	return logger, func() { f.Close() }, nil
+}
+
+// joinArgv renders argv for messages.
+func joinArgv(argv []string) string { return strings.Join(argv, " ") }

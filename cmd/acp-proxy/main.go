@@ -1,0 +1,15 @@
+// Command acp-proxy sits between an editor and an ACP agent, relaying every
+// message byte for byte while optional filters fix what agents and clients
+// get wrong.
+//
+//	acp-proxy [flags] -- AGENT [ARGS...]
+//	acp-proxy replay [flags] [TRACE|-]
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,15 @@
+// Package filters defines the Filter interface, the Chain that runs filters
+// in order on each direction of an ACP connection, and the filters acp-proxy
+// ships.
+//
+// A filter sees every message of a direction through a Message, a lazily
+// parsed view of the raw line. It forwards the message (possibly changed),
+// drops it, or emits new messages, in either direction. A filter that
+// returns an error or panics before emitting anything has its message
+// forwarded unchanged: the proxy must never be the reason a session breaks.
+//
+// Filters run synchronously on their direction's pump, one message at a
+// time, in the order they were added to the chain. A filter must not block
+// on the other direction. Filters that keep state shared by both directions
+// guard it themselves, because the two directions run concurrently.
+package filters

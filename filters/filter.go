@@ -1,0 +1,260 @@
+package filters
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+)
+
+// Filter inspects and rewrites the messages of a connection.
+type Filter interface {
+	// Name is the filter's flag name, used in logs and statistics.
+	Name() string
+	// Apply is called with each message of either direction, in order.
+	// To forward it unchanged, emit m.Raw; to drop it, emit nothing; to
+	// replace it or add messages, emit other lines (each one JSON-RPC
+	// message without '\n'). Apply must not keep m.Raw after it returns.
+	Apply(ctx context.Context, m *Message, out Emitter) error
+}
+
+// Emitter takes a filter's output.
+type Emitter interface {
+	// Emit sends raw onward in direction d. In the message's own direction
+	// it goes to the next filter; in the other direction it goes straight
+	// to that side's writer, after what was already written there.
+	Emit(d Direction, raw []byte) error
+}
+
+// Timed is implemented by filters that hold output back, to coalesce it.
+// Its methods run under the same lock as Apply for that direction.
+type Timed interface {
+	// Tick emits what is due at now in direction d and returns when it
+	// next wants to be called; the zero time means nothing is held.
+	Tick(d Direction, now time.Time, out Emitter) (next time.Time)
+	// Drain emits everything still held for direction d; the input of
+	// that direction has ended.
+	Drain(d Direction, out Emitter)
+}
+
+// Func adapts a function to a Filter.
+type Func struct {
+	FilterName string
+	Fn         func(ctx context.Context, m *Message, out Emitter) error
+}
+
+var _ Filter = Func{}
+
+func (f Func) Name() string { return f.FilterName }
+
+func (f Func) Apply(ctx context.Context, m *Message, out Emitter) error { return f.Fn(ctx, m, out) }
+
+// Sink receives what leaves the chain. original reports that raw is the
+// message exactly as it was read, so the relay can write it byte for byte.
+type Sink func(d Direction, raw []byte, original bool) error
+
+// ErrNewline is a filter's emitted line that would break the framing.
+var ErrNewline = errors.New("emitted line contains a newline")
+
+// Chain runs filters in order. The zero Chain and a nil *Chain forward
+// everything unchanged.
+type Chain struct {
+	filters []Filter
+	caps    *capabilities.Negotiated
+	// OnError is told of every filter failure (the message was then
+	// forwarded as the filter received it). Nil: failures are ignored.
+	OnError func(d Direction, filter string, err error)
+	mu      [2]sync.Mutex // serialises Process, Tick and Drain per direction
+	stats   []FilterStats
+}
+
+// NewChain returns a chain of fs, run in the given order, reading and
+// recording negotiated state in caps.
+func NewChain(caps *capabilities.Negotiated, fs ...Filter) *Chain {
+	return &Chain{filters: fs, caps: caps, stats: make([]FilterStats, len(fs))}
+}
+
+// Len is the number of filters; a chain of none is a byte-exact relay.
+func (c *Chain) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.filters)
+}
+
+// Caps is the negotiated state the chain records into.
+func (c *Chain) Caps() *capabilities.Negotiated { return c.caps }
+
+// Process runs m through the filters and hands what comes out to sink.
+func (c *Chain) Process(ctx context.Context, m *Message, sink Sink) error {
+	if c == nil {
+		return sink(m.Dir, m.Raw, true)
+	}
+	c.mu[m.Dir].Lock()
+	defer c.mu[m.Dir].Unlock()
+	if m.Caps == nil {
+		m.Caps = c.caps
+	}
+	c.observe(m)
+	return c.run(ctx, 0, m, sink, m.Raw)
+}
+
+// observe records initialize and session state from the message as it
+// arrived, before any filter changes it.
+func (c *Chain) observe(m *Message) {
+	if c.caps == nil {
+		return
+	}
+	switch m.Dir {
+	case ClientToAgent:
+		if m.IsRequest() && capabilities.Watches(m.Method()) {
+			c.caps.ObserveRequest(m.Method(), m.ID(), m.Params())
+		}
+	case AgentToClient:
+		if c.caps.Pending() && m.IsResponse() {
+			c.caps.ObserveResponse(m.ID(), m.Result())
+		}
+	}
+}
+
+// run hands m to filter i and onward. original is the line as it was read,
+// so the sink can tell an untouched message from a rewritten one.
+func (c *Chain) run(ctx context.Context, i int, m *Message, sink Sink, original []byte) error {
+	if i == len(c.filters) {
+		return sink(m.Dir, m.Raw, sameBytes(m.Raw, original))
+	}
+	st := &c.stats[i]
+	st.count(m.Dir, true, len(m.Raw))
+	out := &stage{c: c, i: i, m: m, sink: sink, original: original, ctx: ctx}
+	err := c.apply(ctx, c.filters[i], m, out)
+	if out.writeErr != nil {
+		return out.writeErr
+	}
+	if err != nil {
+		if c.OnError != nil {
+			c.OnError(m.Dir, c.filters[i].Name(), err)
+		}
+		if !out.emitted {
+			return out.Emit(m.Dir, m.Raw) // fail open
+		}
+	}
+	return nil
+}
+
+// apply calls the filter, turning a panic into an error.
+func (c *Chain) apply(ctx context.Context, f Filter, m *Message, out Emitter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f.Apply(ctx, m, out)
+}
+
+// Tick runs the Timed filters of direction d at now and returns the
+// earliest time one of them wants to be called again (zero: none).
+func (c *Chain) Tick(ctx context.Context, d Direction, now time.Time, sink Sink) (next time.Time, err error) {
+	if c == nil {
+		return time.Time{}, nil
+	}
+	c.mu[d].Lock()
+	defer c.mu[d].Unlock()
+	for i, f := range c.filters {
+		t, ok := f.(Timed)
+		if !ok {
+			continue
+		}
+		out := &stage{c: c, i: i, m: &Message{Dir: d, Time: now, Caps: c.caps}, sink: sink, ctx: ctx}
+		n := c.tick(t, d, now, out)
+		if out.writeErr != nil {
+			return time.Time{}, out.writeErr
+		}
+		if !n.IsZero() && (next.IsZero() || n.Before(next)) {
+			next = n
+		}
+	}
+	return next, nil
+}
+
+func (c *Chain) tick(t Timed, d Direction, now time.Time, out *stage) (next time.Time) {
+	defer func() {
+		if r := recover(); r != nil && c.OnError != nil {
+			c.OnError(d, c.filters[out.i].Name(), fmt.Errorf("tick panic: %v", r))
+		}
+	}()
+	return t.Tick(d, now, out)
+}
+
+// Drain asks every Timed filter to emit what it holds for direction d, in
+// chain order, so held output reaches later filters before the stream ends.
+func (c *Chain) Drain(ctx context.Context, d Direction, now time.Time, sink Sink) error {
+	if c == nil {
+		return nil
+	}
+	c.mu[d].Lock()
+	defer c.mu[d].Unlock()
+	for i, f := range c.filters {
+		t, ok := f.(Timed)
+		if !ok {
+			continue
+		}
+		out := &stage{c: c, i: i, m: &Message{Dir: d, Time: now, Caps: c.caps}, sink: sink, ctx: ctx}
+		func() {
+			defer func() {
+				if r := recover(); r != nil && c.OnError != nil {
+					c.OnError(d, f.Name(), fmt.Errorf("drain panic: %v", r))
+				}
+			}()
+			t.Drain(d, out)
+		}()
+		if out.writeErr != nil {
+			return out.writeErr
+		}
+	}
+	return nil
+}
+
+// stage is the Emitter filter i writes to.
+type stage struct {
+	c        *Chain
+	i        int
+	m        *Message
+	sink     Sink
+	original []byte
+	ctx      context.Context
+	emitted  bool
+	writeErr error // a failure downstream of the filter: the pipe, not the filter
+}
+
+func (s *stage) Emit(d Direction, raw []byte) error {
+	if s.writeErr != nil {
+		return s.writeErr
+	}
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		return fmt.Errorf("filter %s: %w", s.c.filters[s.i].Name(), ErrNewline)
+	}
+	s.c.stats[s.i].count(d, false, len(raw))
+	if d != s.m.Dir {
+		err := s.sink(d, raw, false)
+		s.writeErr = err
+		return err
+	}
+	s.emitted = true
+	next := s.m
+	if !sameBytes(raw, s.m.Raw) {
+		next = &Message{Dir: d, Raw: raw, Time: s.m.Time, Caps: s.m.Caps}
+	}
+	err := s.c.run(s.ctx, s.i+1, next, s.sink, s.original)
+	s.writeErr = err
+	return err
+}
+
+// sameBytes reports whether a and b are the same slice (not merely equal):
+// a filter that forwards m.Raw passes the very bytes it was given.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}

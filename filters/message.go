@@ -1,0 +1,138 @@
+package filters
+
+import (
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// Direction is the way a message travels.
+type Direction uint8
+
+const (
+	ClientToAgent Direction = iota // editor → agent
+	AgentToClient                  // agent → editor
+)
+
+// String names the direction as traces spell it.
+func (d Direction) String() string {
+	if d == ClientToAgent {
+		return "client->agent"
+	}
+	return "agent->client"
+}
+
+// Reverse is the other direction.
+func (d Direction) Reverse() Direction { return 1 - d }
+
+// Message is one line of one direction, with a view parsed on first use.
+//
+// Raw points into the relay's read buffer: a filter must not modify it, and
+// must copy what it keeps past Apply.
+type Message struct {
+	Dir  Direction
+	Raw  []byte    // the line, without its '\n'
+	Time time.Time // when it was read (the recorded time in a replay)
+	Caps *capabilities.Negotiated
+
+	parsed bool
+	v      view
+}
+
+// view is the top level of a JSON-RPC message, as spans of Raw.
+type view struct {
+	object                      bool // Raw is one valid JSON object
+	method                      string
+	hasMethod, hasID            bool
+	id, params, result, errorV  []byte
+	updateKind                  string
+	updateParsed, sessionParsed bool
+	sessionID                   string
+}
+
+// NewMessage returns a view of raw. The chain creates these; tests and
+// replays may too.
+func NewMessage(dir Direction, raw []byte, t time.Time, caps *capabilities.Negotiated) *Message {
+	return &Message{Dir: dir, Raw: raw, Time: t, Caps: caps}
+}
+
+func (m *Message) parse() {
+	if m.parsed {
+		return
+	}
+	m.parsed = true
+	v := &m.v
+	err := rawjson.Members(m.Raw, func(key, val []byte) bool {
+		switch {
+		case rawjson.KeyIs(key, "method"):
+			v.hasMethod = true
+			v.method, _ = rawjson.Unquote(val)
+		case rawjson.KeyIs(key, "id"):
+			v.hasID, v.id = true, val
+		case rawjson.KeyIs(key, "params"):
+			v.params = val
+		case rawjson.KeyIs(key, "result"):
+			v.result = val
+		case rawjson.KeyIs(key, "error"):
+			v.errorV = val
+		}
+		return true
+	})
+	// Members validated every byte on its walk to the end.
+	v.object = err == nil
+	if !v.object {
+		*v = view{}
+	}
+}
+
+// Valid reports whether the line is one valid JSON object. Anything else
+// (batches, garbage, blank lines) is not for filters to touch.
+func (m *Message) Valid() bool { m.parse(); return m.v.object }
+
+// Method is the JSON-RPC method, or "" for responses and invalid lines.
+func (m *Message) Method() string { m.parse(); return m.v.method }
+
+// ID is the raw JSON id ("7", `"abc"`, "null"), or nil if there is none.
+func (m *Message) ID() []byte { m.parse(); return m.v.id }
+
+// IsRequest reports a message with a method and an id.
+func (m *Message) IsRequest() bool { m.parse(); return m.v.hasMethod && m.v.hasID }
+
+// IsNotification reports a message with a method and no id.
+func (m *Message) IsNotification() bool { m.parse(); return m.v.hasMethod && !m.v.hasID }
+
+// IsResponse reports a message with an id and no method.
+func (m *Message) IsResponse() bool { m.parse(); return !m.v.hasMethod && m.v.hasID }
+
+// Params is the raw params value, or nil.
+func (m *Message) Params() []byte { m.parse(); return m.v.params }
+
+// Result is the raw result value of a response, or nil.
+func (m *Message) Result() []byte { m.parse(); return m.v.result }
+
+// Error is the raw error value of a response, or nil.
+func (m *Message) Error() []byte { m.parse(); return m.v.errorV }
+
+// UpdateKind is params.update.sessionUpdate of a session/update
+// notification ("tool_call", "tool_call_update", …), or "".
+func (m *Message) UpdateKind() string {
+	if m.Method() != "session/update" {
+		return ""
+	}
+	if !m.v.updateParsed {
+		m.v.updateParsed = true
+		m.v.updateKind, _ = rawjson.GetString(m.v.params, "update", "sessionUpdate")
+	}
+	return m.v.updateKind
+}
+
+// SessionID is params.sessionId, or "".
+func (m *Message) SessionID() string {
+	m.parse()
+	if !m.v.sessionParsed {
+		m.v.sessionParsed = true
+		m.v.sessionID, _ = rawjson.GetString(m.v.params, "sessionId")
+	}
+	return m.v.sessionID
+}

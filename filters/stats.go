@@ -1,0 +1,47 @@
+package filters
+
+import "sync/atomic"
+
+// FilterStats counts what one filter took in and gave out, per direction.
+type FilterStats struct {
+	In, Out [2]Counter
+}
+
+// Counter is a number of messages and their bytes (without '\n').
+type Counter struct {
+	Messages, Bytes atomic.Int64
+}
+
+func (s *FilterStats) count(d Direction, in bool, n int) {
+	c := &s.Out[d]
+	if in {
+		c = &s.In[d]
+	}
+	c.Messages.Add(1)
+	c.Bytes.Add(int64(n))
+}
+
+// FilterReport is one filter's figures.
+type FilterReport struct {
+	Name string
+	// In and Out are [direction]{messages, bytes}.
+	In, Out [2][2]int64
+}
+
+// Stats reports each filter's figures, in chain order.
+func (c *Chain) Stats() []FilterReport {
+	if c == nil {
+		return nil
+	}
+	out := make([]FilterReport, len(c.filters))
+	for i, f := range c.filters {
+		r := FilterReport{Name: f.Name()}
+		for d := range 2 {
+			s := &c.stats[i]
+			r.In[d] = [2]int64{s.In[d].Messages.Load(), s.In[d].Bytes.Load()}
+			r.Out[d] = [2]int64{s.Out[d].Messages.Load(), s.Out[d].Bytes.Load()}
+		}
+		out[i] = r
+	}
+	return out
+}

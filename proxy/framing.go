@@ -1,0 +1,89 @@
+package proxy
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// framer splits a byte stream into '\n'-terminated lines. It knows nothing
+// of JSON: a line is whatever lies between two newlines.
+//
+// A line up to max bytes is returned whole. A longer one is returned in
+// pieces, so that memory stays bounded whatever the peer sends: the first
+// Next returns the first max bytes with more set, and each Piece the next
+// part, until one returns more unset.
+type framer struct {
+	r   *bufio.Reader
+	max int
+	buf []byte // reused for lines longer than the reader's buffer
+}
+
+// line is one line or the first part of a long one. bytes is valid until the
+// next call; it excludes the '\n'.
+type line struct {
+	bytes      []byte
+	terminated bool // ended in '\n' (false only for a last line at EOF)
+	more       bool // a long line: further pieces follow, via piece
+}
+
+func newFramer(r io.Reader, bufSize, max int) *framer {
+	return &framer{r: bufio.NewReaderSize(r, bufSize), max: max}
+}
+
+// buffered reports whether input is already waiting, so the caller can defer
+// flushing its output until it is not.
+func (f *framer) buffered() bool { return f.r.Buffered() > 0 }
+
+// next returns the next line. At a clean end of input it returns io.EOF; a
+// last line without '\n' is returned with terminated unset and a nil error.
+func (f *framer) next() (line, error) {
+	b, err := f.r.ReadSlice('\n')
+	if err == nil {
+		return line{bytes: b[:len(b)-1], terminated: true}, nil
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return f.last(b, err)
+	}
+	f.buf = append(f.buf[:0], b...)
+	for {
+		b, err = f.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			f.buf = append(f.buf, b[:len(b)-1]...)
+			return line{bytes: f.buf, terminated: true}, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			f.buf = append(f.buf, b...)
+			if len(f.buf) >= f.max {
+				return line{bytes: f.buf, more: true}, nil
+			}
+		default:
+			f.buf = append(f.buf, b...)
+			return f.last(f.buf, err)
+		}
+	}
+}
+
+// last handles the bytes read before an error: a final unterminated line is
+// still a line.
+func (f *framer) last(b []byte, err error) (line, error) {
+	if len(b) > 0 && err == io.EOF {
+		return line{bytes: b}, nil
+	}
+	return line{}, err
+}
+
+// piece returns the next part of a long line.
+func (f *framer) piece() (line, error) {
+	b, err := f.r.ReadSlice('\n')
+	switch {
+	case err == nil:
+		return line{bytes: b[:len(b)-1], terminated: true}, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return line{bytes: b, more: true}, nil
+	case err == io.EOF:
+		return line{bytes: b}, nil // the long line was the last, unterminated
+	default:
+		return line{bytes: b, more: true}, err
+	}
+}

@@ -1,0 +1,319 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// DefaultMaxFilterLine is the longest line filters see. Longer lines are
+// streamed through unfiltered in pieces, so memory stays bounded; the
+// largest ACP lines seen from real agents are about 1.3 MB.
+const DefaultMaxFilterLine = 16 << 20
+
+const ioBufferSize = 64 << 10
+
+// Relay is the configuration of a proxied connection. The zero value relays
+// byte for byte.
+type Relay struct {
+	Chain         *filters.Chain   // nil: no filters
+	Record        *Recorder        // nil: no trace
+	Log           *slog.Logger     // nil: no logs
+	MaxFilterLine int              // 0: DefaultMaxFilterLine
+	Now           func() time.Time // nil: time.Now
+}
+
+// Conn is one running connection: the two writers that every line of a
+// direction must go through, and the pumps that feed them.
+type Conn struct {
+	r       *Relay
+	writers [2]*lineWriter // indexed by the direction the lines travel
+	inMsgs  [2]countPair
+	timers  [2]*time.Timer
+	timerMu [2]sync.Mutex
+	stopped [2]bool
+}
+
+type countPair struct {
+	mu              sync.Mutex
+	messages, bytes int64
+}
+
+// Open starts a connection whose client→agent lines are written to toAgent
+// and agent→client lines to toClient.
+func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
+	c := &Conn{r: r}
+	c.writers[filters.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
+	c.writers[filters.AgentToClient] = newLineWriter(toClient, ioBufferSize)
+	return c
+}
+
+func (r *Relay) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Relay) log() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Pump relays direction d from src until src ends, then flushes what the
+// filters still hold. It returns nil at a clean end of src, or the error
+// that stopped it (wrapped with the direction).
+func (c *Conn) Pump(ctx context.Context, d filters.Direction, src io.Reader) error {
+	max := c.r.MaxFilterLine
+	if max <= 0 {
+		max = DefaultMaxFilterLine
+	}
+	f := newFramer(src, ioBufferSize, max)
+	w := c.writers[d]
+	err := c.pump(ctx, d, f, w)
+	c.stopTimer(d)
+	if derr := c.r.Chain.Drain(ctx, d, c.r.now(), c.sink); err == nil && derr != nil {
+		err = derr
+	}
+	if ferr := w.flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("%s: write: %w", d, ferr)
+	}
+	if c.r.Record != nil {
+		_ = c.r.Record.Flush()
+	}
+	return err
+}
+
+func (c *Conn) pump(ctx context.Context, d filters.Direction, f *framer, w *lineWriter) error {
+	timed := c.r.Chain.Len() > 0
+	for {
+		ln, err := f.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: read: %w", d, err)
+		}
+		now := c.r.now()
+		c.countIn(d, len(ln.bytes), true, ln.terminated)
+		if ln.more {
+			err = c.passLong(ctx, d, f, w, ln, now)
+		} else {
+			err = c.process(ctx, d, ln, now)
+		}
+		if err != nil {
+			return err
+		}
+		if timed {
+			if err := c.tick(ctx, d); err != nil {
+				return err
+			}
+		}
+		// Flush only when no more input is waiting: lines leave at once
+		// when the peer is idle and in batches under load.
+		if !f.buffered() {
+			if err := w.flush(); err != nil {
+				return fmt.Errorf("%s: write: %w", d, err)
+			}
+		}
+		if !ln.terminated {
+			return nil
+		}
+	}
+}
+
+// process runs one whole line through the chain.
+func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now time.Time) error {
+	rec := c.r.Record
+	if c.r.Chain.Len() == 0 {
+		if rec != nil {
+			rec.received(now, d, ln.bytes, ln.terminated, false, nil)
+		}
+		return c.write(d, ln.bytes, ln.terminated)
+	}
+	var out [][]byte
+	changed := false
+	m := filters.NewMessage(d, ln.bytes, now, nil)
+	err := c.r.Chain.Process(ctx, m, func(od filters.Direction, raw []byte, original bool) error {
+		if od != d {
+			return c.sinkOther(od, raw, now)
+		}
+		if !original {
+			changed = true
+		}
+		if rec != nil {
+			out = append(out, append([]byte(nil), raw...))
+		}
+		// Only the untouched line keeps its own ending; a filter's line
+		// is a whole message.
+		return c.write(od, raw, ln.terminated || !original)
+	})
+	if rec != nil {
+		if len(out) != 1 {
+			changed = true // dropped, or split into several
+		}
+		rec.received(now, d, ln.bytes, ln.terminated, changed, out)
+	}
+	return err
+}
+
+// passLong streams a line too long to filter straight through. The chain
+// first emits what it holds, so nothing it held back is overtaken.
+func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *lineWriter, ln line, now time.Time) error {
+	c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
+	if err := c.r.Chain.Drain(ctx, d, now, c.sink); err != nil {
+		return err
+	}
+	var rec *longLine
+	if c.r.Record != nil {
+		rec = c.r.Record.beginLong(now, d)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	total := 0
+	for {
+		if rec != nil {
+			rec.piece(ln.bytes)
+		}
+		total += len(ln.bytes)
+		if err := w.writeRaw(ln.bytes); err != nil {
+			if rec != nil {
+				rec.end(true)
+			}
+			return fmt.Errorf("%s: write: %w", d, err)
+		}
+		if !ln.more {
+			break
+		}
+		var err error
+		ln, err = f.piece()
+		if err != nil {
+			if rec != nil {
+				rec.end(false)
+			}
+			return fmt.Errorf("%s: read: %w", d, err)
+		}
+		c.countIn(d, len(ln.bytes), false, ln.terminated)
+	}
+	if rec != nil {
+		rec.end(ln.terminated)
+	}
+	return w.endLine(ln.terminated, total)
+}
+
+func (c *Conn) write(d filters.Direction, b []byte, eol bool) error {
+	if err := c.writers[d].writeLine(b, eol); err != nil {
+		return fmt.Errorf("%s: write: %w", d, err)
+	}
+	return nil
+}
+
+// sink takes lines the chain emits outside of a read line: timers and drains.
+func (c *Conn) sink(d filters.Direction, raw []byte, _ bool) error {
+	return c.sinkOther(d, raw, c.r.now())
+}
+
+// sinkOther writes a line the proxy adds on its own, and flushes it: the
+// pump of that direction may be idle, waiting on its peer.
+func (c *Conn) sinkOther(d filters.Direction, raw []byte, now time.Time) error {
+	if rec := c.r.Record; rec != nil {
+		rec.added(now, d, [][]byte{append([]byte(nil), raw...)})
+	}
+	if err := c.write(d, raw, true); err != nil {
+		return err
+	}
+	if err := c.writers[d].flush(); err != nil {
+		return fmt.Errorf("%s: write: %w", d, err)
+	}
+	return nil
+}
+
+// countIn counts n bytes read (and the '\n' if eol); first marks the start
+// of a line rather than another piece of a long one.
+func (c *Conn) countIn(d filters.Direction, n int, first, eol bool) {
+	p := &c.inMsgs[d]
+	p.mu.Lock()
+	if first {
+		p.messages++
+	}
+	p.bytes += int64(n)
+	if eol {
+		p.bytes++
+	}
+	p.mu.Unlock()
+}
+
+// tick lets coalescing filters emit what is due, and arms a timer for the
+// next time they want to run while the input is quiet.
+func (c *Conn) tick(ctx context.Context, d filters.Direction) error {
+	next, err := c.r.Chain.Tick(ctx, d, c.r.now(), c.sink)
+	if err != nil {
+		return err
+	}
+	c.arm(ctx, d, next)
+	return nil
+}
+
+func (c *Conn) arm(ctx context.Context, d filters.Direction, next time.Time) {
+	if next.IsZero() {
+		return
+	}
+	c.timerMu[d].Lock()
+	defer c.timerMu[d].Unlock()
+	if c.stopped[d] {
+		return
+	}
+	wait := next.Sub(c.r.now())
+	if c.timers[d] == nil {
+		c.timers[d] = time.AfterFunc(wait, func() {
+			if err := c.tick(ctx, d); err != nil {
+				c.r.log().Warn("timed flush failed", "dir", d.String(), "err", err)
+			}
+		})
+		return
+	}
+	c.timers[d].Reset(wait)
+}
+
+func (c *Conn) stopTimer(d filters.Direction) {
+	c.timerMu[d].Lock()
+	defer c.timerMu[d].Unlock()
+	c.stopped[d] = true
+	if c.timers[d] != nil {
+		c.timers[d].Stop()
+	}
+}
+
+// CloseWriter flushes direction d's output and closes it, so that side's
+// peer reads EOF (the editor closed stdin: the agent's stdin is closed).
+func (c *Conn) CloseWriter(d filters.Direction) error { return c.writers[d].closeStream() }
+
+// Flush flushes direction d's output.
+func (c *Conn) Flush(d filters.Direction) error { return c.writers[d].flush() }
+
+// DirStats is what crossed one direction.
+type DirStats struct {
+	InMessages, InBytes   int64 // read from the sender (bytes include '\n')
+	OutMessages, OutBytes int64 // written to the receiver
+}
+
+// Stats reports both directions, indexed by filters.Direction.
+func (c *Conn) Stats() [2]DirStats {
+	var s [2]DirStats
+	for d := range 2 {
+		p := &c.inMsgs[d]
+		p.mu.Lock()
+		s[d].InMessages, s[d].InBytes = p.messages, p.bytes
+		p.mu.Unlock()
+		s[d].OutMessages = c.writers[d].messages.Load()
+		s[d].OutBytes = c.writers[d].bytes.Load()
+	}
+	return s
+}

@@ -1,0 +1,115 @@
+package proxy
+
+import (
+	"bufio"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// lineWriter is the single writer of one direction. Lines from the pump,
+// from a filter answering the other side, and from coalescing timers all go
+// through it, one whole line at a time.
+type lineWriter struct {
+	mu    sync.Mutex
+	w     *bufio.Writer
+	close func() error // closes the underlying stream, if it can be closed
+	err   error        // the first write error; later writes fail with it
+
+	messages, bytes atomic.Int64
+}
+
+func newLineWriter(w io.Writer, size int) *lineWriter {
+	lw := &lineWriter{w: bufio.NewWriterSize(w, size)}
+	if c, ok := w.(io.Closer); ok {
+		lw.close = c.Close
+	}
+	return lw
+}
+
+// writeLine writes b and, if eol, its '\n'.
+func (lw *lineWriter) writeLine(b []byte, eol bool) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.writeLocked(b, eol)
+}
+
+func (lw *lineWriter) writeLocked(b []byte, eol bool) error {
+	if lw.err != nil {
+		return lw.err
+	}
+	if _, err := lw.w.Write(b); err != nil {
+		lw.err = err
+		return err
+	}
+	n := len(b)
+	if eol {
+		if err := lw.w.WriteByte('\n'); err != nil {
+			lw.err = err
+			return err
+		}
+		n++
+	}
+	lw.messages.Add(1)
+	lw.bytes.Add(int64(n))
+	return nil
+}
+
+// flush sends what is buffered.
+func (lw *lineWriter) flush() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.flushLocked()
+}
+
+func (lw *lineWriter) flushLocked() error {
+	if lw.err != nil {
+		return lw.err
+	}
+	if err := lw.w.Flush(); err != nil {
+		lw.err = err
+	}
+	return lw.err
+}
+
+// closeStream flushes and closes the underlying stream: the peer sees EOF.
+func (lw *lineWriter) closeStream() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	err := lw.flushLocked()
+	if lw.close != nil {
+		if cerr := lw.close(); err == nil {
+			err = cerr
+		}
+		lw.close = nil
+	}
+	if lw.err == nil {
+		lw.err = io.ErrClosedPipe
+	}
+	return err
+}
+
+// writeRaw writes part of a long line; the caller holds mu.
+func (lw *lineWriter) writeRaw(b []byte) error {
+	if lw.err != nil {
+		return lw.err
+	}
+	if _, err := lw.w.Write(b); err != nil {
+		lw.err = err
+	}
+	return lw.err
+}
+
+// endLine ends a long line written with writeRaw; the caller holds mu.
+func (lw *lineWriter) endLine(eol bool, n int) error {
+	if eol {
+		if err := lw.w.WriteByte('\n'); err != nil {
+			lw.err = err
+			return err
+		}
+		n++
+	}
+	lw.messages.Add(1)
+	lw.bytes.Add(int64(n))
+	return nil
+}
