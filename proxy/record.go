@@ -40,7 +40,7 @@ func NewRecorder(w io.Writer, start time.Time) *Recorder {
 // It is how traces embed lines everywhere, so replays reproduce them exactly.
 func AppendLine(dst, b []byte) []byte {
 	switch {
-	case rawjson.Valid(b):
+	case embeddable(b):
 		dst = append(dst, `"msg":`...)
 		return append(dst, b...)
 	case utf8.Valid(b):
@@ -52,6 +52,14 @@ func AppendLine(dst, b []byte) []byte {
 		return append(dst, '"')
 	}
 }
+
+// embeddable reports whether b can stand in a record as itself: valid JSON
+// with no whitespace around it, which a reader of the record would drop.
+func embeddable(b []byte) bool {
+	return len(b) > 0 && !isSpace(b[0]) && !isSpace(b[len(b)-1]) && rawjson.Valid(b)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // AppendHeader appends `{"t":SECONDS,"dir":"…"` for a record at t.
 func AppendHeader(dst []byte, elapsed time.Duration, d filters.Direction) []byte {
@@ -90,7 +98,7 @@ func appendOut(rec []byte, out [][]byte) []byte {
 		if i > 0 {
 			rec = append(rec, ',')
 		}
-		if rawjson.Valid(o) {
+		if embeddable(o) {
 			rec = append(rec, o...)
 		} else {
 			rec = rawjson.AppendQuote(rec, string(o))
@@ -157,4 +165,21 @@ func (r *Recorder) Flush() error {
 	}
 	r.err = r.w.Flush()
 	return r.err
+}
+
+// emitted records a line as delivered to its receiver: replay output is a
+// trace of what each side received, so it can be replayed again.
+func (r *Recorder) emitted(t time.Time, d filters.Direction, b []byte) {
+	rec := AppendHeader(nil, t.Sub(r.start), d)
+	rec = append(rec, ',')
+	rec = AppendLine(rec, b)
+	r.write(append(rec, '}', '\n'))
+}
+
+// emittedNoEOL is emitted for a last line that had no '\n'.
+func (r *Recorder) emittedNoEOL(t time.Time, d filters.Direction, b []byte) {
+	rec := AppendHeader(nil, t.Sub(r.start), d)
+	rec = append(rec, ',')
+	rec = AppendLine(rec, b)
+	r.write(append(rec, `,"eol":false}`+"\n"...))
 }

@@ -26,6 +26,7 @@ type Relay struct {
 	Log           *slog.Logger     // nil: no logs
 	MaxFilterLine int              // 0: DefaultMaxFilterLine
 	Now           func() time.Time // nil: time.Now
+	Summary       *Summary         // nil: no per-direction, per-call figures
 }
 
 // Conn is one running connection: the two writers that every line of a
@@ -132,7 +133,9 @@ func (c *Conn) pump(ctx context.Context, d filters.Direction, f *framer, w *line
 // process runs one whole line through the chain.
 func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now time.Time) error {
 	rec := c.r.Record
+	c.r.Summary.before(d, ln.bytes)
 	if c.r.Chain.Len() == 0 {
+		c.r.Summary.after(d, ln.bytes)
 		if rec != nil {
 			rec.received(now, d, ln.bytes, ln.terminated, false, nil)
 		}
@@ -148,6 +151,7 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 		if !original {
 			changed = true
 		}
+		c.r.Summary.after(od, raw)
 		if rec != nil {
 			out = append(out, append([]byte(nil), raw...))
 		}
@@ -205,6 +209,7 @@ func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *
 	if rec != nil {
 		rec.end(ln.terminated)
 	}
+	c.r.Summary.long(d, total)
 	return w.endLine(ln.terminated, total)
 }
 
@@ -223,6 +228,7 @@ func (c *Conn) sink(d filters.Direction, raw []byte, _ bool) error {
 // sinkOther writes a line the proxy adds on its own, and flushes it: the
 // pump of that direction may be idle, waiting on its peer.
 func (c *Conn) sinkOther(d filters.Direction, raw []byte, now time.Time) error {
+	c.r.Summary.after(d, raw)
 	if rec := c.r.Record; rec != nil {
 		rec.added(now, d, [][]byte{append([]byte(nil), raw...)})
 	}

@@ -81,6 +81,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if chain.Len() == 0 {
 		relay.Chain = nil
 	}
+	if opts.stats {
+		relay.Summary = proxy.NewSummary(relay.Chain)
+		defer writeStats(relay.Summary, opts.logFile != "", logger, stderr)
+	}
 	start := time.Now()
 	if opts.record != "" {
 		f, err := os.OpenFile(opts.record, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -125,10 +129,11 @@ func parseLive(args []string, stderr io.Writer) (opts options, agent []string, c
 	fs.IntVar(&opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered (bytes)")
 	addFilterFlags(fs, &opts.filters)
 	help := fs.BoolP("help", "h", false, "show this help")
-	fs.Usage = func() { printUsage(stderr, fs) }
+	fs.Usage = func() {} // errors get one line, not the whole help
 
 	if err := fs.Parse(args); err != nil {
-		return opts, nil, exitUsage // pflag already printed the error and usage
+		fmt.Fprintf(stderr, "acp-proxy: %v\nusage: acp-proxy [flags] -- AGENT [ARGS...]   (acp-proxy --help for more)\n", err)
+		return opts, nil, exitUsage
 	}
 	if *help {
 		printUsage(os.Stdout, fs)
@@ -174,6 +179,18 @@ func openLog(path, level string, stderr io.Writer) (*slog.Logger, func(), error)
 	}
 	logger := slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: lvl}))
 	return logger, func() { f.Close() }, nil
+}
+
+// writeStats reports --stats: into the log when there is a log file,
+// otherwise as a table on stderr (never stdout: that is the editor's).
+func writeStats(sum *proxy.Summary, toLog bool, logger *slog.Logger, stderr io.Writer) {
+	report := sum.Report()
+	if toLog {
+		logger.Info("stats", "directions", report.Directions, "filters", report.Filters, "toolCalls", report.ToolCalls)
+		return
+	}
+	fmt.Fprintln(stderr, "acp-proxy stats:")
+	_ = report.WriteText(stderr)
 }
 
 // joinArgv renders argv for messages.

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests run the real binary around internal/fakeagent, the way an
+// editor runs it around an agent.
+
+var proxyBin, fakeAgent string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "acp-proxy-e2e")
+	if err != nil {
+		panic(err)
+	}
+	proxyBin = filepath.Join(dir, "acp-proxy")
+	fakeAgent = filepath.Join(dir, "fakeagent")
+	for bin, pkg := range map[string]string{proxyBin: ".", fakeAgent: "../../internal/fakeagent"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// session is one run of the proxy binary.
+type session struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *bytes.Buffer
+}
+
+func start(t *testing.T, args ...string) *session {
+	t.Helper()
+	cmd := exec.Command(proxyBin, args...)
+	s := &session{cmd: cmd, stderr: &bytes.Buffer{}}
+	var err error
+	s.stdin, err = cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	s.stdout = bufio.NewReaderSize(out, 1<<20)
+	cmd.Stderr = s.stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return s
+}
+
+// wait waits for the proxy to exit and returns its status.
+func (s *session) wait(t *testing.T) int {
+	t.Helper()
+	err := s.cmd.Wait()
+	if err != nil {
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+	}
+	return s.cmd.ProcessState.ExitCode()
+}
+
+// runProxy runs the proxy to completion with stdin and returns stdout,
+// stderr and the exit status.
+func runProxy(t *testing.T, stdin []byte, args ...string) (stdout, stderr []byte, code int) {
+	t.Helper()
+	cmd := exec.Command(proxyBin, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if err != nil {
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "stderr: %s", e.String())
+	}
+	return o.Bytes(), e.Bytes(), cmd.ProcessState.ExitCode()
+}
+
+func corpus(t *testing.T) []byte {
+	b, err := os.ReadFile("../../testdata/transparency/corpus.jsonl")
+	require.NoError(t, err)
+	return b
+}
+
+func TestEveryLineOfTheCorpusCrossesBothDirectionsByteForByte(t *testing.T) {
+	in := corpus(t)
+	out, stderr, code := runProxy(t, in, "--", fakeAgent, "--echo")
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	sameBytes(t, in, out)
+}
+
+func TestAgentOutputIsByteForByteWithAllFiltersOff(t *testing.T) {
+	in := corpus(t)
+	f := filepath.Join(t.TempDir(), "corpus")
+	require.NoError(t, os.WriteFile(f, in, 0o644))
+	out, stderr, code := runProxy(t, nil, "--", fakeAgent, "--emit", f)
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	sameBytes(t, in, out)
+}
+
+func TestNestedProxiesAreTransparent(t *testing.T) {
+	in := corpus(t)
+	out, stderr, code := runProxy(t, in, "--", proxyBin, "--", proxyBin, "--", fakeAgent, "--echo")
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	sameBytes(t, in, out)
+}
+
+func TestA200MBLineRelaysIntactInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 MB through pipes")
+	}
+	const size = 200 << 20
+	cmd := exec.Command(proxyBin, "--", fakeAgent, "--huge", fmt.Sprint(size))
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stdin = strings.NewReader("")
+	require.NoError(t, cmd.Start())
+	h := sha256.New()
+	n, err := io.Copy(h, stdout)
+	require.NoError(t, err)
+	require.NoError(t, cmd.Wait())
+
+	want := sha256.New()
+	head, tail := `{"jsonrpc":"2.0","method":"x","params":"`, "\"}\n"
+	want.Write([]byte(head))
+	want.Write(bytes.Repeat([]byte("a"), size-len(head)-len(tail)+1))
+	want.Write([]byte(tail))
+	assert.Equal(t, int64(size+1), n)
+	assert.Equal(t, want.Sum(nil), h.Sum(nil), "the line arrives exactly")
+	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("proxy peak RSS for a %d MB line: %.1f MB", size>>20, float64(maxRSS)/(1<<20))
+	assert.Less(t, maxRSS, int64(2*size+32<<20), "peak RSS ≤ 2× the line + 32 MB")
+}
+
+func TestAgentCrashMidLineDeliversEverythingAndReportsTheSignal(t *testing.T) {
+	in := corpus(t)
+	f := filepath.Join(t.TempDir(), "corpus")
+	require.NoError(t, os.WriteFile(f, in, 0o644))
+	out, _, code := runProxy(t, nil, "--", fakeAgent, "--emit", f, "--crash", `{"jsonrpc":"2.0","method":"cut`)
+	assert.Equal(t, string(in)+`{"jsonrpc":"2.0","method":"cut`, string(out))
+	assert.Equal(t, 128+int(syscall.SIGKILL), code)
+}
+
+func TestExitStatusIsTheAgents(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"--exit", "0"}, 0},
+		{[]string{"--exit", "3"}, 3},
+		{[]string{"--die-signal", "15"}, 143},
+		{[]string{"--die-signal", "2"}, 130},
+	} {
+		_, _, code := runProxy(t, nil, append([]string{"--", fakeAgent}, c.args...)...)
+		assert.Equal(t, c.want, code, "%v", c.args)
+	}
+}
+
+func TestSignalsAreForwardedToTheAgent(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		s := start(t, "--", fakeAgent, "--report-signals", "--echo")
+		// The agent is up once it echoes; then the proxy has its handlers.
+		fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","method":"ping"}`)
+		line, err := s.stdout.ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, `{"jsonrpc":"2.0","method":"ping"}`+"\n", line)
+		require.NoError(t, s.cmd.Process.Signal(sig))
+		line, err = s.stdout.ReadString('\n')
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("{\"signal\":%q}\n", sig.String()), line)
+		assert.Equal(t, 128+int(sig), s.wait(t), sig.String())
+	}
+}
+
+func TestClientEOFStopsAnAgentThatIgnoresIt(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"exits on EOF", []string{"--exit", "0"}, 0},
+		{"ignores EOF: SIGTERM", []string{"--ignore-eof"}, 128 + int(syscall.SIGTERM)},
+		{"ignores EOF and SIGTERM: SIGKILL", []string{"--ignore-eof", "--ignore-term"}, 128 + int(syscall.SIGKILL)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := start(t, append([]string{"--grace", "200ms", "--", fakeAgent, "--echo"}, c.args...)...)
+			fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`)
+			line, err := s.stdout.ReadString('\n')
+			require.NoError(t, err)
+			require.Contains(t, line, "initialize")
+			require.NoError(t, s.stdin.Close())
+			assert.Equal(t, c.want, s.wait(t))
+			// The agent is gone too: nothing holds the proxy's stdout.
+			rest, _ := io.ReadAll(s.stdout)
+			assert.Empty(t, rest)
+		})
+	}
+}
+
+func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {
+	s := start(t, "--", fakeAgent, "--close-stdout", "--exit", "4")
+	rest, err := io.ReadAll(s.stdout)
+	require.NoError(t, err, "the editor sees EOF on the agent's stream")
+	assert.Empty(t, rest)
+	done := make(chan int, 1)
+	go func() { done <- s.wait(t) }()
+	select {
+	case code := <-done:
+		t.Fatalf("proxy exited (%d) while the agent was still running", code)
+	case <-time.After(100 * time.Millisecond):
+	}
+	require.NoError(t, s.stdin.Close())
+	assert.Equal(t, 4, <-done)
+}
+
+func TestMissingOrNonExecutableAgent(t *testing.T) {
+	_, stderr, code := runProxy(t, nil, "--", "acp-proxy-no-such-agent")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "acp-proxy: acp-proxy-no-such-agent: command not found\n", string(stderr))
+
+	f := filepath.Join(t.TempDir(), "agent")
+	require.NoError(t, os.WriteFile(f, []byte("#!/bin/sh\n"), 0o644))
+	_, stderr, code = runProxy(t, nil, "--", f)
+	assert.Equal(t, 126, code)
+	assert.Equal(t, 1, bytes.Count(stderr, []byte("\n")), "one line: %s", stderr)
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{}, {"cat"}, {"--"}, {"--no-such-flag", "--", "cat"}, {"--log-level", "loud", "--", "cat"}} {
+		_, stderr, code := runProxy(t, nil, args...)
+		assert.Equal(t, 2, code, "%q: %s", args, stderr)
+		assert.NotEmpty(t, stderr)
+	}
+	out, _, code := runProxy(t, nil, "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, string(out), "acp-proxy [flags] -- AGENT [ARGS...]")
+	out, _, code = runProxy(t, nil, "--version")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(string(out), "acp-proxy "))
+}
+
+func TestAgentStderrPassesThroughAndLogsGoToTheLogFile(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "proxy.log")
+	in := []byte(`{"jsonrpc":"2.0","method":"x"}` + "\n")
+	out, stderr, code := runProxy(t, in, "--log-file", logFile, "--log-level", "debug", "--stats", "--", fakeAgent, "--echo", "--stderr", "agent says hi\x01\n")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, string(in), string(out), "only ACP on stdout")
+	assert.Equal(t, "agent says hi\x01\n", string(stderr), "the agent's stderr, untouched, and nothing else")
+	logs, err := os.ReadFile(logFile)
+	require.NoError(t, err)
+	assert.Contains(t, string(logs), `"msg":"agent started"`)
+	assert.Contains(t, string(logs), `"msg":"stats"`)
+}
+
+func TestRecordThenReplayWithoutFiltersReproducesTheSession(t *testing.T) {
+	in := corpus(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	out, _, code := runProxy(t, in, "--record", trace, "--", fakeAgent, "--echo")
+	require.Equal(t, 0, code)
+	require.Equal(t, string(in), string(out))
+
+	replayed, stderr, code := runProxy(t, nil, "replay", trace)
+	require.Equal(t, 0, code, "%s", stderr)
+	recorded, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	sameBytes(t, recorded, replayed) // with no filters a replay is the recording
+}
+
+func TestTerminalStdinRunsTheAgentDirectly(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) not installed: no way to give the proxy a terminal")
+	}
+	// script gives the command a pseudo-terminal as stdin and stdout.
+	cmd := exec.Command(script, "-qec", proxyBin+" -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Contains(t, string(out), "on-a-tty")
+	assert.Equal(t, 5, cmd.ProcessState.ExitCode())
+}
+
+// sameBytes fails with the first differing line rather than both streams.
+func sameBytes(t *testing.T, want, got []byte) {
+	t.Helper()
+	if bytes.Equal(want, got) {
+		return
+	}
+	wl, gl := bytes.SplitAfter(want, []byte("\n")), bytes.SplitAfter(got, []byte("\n"))
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g []byte
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if !bytes.Equal(w, g) {
+			t.Fatalf("streams differ at line %d (of %d wanted, %d got):\nwant %q\n got %q", i+1, len(wl), len(gl), w, g)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+// Command fakeagent is a stand-in ACP agent for the relay's end-to-end tests.
+// It does exactly what its flags say, so each test names the agent
+// behaviour it is about (echoing, crashing, ignoring EOF, dying of a
+// signal, …) without a real agent's timing.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var (
+		echo       = flag.Bool("echo", false, "copy every stdin line to stdout until EOF")
+		emit       = flag.String("emit", "", "write this file to stdout first")
+		huge       = flag.Int("huge", 0, `write one line {"jsonrpc":"2.0","method":"x","params":"aaa…"} of this many bytes first`)
+		stderrText = flag.String("stderr", "", "write this to stderr first")
+		ignoreEOF  = flag.Bool("ignore-eof", false, "keep running after stdin ends, like codex-acp")
+		ignoreTerm = flag.Bool("ignore-term", false, "ignore SIGTERM (only SIGKILL stops it)")
+		reportSig  = flag.Bool("report-signals", false, `on SIGINT/SIGHUP/SIGTERM write {"signal":"NAME"} and exit 128+N`)
+		exitCode   = flag.Int("exit", 0, "exit with this code when done")
+		crash      = flag.String("crash", "", "write this unterminated text, then die of SIGKILL")
+		closeOut   = flag.Bool("close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
+		dieSignal  = flag.Int("die-signal", 0, "when done, kill itself with this signal")
+	)
+	flag.Parse()
+	if *ignoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if *reportSig {
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM)
+		go func() {
+			s := <-sigs
+			fmt.Printf("{\"signal\":%q}\n", s.(syscall.Signal).String())
+			os.Exit(128 + int(s.(syscall.Signal)))
+		}()
+	}
+	if *stderrText != "" {
+		fmt.Fprint(os.Stderr, *stderrText)
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	if *emit != "" {
+		f, err := os.Open(*emit)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(99)
+		}
+		if _, err := io.Copy(out, f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(99)
+		}
+		f.Close()
+	}
+	if *huge > 0 {
+		const head, tail = `{"jsonrpc":"2.0","method":"x","params":"`, `"}`
+		out.WriteString(head)
+		// In chunks: the agent's own memory counts in the proxy's rusage.
+		chunk := strings.Repeat("a", 1<<16)
+		for n := *huge - len(head) - len(tail); n > 0; n -= len(chunk) {
+			out.WriteString(chunk[:min(n, len(chunk))])
+		}
+		out.WriteString(tail + "\n")
+	}
+	out.Flush()
+	if *crash != "" {
+		os.Stdout.WriteString(*crash)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		time.Sleep(time.Hour)
+	}
+	if *closeOut {
+		os.Stdout.Close()
+	}
+	if *echo {
+		in := bufio.NewReaderSize(os.Stdin, 1<<16)
+		for {
+			b, err := in.ReadSlice('\n')
+			out.Write(b)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if in.Buffered() == 0 {
+				out.Flush()
+			}
+			if err != nil {
+				break
+			}
+		}
+		out.Flush()
+	} else {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	}
+	if *ignoreEOF {
+		time.Sleep(time.Hour)
+	}
+	if *dieSignal != 0 {
+		_ = syscall.Kill(os.Getpid(), syscall.Signal(*dieSignal))
+		time.Sleep(time.Hour)
+	}
+	os.Exit(*exitCode)
+}

@@ -1,0 +1,250 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// relayOnce pumps in through a connection in direction d and returns what
+// the receiving side got.
+func relayOnce(t testing.TB, r *Relay, d filters.Direction, in io.Reader) []byte {
+	t.Helper()
+	var toAgent, toClient bytes.Buffer
+	c := r.Open(&toAgent, &toClient)
+	require.NoError(t, c.Pump(context.Background(), d, in))
+	if d == filters.ClientToAgent {
+		return toAgent.Bytes()
+	}
+	return toClient.Bytes()
+}
+
+// viewingFilter parses every message's view and forwards it: the relay's
+// filtered path must be as transparent as its unfiltered one.
+var viewingFilter = filters.Func{FilterName: "view", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	_, _, _ = m.Method(), m.ID(), m.UpdateKind()
+	return out.Emit(m.Dir, m.Raw)
+}}
+
+func corpus(t testing.TB) []byte {
+	b, err := os.ReadFile("../testdata/transparency/corpus.jsonl")
+	require.NoError(t, err)
+	return b
+}
+
+func TestRelayIsByteExactWithAndWithoutFilters(t *testing.T) {
+	in := corpus(t)
+	relays := map[string]*Relay{
+		"no chain":       {},
+		"viewing filter": {Chain: filters.NewChain(capabilities.New(), viewingFilter)},
+		"tiny max line":  {Chain: filters.NewChain(capabilities.New(), viewingFilter), MaxFilterLine: 100},
+	}
+	for name, r := range relays {
+		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+			got := relayOnce(t, r, d, iotest.OneByteReader(bytes.NewReader(in)))
+			assert.Equal(t, string(in), string(got), "%s, %s", name, d)
+		}
+	}
+}
+
+// FuzzFramer feeds random bytes in random read sizes: whatever arrives
+// leaves, exactly, with or without filters and long-line streaming.
+func FuzzFramer(f *testing.F) {
+	f.Add(corpus(f), uint64(1), uint16(0))
+	f.Add([]byte("a\nb\r\n\n{\"x\":1}"), uint64(7), uint16(3))
+	f.Add([]byte(strings.Repeat("x", 5000)+"\n"+strings.Repeat("y", 70000)), uint64(3), uint16(64))
+	f.Fuzz(func(t *testing.T, in []byte, seed uint64, maxLine uint16) {
+		r := &Relay{Chain: filters.NewChain(capabilities.New(), viewingFilter), MaxFilterLine: int(maxLine)}
+		if seed%2 == 0 {
+			r.Chain = nil
+		}
+		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1))}
+		got := relayOnce(t, r, filters.AgentToClient, src)
+		if !bytes.Equal(in, got) {
+			t.Fatalf("relayed %q as %q", in, got)
+		}
+	})
+}
+
+// choppyReader returns its bytes in reads of random sizes.
+type choppyReader struct {
+	b   []byte
+	rng *rand.Rand
+}
+
+func (c *choppyReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.b), 1+c.rng.IntN(100000))
+	copy(p, c.b[:n])
+	c.b = c.b[n:]
+	return n, nil
+}
+
+func TestFiltersMayReplaceDropAndAddButNeverReorder(t *testing.T) {
+	// "drop" lines vanish, "dup" lines come out twice, "ans" lines are also
+	// answered to the other side, everything else passes.
+	f := filters.Func{FilterName: "t", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+		switch m.Method() {
+		case "drop":
+			return nil
+		case "dup":
+			if err := out.Emit(m.Dir, m.Raw); err != nil {
+				return err
+			}
+			return out.Emit(m.Dir, []byte(`{"method":"dup","copy":true}`))
+		case "ans":
+			if err := out.Emit(m.Dir.Reverse(), []byte(`{"id":1,"result":{}}`)); err != nil {
+				return err
+			}
+		}
+		return out.Emit(m.Dir, m.Raw)
+	}}
+	in := "{\"method\":\"a\"}\n{\"method\":\"drop\"}\n{\"method\":\"dup\"}\n{\"method\":\"ans\"}\n{\"id\":9,\"result\":null}\n"
+	var toAgent, toClient bytes.Buffer
+	r := &Relay{Chain: filters.NewChain(capabilities.New(), f)}
+	c := r.Open(&toAgent, &toClient)
+	require.NoError(t, c.Pump(context.Background(), filters.ClientToAgent, strings.NewReader(in)))
+	assert.Equal(t, "{\"method\":\"a\"}\n{\"method\":\"dup\"}\n{\"method\":\"dup\",\"copy\":true}\n{\"method\":\"ans\"}\n{\"id\":9,\"result\":null}\n", toAgent.String())
+	assert.Equal(t, "{\"id\":1,\"result\":{}}\n", toClient.String())
+}
+
+// holdingFilter holds every "chunk" notification until its timer is due or
+// another message passes: the shape of a coalescing filter.
+type holdingFilter struct {
+	held [][]byte
+	due  time.Time
+}
+
+func (h *holdingFilter) Name() string { return "hold" }
+
+func (h *holdingFilter) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	if m.Method() == "chunk" {
+		if h.held == nil {
+			h.due = m.Time.Add(50 * time.Millisecond)
+		}
+		h.held = append(h.held, append([]byte(nil), m.Raw...))
+		return nil
+	}
+	h.Drain(m.Dir, out)
+	return out.Emit(m.Dir, m.Raw)
+}
+
+func (h *holdingFilter) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
+	if h.held == nil {
+		return time.Time{}
+	}
+	if now.Before(h.due) {
+		return h.due
+	}
+	h.Drain(d, out)
+	return time.Time{}
+}
+
+func (h *holdingFilter) Drain(d filters.Direction, out filters.Emitter) {
+	for _, b := range h.held {
+		_ = out.Emit(d, b)
+	}
+	h.held = nil
+}
+
+func TestHeldOutputLeavesBeforeTheNextMessageOnTimeAndAtEOF(t *testing.T) {
+	pr, pw := io.Pipe()
+	var toClient syncBuffer
+	r := &Relay{Chain: filters.NewChain(capabilities.New(), &holdingFilter{})}
+	c := r.Open(io.Discard, &toClient)
+	done := make(chan error, 1)
+	go func() { done <- c.Pump(context.Background(), filters.AgentToClient, pr) }()
+
+	io.WriteString(pw, "{\"method\":\"chunk\",\"n\":1}\n{\"method\":\"chunk\",\"n\":2}\n{\"id\":1,\"result\":{}}\n")
+	require.Eventually(t, func() bool { return strings.Count(toClient.String(), "\n") == 3 }, 5*time.Second, time.Millisecond)
+	assert.Equal(t, "{\"method\":\"chunk\",\"n\":1}\n{\"method\":\"chunk\",\"n\":2}\n{\"id\":1,\"result\":{}}\n", toClient.String(),
+		"a response never overtakes what was held before it")
+
+	io.WriteString(pw, "{\"method\":\"chunk\",\"n\":3}\n")
+	require.Eventually(t, func() bool { return strings.Count(toClient.String(), "\n") == 4 }, 5*time.Second, time.Millisecond,
+		"the timer releases held output while the agent is quiet")
+
+	io.WriteString(pw, "{\"method\":\"chunk\",\"n\":4}\n")
+	pw.Close()
+	require.NoError(t, <-done)
+	assert.True(t, strings.HasSuffix(toClient.String(), "{\"method\":\"chunk\",\"n\":4}\n"), "EOF drains what is held")
+}
+
+func TestRecordAndReplayRoundTrip(t *testing.T) {
+	in := corpus(t)
+	var trace bytes.Buffer
+	r := &Relay{Record: NewRecorder(&trace, time.Now())}
+	got := relayOnce(t, r, filters.AgentToClient, bytes.NewReader(in))
+	require.Equal(t, string(in), string(got))
+
+	// Replaying the trace through no filters gives the trace back, and the
+	// lines it holds are the stream.
+	var out bytes.Buffer
+	require.NoError(t, Replay(context.Background(), nil, NewTraceReader(bytes.NewReader(trace.Bytes())), &out, nil))
+	assert.Equal(t, trace.String(), out.String())
+	var lines bytes.Buffer
+	tr := NewTraceReader(&out)
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		lines.Write(rec.Line)
+		if rec.EOL {
+			lines.WriteByte('\n')
+		}
+	}
+	assert.Equal(t, string(in), lines.String())
+}
+
+func TestMalformedTracesNameTheLine(t *testing.T) {
+	cases := map[string]string{
+		"not json":        "{\"t\":0,\"dir\":\"client->agent\",\"msg\":{}}\nnope\n",
+		"missing dir":     "{\"t\":0,\"msg\":{}}\n",
+		"bad direction":   "{\"t\":0,\"dir\":\"sideways\",\"msg\":{}}\n",
+		"negative time":   "{\"t\":-1,\"dir\":\"client->agent\",\"msg\":{}}\n",
+		"no line":         "{\"t\":0,\"dir\":\"client->agent\"}\n",
+		"bad base64":      "{\"t\":0,\"dir\":\"client->agent\",\"b64\":\"%%%\"}\n",
+		"truncated value": "{\"t\":0,\"dir\":\"client->agent\",\"msg\":{\"a\":}\n",
+	}
+	for name, trace := range cases {
+		err := Replay(context.Background(), nil, NewTraceReader(strings.NewReader(trace)), io.Discard, nil)
+		var te *TraceError
+		require.ErrorAs(t, err, &te, name)
+		assert.Equal(t, strings.Count(trace, "\n"), te.Line, name)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a polling reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}

@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// TraceRecord is one record of a trace (see Recorder for the format).
+type TraceRecord struct {
+	T       time.Duration
+	Dir     filters.Direction
+	Line    []byte   // the line as received; nil in a record of added lines
+	HasLine bool     // the record has msg, text or b64
+	EOL     bool     // the line ended in '\n'
+	Out     [][]byte // what was sent instead, when a filter changed it
+	HasOut  bool
+}
+
+// TraceReader reads a trace one record at a time.
+type TraceReader struct {
+	r    *bufio.Reader
+	line int
+}
+
+// NewTraceReader reads the trace in r.
+func NewTraceReader(r io.Reader) *TraceReader {
+	return &TraceReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// TraceError is a malformed trace record.
+type TraceError struct {
+	Line int
+	Err  error
+}
+
+func (e *TraceError) Error() string { return fmt.Sprintf("trace line %d: %v", e.Line, e.Err) }
+func (e *TraceError) Unwrap() error { return e.Err }
+
+// Next returns the next record, or io.EOF after the last. Blank lines are
+// skipped, so traces can be concatenated and hand-edited.
+func (tr *TraceReader) Next() (TraceRecord, error) {
+	for {
+		b, err := tr.r.ReadBytes('\n')
+		if len(b) == 0 && err != nil {
+			if err == io.EOF {
+				return TraceRecord{}, io.EOF
+			}
+			return TraceRecord{}, fmt.Errorf("reading trace: %w", err)
+		}
+		tr.line++
+		if len(b) > 0 && b[len(b)-1] == '\n' {
+			b = b[:len(b)-1]
+		}
+		if len(trimSpace(b)) == 0 {
+			continue
+		}
+		rec, perr := parseRecord(b)
+		if perr != nil {
+			return TraceRecord{}, &TraceError{Line: tr.line, Err: perr}
+		}
+		return rec, nil
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func parseRecord(b []byte) (TraceRecord, error) {
+	rec := TraceRecord{EOL: true}
+	var haveT, haveDir bool
+	var err error
+	merr := rawjson.Members(b, func(key, val []byte) bool {
+		switch string(key) {
+		case "t":
+			var secs float64
+			if err = json.Unmarshal(val, &secs); err != nil || secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) {
+				err = fmt.Errorf(`"t" must be seconds since the start, got %s`, val)
+				return false
+			}
+			rec.T, haveT = time.Duration(math.Round(secs*1e6))*time.Microsecond, true
+		case "dir":
+			s, _ := rawjson.Unquote(val)
+			switch s {
+			case filters.ClientToAgent.String():
+				rec.Dir = filters.ClientToAgent
+			case filters.AgentToClient.String():
+				rec.Dir = filters.AgentToClient
+			default:
+				err = fmt.Errorf(`"dir" must be %q or %q, got %s`, filters.ClientToAgent, filters.AgentToClient, val)
+				return false
+			}
+			haveDir = true
+		case "msg":
+			rec.Line, rec.HasLine = append([]byte(nil), val...), true
+		case "text":
+			s, uerr := rawjson.Unquote(val)
+			if uerr != nil {
+				err = fmt.Errorf(`"text" must be a string`)
+				return false
+			}
+			rec.Line, rec.HasLine = []byte(s), true
+		case "b64":
+			s, uerr := rawjson.Unquote(val)
+			if uerr == nil {
+				rec.Line, uerr = base64.StdEncoding.DecodeString(s)
+			}
+			if uerr != nil {
+				err = fmt.Errorf(`"b64" must be base64: %v`, uerr)
+				return false
+			}
+			rec.HasLine = true
+		case "eol":
+			rec.EOL = string(val) != "false"
+		case "out":
+			rec.HasOut = true
+			err = rawjson.Elements(val, func(_ int, el []byte) bool {
+				if len(el) > 0 && el[0] == '"' {
+					s, _ := rawjson.Unquote(el)
+					rec.Out = append(rec.Out, []byte(s))
+				} else {
+					rec.Out = append(rec.Out, append([]byte(nil), el...))
+				}
+				return true
+			})
+			if err != nil {
+				err = fmt.Errorf(`"out" must be an array: %v`, err)
+				return false
+			}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return rec, err
+	case merr != nil:
+		return rec, fmt.Errorf("not a JSON object: %v", merr)
+	case !haveT:
+		return rec, errors.New(`missing "t"`)
+	case !haveDir:
+		return rec, errors.New(`missing "dir"`)
+	case !rec.HasLine && !rec.HasOut:
+		return rec, errors.New(`record has none of "msg", "text", "b64" or "out"`)
+	}
+	return rec, nil
+}
