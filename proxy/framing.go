@@ -23,8 +23,9 @@ type framer struct {
 // next call; it excludes the '\n'.
 type line struct {
 	bytes      []byte
-	terminated bool // ended in '\n' (false only for a last line at EOF)
-	more       bool // a long line: further pieces follow, via piece
+	terminated bool   // ended in '\n' (false only for a last line at EOF)
+	more       bool   // a long line: further pieces follow, via piece
+	wire       []byte // bytes and its '\n' as read, when they are contiguous
 }
 
 func newFramer(r io.Reader, bufSize, max int) *framer {
@@ -40,10 +41,13 @@ func (f *framer) buffered() bool { return f.r.Buffered() > 0 }
 func (f *framer) next() (line, error) {
 	b, err := f.r.ReadSlice('\n')
 	if err == nil {
-		return line{bytes: b[:len(b)-1], terminated: true}, nil
+		return line{bytes: b[:len(b)-1], terminated: true, wire: b}, nil
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return f.last(b, err)
+	}
+	if len(b) >= f.max {
+		return line{bytes: b, more: true}, nil // stream it: no copy at all
 	}
 	f.buf = append(f.buf[:0], b...)
 	for {

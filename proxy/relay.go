@@ -40,8 +40,9 @@ type Conn struct {
 	stopped [2]bool
 }
 
+// countPair is what one pump read. Only that pump writes it; Stats reads it
+// once the pumps are done.
 type countPair struct {
-	mu              sync.Mutex
 	messages, bytes int64
 }
 
@@ -76,6 +77,11 @@ func (c *Conn) Pump(ctx context.Context, d filters.Direction, src io.Reader) err
 	if max <= 0 {
 		max = DefaultMaxFilterLine
 	}
+	if c.r.Chain.Len() == 0 && c.r.Record == nil {
+		// Nobody needs a whole line: stream every line longer than
+		// the read buffer straight through, without assembling it.
+		max = 1
+	}
 	f := newFramer(src, ioBufferSize, max)
 	w := c.writers[d]
 	err := c.pump(ctx, d, f, w)
@@ -102,10 +108,13 @@ func (c *Conn) pump(ctx context.Context, d filters.Direction, f *framer, w *line
 		if err != nil {
 			return fmt.Errorf("%s: read: %w", d, err)
 		}
-		now := c.r.now()
+		var now time.Time // reading the clock costs as much as relaying a short line
+		if timed || c.r.Record != nil {
+			now = c.r.now()
+		}
 		c.countIn(d, len(ln.bytes), true, ln.terminated)
 		if ln.more {
-			err = c.passLong(ctx, d, f, w, ln, now)
+			ln.terminated, err = c.passLong(ctx, d, f, w, ln, now)
 		} else {
 			err = c.process(ctx, d, ln, now)
 		}
@@ -139,6 +148,12 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 		if rec != nil {
 			rec.received(now, d, ln.bytes, ln.terminated, false, nil)
 		}
+		if ln.wire != nil {
+			if err := c.writers[d].writeWire(ln.wire); err != nil {
+				return fmt.Errorf("%s: write: %w", d, err)
+			}
+			return nil
+		}
 		return c.write(d, ln.bytes, ln.terminated)
 	}
 	var out [][]byte
@@ -168,12 +183,15 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 	return err
 }
 
-// passLong streams a line too long to filter straight through. The chain
-// first emits what it holds, so nothing it held back is overtaken.
-func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *lineWriter, ln line, now time.Time) error {
-	c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
-	if err := c.r.Chain.Drain(ctx, d, now, c.sink); err != nil {
-		return err
+// passLong streams a line too long to filter straight through, and reports
+// whether it ended in '\n'. The chain first emits what it holds, so nothing
+// it held back is overtaken.
+func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
+	if c.r.Chain.Len() > 0 {
+		c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
+		if err := c.r.Chain.Drain(ctx, d, now, c.sink); err != nil {
+			return false, err
+		}
 	}
 	var rec *longLine
 	if c.r.Record != nil {
@@ -191,7 +209,7 @@ func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *
 			if rec != nil {
 				rec.end(true)
 			}
-			return fmt.Errorf("%s: write: %w", d, err)
+			return false, fmt.Errorf("%s: write: %w", d, err)
 		}
 		if !ln.more {
 			break
@@ -202,7 +220,7 @@ func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *
 			if rec != nil {
 				rec.end(false)
 			}
-			return fmt.Errorf("%s: read: %w", d, err)
+			return false, fmt.Errorf("%s: read: %w", d, err)
 		}
 		c.countIn(d, len(ln.bytes), false, ln.terminated)
 	}
@@ -210,7 +228,7 @@ func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *
 		rec.end(ln.terminated)
 	}
 	c.r.Summary.long(d, total)
-	return w.endLine(ln.terminated, total)
+	return ln.terminated, w.endLine(ln.terminated, total)
 }
 
 func (c *Conn) write(d filters.Direction, b []byte, eol bool) error {
@@ -245,7 +263,6 @@ func (c *Conn) sinkOther(d filters.Direction, raw []byte, now time.Time) error {
 // of a line rather than another piece of a long one.
 func (c *Conn) countIn(d filters.Direction, n int, first, eol bool) {
 	p := &c.inMsgs[d]
-	p.mu.Lock()
 	if first {
 		p.messages++
 	}
@@ -253,7 +270,6 @@ func (c *Conn) countIn(d filters.Direction, n int, first, eol bool) {
 	if eol {
 		p.bytes++
 	}
-	p.mu.Unlock()
 }
 
 // tick lets coalescing filters emit what is due, and arms a timer for the
@@ -310,16 +326,13 @@ type DirStats struct {
 	OutMessages, OutBytes int64 // written to the receiver
 }
 
-// Stats reports both directions, indexed by filters.Direction.
+// Stats reports both directions, indexed by filters.Direction. Call it
+// after the pumps have returned.
 func (c *Conn) Stats() [2]DirStats {
 	var s [2]DirStats
 	for d := range 2 {
-		p := &c.inMsgs[d]
-		p.mu.Lock()
-		s[d].InMessages, s[d].InBytes = p.messages, p.bytes
-		p.mu.Unlock()
-		s[d].OutMessages = c.writers[d].messages.Load()
-		s[d].OutBytes = c.writers[d].bytes.Load()
+		s[d].InMessages, s[d].InBytes = c.inMsgs[d].messages, c.inMsgs[d].bytes
+		s[d].OutMessages, s[d].OutBytes = c.writers[d].counts()
 	}
 	return s
 }

@@ -66,6 +66,8 @@ func FuzzFramer(f *testing.F) {
 	f.Add(corpus(f), uint64(1), uint16(0))
 	f.Add([]byte("a\nb\r\n\n{\"x\":1}"), uint64(7), uint16(3))
 	f.Add([]byte(strings.Repeat("x", 5000)+"\n"+strings.Repeat("y", 70000)), uint64(3), uint16(64))
+	f.Add([]byte(strings.Repeat("x", 70000)+"\n"+strings.Repeat("y", 70000)+"\nz\n"), uint64(2), uint16(0))
+	f.Add([]byte(strings.Repeat("x", 70000)+"\n"+strings.Repeat("y", 70000)+"\nz"), uint64(5), uint16(100))
 	f.Fuzz(func(t *testing.T, in []byte, seed uint64, maxLine uint16) {
 		r := &Relay{Chain: filters.NewChain(capabilities.New(), viewingFilter), MaxFilterLine: int(maxLine)}
 		if seed%2 == 0 {

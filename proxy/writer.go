@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"sync"
-	"sync/atomic"
 )
 
 // lineWriter is the single writer of one direction. Lines from the pump,
@@ -16,7 +15,7 @@ type lineWriter struct {
 	close func() error // closes the underlying stream, if it can be closed
 	err   error        // the first write error; later writes fail with it
 
-	messages, bytes atomic.Int64
+	messages, bytes int64 // guarded by mu
 }
 
 func newLineWriter(w io.Writer, size int) *lineWriter {
@@ -50,9 +49,32 @@ func (lw *lineWriter) writeLocked(b []byte, eol bool) error {
 		}
 		n++
 	}
-	lw.messages.Add(1)
-	lw.bytes.Add(int64(n))
+	lw.messages++
+	lw.bytes += int64(n)
 	return nil
+}
+
+// writeWire writes one whole line, '\n' included, as it was read.
+func (lw *lineWriter) writeWire(b []byte) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.err != nil {
+		return lw.err
+	}
+	if _, err := lw.w.Write(b); err != nil {
+		lw.err = err
+		return err
+	}
+	lw.messages++
+	lw.bytes += int64(len(b))
+	return nil
+}
+
+// counts returns the messages and bytes written so far.
+func (lw *lineWriter) counts() (messages, bytes int64) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.messages, lw.bytes
 }
 
 // flush sends what is buffered.
@@ -109,7 +131,7 @@ func (lw *lineWriter) endLine(eol bool, n int) error {
 		}
 		n++
 	}
-	lw.messages.Add(1)
-	lw.bytes.Add(int64(n))
+	lw.messages++
+	lw.bytes += int64(n)
 	return nil
 }

@@ -1,0 +1,151 @@
+package filters
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+)
+
+// sent is one line that left the chain.
+type sent struct {
+	Dir      Direction
+	Raw      string
+	Original bool
+}
+
+// runChain processes raw lines of direction d and returns what left.
+func runChain(t testing.TB, c *Chain, d Direction, lines ...string) []sent {
+	t.Helper()
+	var out []sent
+	sink := func(d Direction, raw []byte, original bool) error {
+		out = append(out, sent{d, string(raw), original})
+		return nil
+	}
+	for _, l := range lines {
+		require.NoError(t, c.Process(context.Background(), NewMessage(d, []byte(l), time.Unix(0, 0), nil), sink))
+	}
+	return out
+}
+
+func forward(_ context.Context, m *Message, out Emitter) error { return out.Emit(m.Dir, m.Raw) }
+
+func TestAnEmptyChainForwardsTheOriginal(t *testing.T) {
+	for _, c := range []*Chain{nil, NewChain(capabilities.New())} {
+		got := runChain(t, c, AgentToClient, `{"a":1}`, `garbage`)
+		assert.Equal(t, []sent{{AgentToClient, `{"a":1}`, true}, {AgentToClient, `garbage`, true}}, got)
+	}
+}
+
+func TestFailingFiltersFailOpen(t *testing.T) {
+	var failures []string
+	cases := map[string]Func{
+		"error":   {"err", func(context.Context, *Message, Emitter) error { return errors.New("no") }},
+		"panic":   {"panic", func(context.Context, *Message, Emitter) error { panic("boom") }},
+		"newline": {"nl", func(_ context.Context, m *Message, out Emitter) error { return out.Emit(m.Dir, []byte("a\nb")) }},
+		"newline+ignore": {"nl2", func(_ context.Context, m *Message, out Emitter) error {
+			_ = out.Emit(m.Dir, []byte("a\nb"))
+			return nil
+		}},
+	}
+	for name, f := range cases {
+		c := NewChain(capabilities.New(), f, Func{"next", forward})
+		c.OnError = func(d Direction, filter string, err error) { failures = append(failures, filter+": "+err.Error()) }
+		got := runChain(t, c, ClientToAgent, `{"method":"x"}`)
+		if name == "newline+ignore" {
+			// The filter swallowed its own error and emitted nothing
+			// valid: the message is dropped, as the filter decided.
+			assert.Empty(t, got, name)
+			continue
+		}
+		assert.Equal(t, []sent{{ClientToAgent, `{"method":"x"}`, true}}, got, name)
+	}
+	assert.Len(t, failures, 3)
+	assert.Contains(t, failures, "panic: panic: boom")
+}
+
+func TestFilterRunsInOrderAndSeesThePreviousFiltersOutput(t *testing.T) {
+	var seen []string
+	rename := Func{"rename", func(_ context.Context, m *Message, out Emitter) error {
+		return out.Emit(m.Dir, []byte(`{"method":"renamed"}`))
+	}}
+	watch := Func{"watch", func(_ context.Context, m *Message, out Emitter) error {
+		seen = append(seen, m.Method())
+		return out.Emit(m.Dir, m.Raw)
+	}}
+	c := NewChain(capabilities.New(), rename, watch)
+	got := runChain(t, c, AgentToClient, `{"method":"orig"}`)
+	assert.Equal(t, []string{"renamed"}, seen)
+	assert.Equal(t, []sent{{AgentToClient, `{"method":"renamed"}`, false}}, got)
+
+	st := c.Stats()
+	assert.Equal(t, "rename", st[0].Name)
+	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[AgentToClient])
+	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[AgentToClient])
+}
+
+func TestTheChainRecordsWhatTheClientItselfAdvertised(t *testing.T) {
+	caps := capabilities.New()
+	inject := Func{"inject", func(_ context.Context, m *Message, out Emitter) error {
+		if m.Method() == "initialize" {
+			return out.Emit(m.Dir, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientCapabilities":{"_meta":{"terminal_output":true}}}}`))
+		}
+		return out.Emit(m.Dir, m.Raw)
+	}}
+	c := NewChain(caps, inject)
+	runChain(t, c, ClientToAgent,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true},"clientInfo":{"name":"acpx"}}}`,
+		`{"jsonrpc":"2.0","id":"n","method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+	runChain(t, c, AgentToClient,
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","version":"0.13.0"}}}`,
+		`{"jsonrpc":"2.0","id":"n","result":{"sessionId":"S1"}}`)
+
+	client, ok := caps.Client()
+	require.True(t, ok)
+	assert.False(t, client.SpeaksTerminalOutput(), "what the client sent, not what a filter injected")
+	assert.True(t, client.Terminal)
+	assert.True(t, client.ReadTextFile)
+	assert.Equal(t, "acpx", client.Name)
+	agent, ok := caps.Agent()
+	require.True(t, ok)
+	assert.Equal(t, 1, agent.ProtocolVersion)
+	assert.Equal(t, "codex-acp", agent.Name)
+	assert.JSONEq(t, `{"loadSession":true}`, string(agent.Raw))
+	s, ok := caps.Session("S1")
+	require.True(t, ok)
+	assert.Equal(t, "/w", s.Cwd)
+}
+
+func TestMessageView(t *testing.T) {
+	cases := []struct {
+		raw                       string
+		method, id, kind, session string
+		req, notif, resp, valid   bool
+	}{
+		{raw: `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s"}}`, method: "session/prompt", id: "3", session: "s", req: true, valid: true},
+		{raw: `{"params":{"update":{"sessionUpdate":"tool_call"},"sessionId":"x"},"method":"session/update","jsonrpc":"2.0"}`, method: "session/update", kind: "tool_call", session: "x", notif: true, valid: true},
+		{raw: `{"jsonrpc":"2.0","id":"u-1","result":null}`, id: `"u-1"`, resp: true, valid: true},
+		{raw: `{"jsonrpc":"2.0","id":null,"error":{"code":1}}`, id: "null", resp: true, valid: true},
+		{raw: `{"m\u0065thod":"x"}`, method: "x", notif: true, valid: true},
+		{raw: `[{"method":"a"}]`},
+		{raw: `{"method":"a"`},
+		{raw: `{"method":"a"} x`},
+		{raw: ``},
+	}
+	for _, c := range cases {
+		m := NewMessage(AgentToClient, []byte(c.raw), time.Time{}, nil)
+		assert.Equal(t, c.valid, m.Valid(), c.raw)
+		assert.Equal(t, c.method, m.Method(), c.raw)
+		assert.Equal(t, c.id, string(m.ID()), c.raw)
+		assert.Equal(t, c.kind, m.UpdateKind(), c.raw)
+		assert.Equal(t, c.session, m.SessionID(), c.raw)
+		assert.Equal(t, c.req, m.IsRequest(), c.raw)
+		assert.Equal(t, c.notif, m.IsNotification(), c.raw)
+		assert.Equal(t, c.resp, m.IsResponse(), c.raw)
+	}
+}

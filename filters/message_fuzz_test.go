@@ -1,0 +1,42 @@
+package filters
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+)
+
+// FuzzMessageView checks the lazy view against encoding/json on any line:
+// the same validity, method and id, and never a panic.
+func FuzzMessageView(f *testing.F) {
+	if corpus, err := os.ReadFile("../testdata/transparency/corpus.jsonl"); err == nil {
+		for _, line := range bytes.Split(corpus, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m := NewMessage(ClientToAgent, raw, time.Time{}, nil)
+		var env struct {
+			Method *string          `json:"method"`
+			ID     *json.RawMessage `json:"id"`
+		}
+		var obj map[string]json.RawMessage
+		valid := json.Unmarshal(raw, &obj) == nil && obj != nil
+		if m.Valid() != valid {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", raw, m.Valid(), valid)
+		}
+		if !valid {
+			return
+		}
+		if json.Unmarshal(raw, &env) != nil {
+			return // e.g. a method that is not a string
+		}
+		if env.Method != nil && *env.Method != m.Method() {
+			t.Fatalf("Method(%q) = %q, want %q", raw, m.Method(), *env.Method)
+		}
+		_ = m.UpdateKind()
+		_ = m.SessionID()
+	})
+}

@@ -1,0 +1,153 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// The relay's throughput is measured pipe to pipe, as it runs between an
+// editor and an agent, against the bare 32 KiB copy loop that io.Copy
+// falls back to for pipes (the baseline of the same run).
+
+func benchLine(size int) []byte {
+	head := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`)
+	tail := []byte(`"}}}}` + "\n")
+	body := bytes.Repeat([]byte("x"), max(0, size-len(head)-len(tail)))
+	return slices.Concat(head, body, tail)
+}
+
+// pipeBench runs relay over OS pipes: a writer goroutine sends b.N lines in,
+// a reader goroutine drains the other end.
+func pipeBench(b *testing.B, size int, relay func(dst io.Writer, src io.Reader) error) {
+	line := benchLine(size)
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	drained := make(chan int64)
+	go func() {
+		n, _ := io.Copy(io.Discard, outR)
+		drained <- n
+	}()
+	go func() {
+		w := bufio.NewWriterSize(inW, 1<<20)
+		for range b.N {
+			w.Write(line)
+		}
+		w.Flush()
+		inW.Close()
+	}()
+	b.ResetTimer()
+	if err := relay(outW, inR); err != nil {
+		b.Fatal(err)
+	}
+	outW.Close()
+	if n := <-drained; n != int64(b.N*len(line)) {
+		b.Fatalf("relayed %d bytes, want %d", n, b.N*len(line))
+	}
+	inR.Close()
+	outR.Close()
+}
+
+func BenchmarkThroughput(b *testing.B) {
+	passThrough := filters.Func{FilterName: "pass", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+		return out.Emit(m.Dir, m.Raw)
+	}}
+	for _, size := range []int{200, 10 << 10, 1 << 20} {
+		name := map[int]string{200: "200B", 10 << 10: "10KB", 1 << 20: "1MB"}[size]
+		b.Run(name+"/baseline-copy", func(b *testing.B) {
+			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {
+				_, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, make([]byte, 32<<10))
+				return err
+			})
+		})
+		b.Run(name+"/relay", func(b *testing.B) {
+			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {
+				return (&Relay{}).Open(io.Discard, dst).Pump(context.Background(), filters.AgentToClient, src)
+			})
+		})
+		b.Run(name+"/relay-viewing-filter", func(b *testing.B) {
+			r := &Relay{Chain: filters.NewChain(capabilities.New(), passThrough)}
+			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {
+				return r.Open(io.Discard, dst).Pump(context.Background(), filters.AgentToClient, src)
+			})
+		})
+	}
+}
+
+// BenchmarkPingPong measures round trips of a 1 KB request through an echo
+// "agent", directly and through the relay's two pumps. The difference of the
+// percentiles is the latency the proxy adds.
+func BenchmarkPingPong(b *testing.B) {
+	line := benchLine(1 << 10)
+	for _, viaProxy := range []bool{false, true} {
+		name := "direct"
+		if viaProxy {
+			name = "relay"
+		}
+		b.Run(name, func(b *testing.B) {
+			// client → [proxy] → agent (echo) → [proxy] → client
+			c2pR, c2pW, _ := os.Pipe()
+			p2aR, p2aW, _ := os.Pipe()
+			a2pR, a2pW, _ := os.Pipe()
+			p2cR, p2cW, _ := os.Pipe()
+			agentIn, agentOut := c2pR, p2cW
+			if viaProxy {
+				agentIn, agentOut = p2aR, a2pW
+				conn := (&Relay{}).Open(p2aW, p2cW)
+				go conn.Pump(context.Background(), filters.ClientToAgent, c2pR)
+				go conn.Pump(context.Background(), filters.AgentToClient, a2pR)
+			}
+			go func() { // the echo agent
+				r := bufio.NewReader(agentIn)
+				for {
+					l, err := r.ReadSlice('\n')
+					if err != nil {
+						return
+					}
+					if _, err := agentOut.Write(l); err != nil {
+						return
+					}
+				}
+			}()
+			rd := bufio.NewReader(p2cR)
+			rtts := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				t0 := time.Now()
+				if _, err := c2pW.Write(line); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := rd.ReadSlice('\n'); err != nil {
+					b.Fatal(err)
+				}
+				rtts = append(rtts, time.Since(t0))
+			}
+			b.StopTimer()
+			slices.Sort(rtts)
+			b.ReportMetric(float64(rtts[len(rtts)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(rtts[len(rtts)*99/100].Nanoseconds()), "p99-ns")
+			for _, f := range []*os.File{c2pR, c2pW, p2aR, p2aW, a2pR, a2pW, p2cR, p2cW} {
+				f.Close()
+			}
+		})
+	}
+}
+
+func ExampleRelay() {
+	var toAgent, toClient bytes.Buffer
+	conn := (&Relay{}).Open(&toAgent, &toClient)
+	_ = conn.Pump(context.Background(), filters.ClientToAgent, bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`+"\n")))
+	fmt.Print(toAgent.String())
+	// Output: {"jsonrpc":"2.0","id":1,"method":"initialize"}
+}
