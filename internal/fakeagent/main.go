@@ -29,6 +29,7 @@ func main() {
 		crash      = flag.String("crash", "", "write this unterminated text, then die of SIGKILL")
 		closeOut   = flag.Bool("close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
 		dieSignal  = flag.Int("die-signal", 0, "when done, kill itself with this signal")
+		waitLines  = flag.Int("wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
 	)
 	flag.Parse()
 	if *ignoreTerm {
@@ -47,6 +48,12 @@ func main() {
 		fmt.Fprint(os.Stderr, *stderrText)
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	for range *waitLines {
+		if _, err := in.ReadString('\n'); err != nil {
+			break
+		}
+	}
 	if *emit != "" {
 		f, err := os.Open(*emit)
 		if err != nil {
@@ -79,7 +86,6 @@ func main() {
 		os.Stdout.Close()
 	}
 	if *echo {
-		in := bufio.NewReaderSize(os.Stdin, 1<<16)
 		for {
 			b, err := in.ReadSlice('\n')
 			out.Write(b)
@@ -95,7 +101,7 @@ func main() {
 		}
 		out.Flush()
 	} else {
-		_, _ = io.Copy(io.Discard, os.Stdin)
+		_, _ = io.Copy(io.Discard, in)
 	}
 	if *ignoreEOF {
 		time.Sleep(time.Hour)

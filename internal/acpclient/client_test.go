@@ -1,0 +1,194 @@
+package acpclient_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+)
+
+func TestRunRecordsTurn(t *testing.T) {
+	argv, env := fakeAgentArgv(t, "turn")
+	c := acpclient.Run(t, acpclient.Options{Argv: argv, Env: env, Dir: t.TempDir(), Capabilities: acpclient.ZedLikeCapabilities}, "go")
+
+	var init struct {
+		Meta struct {
+			Echo json.RawMessage `json:"echo"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(c.InitializeResult(), &init); err != nil || string(init.Meta.Echo) != acpclient.ZedLikeCapabilities {
+		t.Errorf("agent saw clientCapabilities %s (%v), want %s", init.Meta.Echo, err, acpclient.ZedLikeCapabilities)
+	}
+
+	lines := c.Lines()
+	// initialize, session/new, tool_call, permission, fs, final update, prompt result
+	if len(lines) != 7 {
+		t.Fatalf("got %d lines, want 7\n%s", len(lines), c.Report())
+	}
+	var total int64
+	largest := 0
+	for i, l := range lines {
+		if l.Err != nil || l.Size != len(l.Raw) || (i > 0 && l.At.Before(lines[i-1].At)) {
+			t.Errorf("line %d: err %v, size %d for %d raw bytes, at %v", i, l.Err, l.Size, len(l.Raw), l.At)
+		}
+		total += int64(l.Size) + 1
+		largest = max(largest, l.Size)
+	}
+	st := c.Stats()
+	if st.Bytes != total || st.Messages != 7 || st.LargestLine != largest || largest < 3<<20 {
+		t.Errorf("stats %+v, want %d bytes, 7 messages, largest %d (> 3 MiB)", st, total, largest)
+	}
+	if lines[2].Update == nil || lines[2].Update.SessionUpdate != "tool_call" || lines[2].Update.ToolCallID != "t1" {
+		t.Errorf("line 2 update head = %+v, want tool_call t1", lines[2].Update)
+	}
+	if lines[3].Method != "session/request_permission" || string(lines[3].ID) != "0" {
+		t.Errorf("line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID)
+	}
+
+	calls := c.ToolCalls()
+	if len(calls) != 1 || calls[0].ID != "t1" || calls[0].Count != 2 || len(calls[0].Updates) != 2 {
+		t.Fatalf("tool calls = %+v, want t1 with 2 updates", calls)
+	}
+	updates, err := calls[0].Decoded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updates[1].Status != "completed" || len(updates[1].RawOutput) != bigLine+2 {
+		t.Errorf("final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput))
+	}
+	if n := len(c.PermissionRequests()); n != 1 {
+		t.Errorf("got %d permission requests, want 1", n)
+	}
+	if p := c.Problems(); len(p) > 0 {
+		t.Errorf("problems: %q", p)
+	}
+	// initialize, session/new, permission answer, fs answer, prompt.
+	if n := len(c.Sent()); n != 5 {
+		t.Errorf("sent %d lines, want 5", n)
+	}
+}
+
+func TestMaxRetainedBytesKeepsMetadataAndLastUpdate(t *testing.T) {
+	argv, env := fakeAgentArgv(t, "turn")
+	var seen []int
+	c := acpclient.Run(t, acpclient.Options{
+		Argv: argv, Env: env, Dir: t.TempDir(),
+		MaxRetainedBytes: 1 << 20,
+		OnLine:           func(l acpclient.Line) { seen = append(seen, len(l.Raw)) },
+	}, "go")
+	lines := c.Lines()
+	big := lines[5]
+	if big.Raw != nil || big.Size < bigLine || big.Update == nil || big.Update.ToolCallID != "t1" {
+		t.Errorf("over-budget line: %d raw bytes, size %d, update %+v; want no body but its metadata", len(big.Raw), big.Size, big.Update)
+	}
+	if lines[6].Raw == nil {
+		t.Errorf("small line after the big one lost its body")
+	}
+	tc := c.ToolCall("t1")
+	if tc.Count != 2 || len(tc.Updates) != 1 || len(tc.Last) < bigLine {
+		t.Errorf("tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last))
+	}
+	// OnLine runs on the reader goroutine, before the line is recorded;
+	// Run has returned, so the reader is past the last line.
+	if len(seen) != 7 || seen[5] < bigLine {
+		t.Errorf("OnLine saw %v, want 7 lines with the full big one", seen)
+	}
+}
+
+func TestWaitLine(t *testing.T) {
+	argv, env := fakeAgentArgv(t, "turn")
+	c := acpclient.Start(t, acpclient.Options{Argv: argv, Env: env, Dir: t.TempDir()})
+	c.Initialize()
+	sid := c.NewSession(t.TempDir())
+	p := c.Send("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{}})
+	l := c.WaitLine("the final update", func(l acpclient.Line) bool {
+		return l.Update != nil && l.Size > bigLine
+	})
+	if l.Update.ToolCallID != "t1" {
+		t.Errorf("matched %+v", l.Update)
+	}
+	if r := p.Wait(); r.Error != nil {
+		t.Errorf("prompt: %v", r.Error)
+	}
+	// Past lines match too.
+	c.WaitLine("initialize response", func(l acpclient.Line) bool { return string(l.ID) == "1" })
+}
+
+// fatalRecorder is a testing.TB whose Fatal ends only the goroutine that
+// called it, so a test can check what the client reports on failure.
+type fatalRecorder struct {
+	testing.TB
+	mu  sync.Mutex
+	msg string
+}
+
+func (f *fatalRecorder) Helper() {}
+
+func (f *fatalRecorder) Fatalf(format string, args ...any) {
+	f.mu.Lock()
+	f.msg = fmt.Sprintf(format, args...)
+	f.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (f *fatalRecorder) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
+
+func TestAgentExitFailsWithStderr(t *testing.T) {
+	argv, env := fakeAgentArgv(t, "exit")
+	rec := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		acpclient.Run(rec, acpclient.Options{Argv: argv, Env: env, Dir: t.TempDir(), Timeout: time.Minute}, "go")
+	}()
+	<-done
+	for _, want := range []string{"stdout ended before the session/prompt response", "crashing on purpose", `"method":"session/prompt"`} {
+		if !strings.Contains(rec.msg, want) {
+			t.Errorf("failure message lacks %q:\n%s", want, rec.msg)
+		}
+	}
+}
+
+func TestCleanupEndsProcessGroup(t *testing.T) {
+	var pid int
+	t.Run("agent", func(t *testing.T) {
+		// `sleep` ignores stdin EOF like codex-acp; only the signal ends it.
+		c := acpclient.Start(t, acpclient.Options{Argv: []string{"sh", "-c", "sleep 60 & sleep 60"}, Dir: t.TempDir()})
+		pid = c.PID()
+	})
+	if live := liveGroupMembers(t, pid); len(live) > 0 {
+		t.Errorf("process group %d still has live processes after cleanup: %v", pid, live)
+	}
+}
+
+// liveGroupMembers lists the processes of group pgid that are not zombies
+// (an orphan may wait a moment for its reaper).
+func liveGroupMembers(t *testing.T, pgid int) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces, so split after ')'.
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) > 2 && fields[2] == strconv.Itoa(pgid) && fields[0] != "Z" {
+			live = append(live, string(b[:bytes.LastIndexByte(b, ')')+1]))
+		}
+	}
+	return live
+}

@@ -1,0 +1,115 @@
+package mockmodel_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+)
+
+// messagesBody builds a Messages API request with the Bash tool or none.
+func messagesBody(bash bool, stream bool, messages ...string) string {
+	var tools []map[string]string
+	if bash {
+		tools = append(tools, map[string]string{"name": "Read"}, map[string]string{"name": "Bash"})
+	}
+	var msgs []json.RawMessage
+	for _, m := range messages {
+		msgs = append(msgs, json.RawMessage(m))
+	}
+	b, _ := json.Marshal(map[string]any{"model": "m", "max_tokens": 10, "stream": stream, "tools": tools, "messages": msgs})
+	return string(b)
+}
+
+const (
+	prompt       = `{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"go"}]}`
+	stringPrompt = `{"role":"user","content":"go"}`
+	toolUse      = `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}`
+	toolResult   = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"},{"type":"text","text":"<system-reminder>y</system-reminder>"}]}`
+)
+
+// messageStream is the event sequence of every streamed reply, tool use or text.
+const messageStream = "message_start content_block_start content_block_delta content_block_stop message_delta message_stop"
+
+func TestMessagesTurn(t *testing.T) {
+	m := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{"echo hi"}})
+	url := m.URL() + "/v1/messages?beta=true"
+
+	events := post(t, url, messagesBody(true, true, prompt))
+	if got := types(events); got != messageStream {
+		t.Fatalf("events = %s, want %s", got, messageStream)
+	}
+	block := field(events[1].Data, "content_block")
+	if b, _ := block.(map[string]any); b["type"] != "tool_use" || b["name"] != "Bash" || b["id"] != "toolu_mock_1" {
+		t.Errorf("content_block = %v, want tool_use Bash toolu_mock_1", block)
+	}
+	var input struct{ Command, Description string }
+	partial, _ := field(events[2].Data, "delta", "partial_json").(string)
+	if err := json.Unmarshal([]byte(partial), &input); err != nil || input.Command != "echo hi" || input.Description == "" {
+		t.Errorf("input_json_delta = %q (%v), want command and description", partial, err)
+	}
+	if field(events[4].Data, "delta", "stop_reason") != "tool_use" {
+		t.Errorf("message_delta = %v, want stop_reason tool_use", events[4].Data)
+	}
+
+	for _, body := range []string{
+		messagesBody(true, true, prompt, toolUse, toolResult),
+		messagesBody(true, true, stringPrompt, toolUse, toolResult),
+	} {
+		events = post(t, url, body)
+		if got := types(events); got != messageStream || field(events[2].Data, "delta", "text") != mockmodel.DefaultAnswer {
+			t.Errorf("after the tool result: %v, want the text answer", events)
+		}
+		if field(events[4].Data, "delta", "stop_reason") != "end_turn" {
+			t.Errorf("message_delta = %v, want stop_reason end_turn", events[4].Data)
+		}
+	}
+	// A new prompt starts the script again.
+	events = post(t, url, messagesBody(true, true, prompt, toolUse, toolResult, stringPrompt))
+	if field(events[1].Data, "content_block", "type") != "tool_use" {
+		t.Errorf("second prompt: %v, want a tool use", events[1].Data)
+	}
+	want := []string{"tool Bash", "answer", "answer", "tool Bash"}
+	for i, r := range m.Requests() {
+		if r.Reply != want[i] {
+			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
+		}
+	}
+}
+
+func TestMessagesAuxiliaryRequests(t *testing.T) {
+	m := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{"echo hi"}})
+
+	resp, err := http.Head(m.URL() + "/")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("HEAD /: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	// A title request: no tools, not streamed.
+	resp, err = http.Post(m.URL()+"/v1/messages?beta=true", "application/json", strings.NewReader(messagesBody(false, false, stringPrompt)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var msg struct {
+		Content []struct{ Type, Text string }
+	}
+	if err := json.Unmarshal(b, &msg); err != nil || len(msg.Content) != 1 || msg.Content[0].Text != mockmodel.AuxText {
+		t.Errorf("title reply %s (%v), want the aux text", b, err)
+	}
+
+	// Streamed without tools: text too.
+	if events := post(t, m.URL()+"/v1/messages", messagesBody(false, true, prompt)); field(events[2].Data, "delta", "text") != mockmodel.AuxText {
+		t.Errorf("streamed aux reply %v", events)
+	}
+
+	got := m.Requests()
+	if len(got) != 3 || got[0].Reply != "probe" || got[1].Reply != "aux" || got[2].Reply != "aux" {
+		t.Errorf("requests = %+v", got)
+	}
+}

@@ -1,0 +1,101 @@
+package mockmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Request is one HTTP request a mock server got, and how it answered.
+type Request struct {
+	At     time.Time
+	Method string
+	URL    string // path and query
+	Body   []byte
+	// Reply says what the server did: "tool <name>", "answer",
+	// "aux", "probe", "unexpected".
+	Reply string
+}
+
+// recorder keeps the requests of one server; the handlers run concurrently.
+type recorder struct {
+	t    testing.TB
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// read records r with its whole body and returns the index of the record.
+func (rec *recorder) read(r *http.Request) (int, []byte, error) {
+	body, err := io.ReadAll(r.Body)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.reqs = append(rec.reqs, Request{At: time.Now(), Method: r.Method, URL: r.URL.RequestURI(), Body: body})
+	if err != nil {
+		return len(rec.reqs) - 1, nil, fmt.Errorf("read request body: %w", err)
+	}
+	return len(rec.reqs) - 1, body, nil
+}
+
+func (rec *recorder) setReply(i int, reply string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.reqs[i].Reply = reply
+}
+
+func (rec *recorder) all() []Request {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]Request(nil), rec.reqs...)
+}
+
+// sseWriter writes Server-Sent Events frames `event: <type>\ndata: <json>\n\n`
+// and flushes each, so the agent sees a real stream.
+type sseWriter struct {
+	w   http.ResponseWriter
+	err error
+}
+
+func newSSEWriter(w http.ResponseWriter) *sseWriter {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	return &sseWriter{w: w}
+}
+
+// event writes one frame; data is marshalled to JSON. The first error sticks.
+func (s *sseWriter) event(typ string, data any) {
+	if s.err != nil {
+		return
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		s.err = fmt.Errorf("marshal %s event: %w", typ, err)
+		return
+	}
+	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", typ, b); err != nil {
+		s.err = fmt.Errorf("write %s event: %w", typ, err)
+		return
+	}
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// wait sleeps for d unless the request ends first.
+func wait(r *http.Request, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-r.Context().Done():
+		return fmt.Errorf("request ended during answer delay: %w", r.Context().Err())
+	}
+}

@@ -1,0 +1,216 @@
+package mockmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+// Responses is a mock OpenAI Responses API (`POST /v1/responses`, streamed)
+// for codex-acp. Point codex's model provider base_url at BaseURL().
+type Responses struct {
+	srv    *httptest.Server
+	script Script
+	rec    recorder
+	calls  atomic.Int64 // tool calls issued, for unique call ids
+	resps  atomic.Int64 // responses issued, for unique response ids
+}
+
+// NewResponses starts a Responses server on 127.0.0.1 that follows script;
+// it is closed when the test ends.
+func NewResponses(t testing.TB, script Script) *Responses {
+	t.Helper()
+	m := &Responses{script: script, rec: recorder{t: t}}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// BaseURL is the provider base URL codex appends "/responses" to.
+func (m *Responses) BaseURL() string { return m.srv.URL + "/v1" }
+
+// Requests returns the requests received so far, oldest first.
+func (m *Responses) Requests() []Request { return m.rec.all() }
+
+// responsesRequest is the part of a Responses API request the mock reads.
+type responsesRequest struct {
+	Stream bool              `json:"stream"`
+	Input  []json.RawMessage `json:"input"`
+	Tools  []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+// inputItem is the part of an input item the mock reads.
+type inputItem struct {
+	Type string `json:"type"`
+	Role string `json:"role"`
+}
+
+func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
+	i, body, err := m.rec.read(r)
+	if err != nil {
+		m.rec.t.Logf("mockmodel.Responses: %s %s: %v", r.Method, r.URL, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
+		m.rec.setReply(i, "unexpected")
+		m.rec.t.Logf("mockmodel.Responses: unexpected request %s %s: %.300s", r.Method, r.URL, body)
+		http.NotFound(w, r)
+		return
+	}
+	var req responsesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		m.rec.setReply(i, "unexpected")
+		m.rec.t.Logf("mockmodel.Responses: decode request: %v: %.300s", err, body)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !req.Stream {
+		m.rec.t.Logf("mockmodel.Responses: request without stream:true; streaming anyway")
+	}
+	done, err := toolOutputsThisTurn(req.Input)
+	if err != nil {
+		m.rec.t.Logf("mockmodel.Responses: %v", err)
+	}
+	tool := shellTool(req)
+	if done < len(m.script.Commands) && tool != "" {
+		m.rec.setReply(i, "tool "+tool)
+		m.writeToolCall(w, tool, m.script.Commands[done])
+		return
+	}
+	if tool == "" {
+		m.rec.setReply(i, "aux")
+		m.rec.t.Logf("mockmodel.Responses: request offers no shell tool; answering with text")
+	} else {
+		m.rec.setReply(i, "answer")
+	}
+	if done > 0 {
+		if err := wait(r, m.script.answerDelay(DefaultCodexAnswerDelay)); err != nil {
+			m.rec.t.Logf("mockmodel.Responses: %v", err)
+			return
+		}
+	}
+	m.writeAnswer(w, m.script.answer())
+}
+
+// toolOutputsThisTurn counts the function_call_output items after the last
+// user message, that is, how many of the script's commands already ran in
+// this prompt turn.
+func toolOutputsThisTurn(input []json.RawMessage) (int, error) {
+	n := 0
+	for _, raw := range input {
+		var it inputItem
+		if err := json.Unmarshal(raw, &it); err != nil {
+			return n, fmt.Errorf("decode input item: %w", err)
+		}
+		switch {
+		case it.Type == "message" && it.Role == "user":
+			n = 0
+		case it.Type == "function_call_output":
+			n++
+		}
+	}
+	return n, nil
+}
+
+// shellTool picks the tool codex offers for shell commands (ACP-NOTES §5.1):
+// unified exec's exec_command, else shell_command (0.16 without unified
+// exec), else shell (0.13 without unified exec). Empty: none offered.
+func shellTool(req responsesRequest) string {
+	offered := map[string]bool{}
+	for _, t := range req.Tools {
+		offered[t.Name] = true
+	}
+	for _, name := range []string{"exec_command", "shell_command", "shell"} {
+		if offered[name] {
+			return name
+		}
+	}
+	return ""
+}
+
+// shellArguments is the JSON arguments string of a call to tool.
+func shellArguments(tool, script string) (string, error) {
+	var args any
+	switch tool {
+	case "exec_command":
+		args = map[string]any{"cmd": script}
+	case "shell_command":
+		args = map[string]any{"command": script}
+	case "shell":
+		args = map[string]any{"command": []string{"bash", "-lc", script}}
+	default:
+		return "", fmt.Errorf("no arguments for tool %q", tool)
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return "", fmt.Errorf("marshal %s arguments: %w", tool, err)
+	}
+	return string(b), nil
+}
+
+func (m *Responses) writeToolCall(w http.ResponseWriter, tool, script string) {
+	args, err := shellArguments(tool, script)
+	if err != nil {
+		m.rec.t.Logf("mockmodel.Responses: %v", err)
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	n := m.calls.Add(1)
+	callID := fmt.Sprintf("call_mock_%d", n)
+	item := func(arguments, status string) map[string]any {
+		return map[string]any{
+			"type": "function_call", "id": fmt.Sprintf("fc_mock_%d", n), "call_id": callID,
+			"name": tool, "arguments": arguments, "status": status,
+		}
+	}
+	respID := m.nextResponseID()
+	sse := newSSEWriter(w)
+	sse.event("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": respID}})
+	sse.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item("", "in_progress")})
+	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item(args, "completed")})
+	sse.event("response.completed", completed(respID))
+	if sse.err != nil {
+		m.rec.t.Logf("mockmodel.Responses: tool call %s: %v", callID, sse.err)
+	}
+}
+
+func (m *Responses) writeAnswer(w http.ResponseWriter, text string) {
+	respID := m.nextResponseID()
+	msgID := respID + "_msg"
+	message := func(content []any, status string) map[string]any {
+		return map[string]any{"type": "message", "id": msgID, "role": "assistant", "status": status, "content": content}
+	}
+	part := map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+	sse := newSSEWriter(w)
+	sse.event("response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": respID}})
+	sse.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": message([]any{}, "in_progress")})
+	sse.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": msgID, "output_index": 0, "content_index": 0, "delta": text})
+	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": message([]any{part}, "completed")})
+	sse.event("response.completed", completed(respID))
+	if sse.err != nil {
+		m.rec.t.Logf("mockmodel.Responses: answer: %v", sse.err)
+	}
+}
+
+func (m *Responses) nextResponseID() string {
+	return fmt.Sprintf("resp_mock_%d", m.resps.Add(1))
+}
+
+// completed is the response.completed event; codex requires usage.
+func completed(respID string) map[string]any {
+	return map[string]any{"type": "response.completed", "response": map[string]any{
+		"id": respID,
+		"usage": map[string]any{
+			"input_tokens": 10, "input_tokens_details": nil,
+			"output_tokens": 5, "output_tokens_details": nil,
+			"total_tokens": 15,
+		},
+	}}
+}

@@ -1,0 +1,149 @@
+package mockmodel_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+)
+
+// responsesBody builds a request: tools offered, then input items.
+func responsesBody(tools []string, input ...string) string {
+	var ts []map[string]string
+	for _, name := range tools {
+		ts = append(ts, map[string]string{"type": "function", "name": name})
+	}
+	var items []json.RawMessage
+	for _, it := range input {
+		items = append(items, json.RawMessage(it))
+	}
+	b, _ := json.Marshal(map[string]any{"model": "mock-model", "stream": true, "tools": ts, "input": items})
+	return string(b)
+}
+
+const (
+	userMsg    = `{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}`
+	callOutput = `{"type":"function_call_output","call_id":"c","output":"ok"}`
+)
+
+const toolTurn = "response.created response.output_item.added response.output_item.done response.completed"
+
+func TestResponsesPicksShellTool(t *testing.T) {
+	const script = "echo hi"
+	for _, tc := range []struct {
+		tools    []string
+		wantName string
+		wantArgs string
+	}{
+		{[]string{"shell", "exec_command", "shell_command"}, "exec_command", `{"cmd":"echo hi"}`},
+		{[]string{"shell", "shell_command"}, "shell_command", `{"command":"echo hi"}`},
+		{[]string{"apply_patch", "shell"}, "shell", `{"command":["bash","-lc","echo hi"]}`},
+	} {
+		t.Run(tc.wantName, func(t *testing.T) {
+			m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{script}})
+			events := post(t, m.BaseURL()+"/responses", responsesBody(tc.tools, userMsg))
+			if got := types(events); got != toolTurn {
+				t.Fatalf("events = %s, want %s", got, toolTurn)
+			}
+			added, done := events[1].Data, events[2].Data
+			if field(added, "item", "type") != "function_call" || field(added, "item", "arguments") != "" {
+				t.Errorf("output_item.added item = %v, want a function_call with empty arguments", added["item"])
+			}
+			if field(done, "item", "name") != tc.wantName || field(done, "item", "arguments") != tc.wantArgs {
+				t.Errorf("output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs)
+			}
+			if field(done, "item", "call_id") != "call_mock_1" {
+				t.Errorf("call_id = %v, want call_mock_1", field(done, "item", "call_id"))
+			}
+			if field(events[3].Data, "response", "usage", "total_tokens") == nil {
+				t.Errorf("response.completed lacks usage: %v", events[3].Data)
+			}
+			if r := m.Requests(); len(r) != 1 || r[0].Reply != "tool "+tc.wantName || r[0].URL != "/v1/responses" {
+				t.Errorf("requests = %+v", r)
+			}
+		})
+	}
+}
+
+func TestResponsesTurnSequence(t *testing.T) {
+	m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"a", "b"}, Answer: "fin", AnswerDelay: -1})
+	url, tools := m.BaseURL()+"/responses", []string{"exec_command"}
+	steps := []struct {
+		input    []string
+		wantArgs string // empty: the answer
+	}{
+		{[]string{userMsg}, `{"cmd":"a"}`},
+		{[]string{userMsg, callOutput}, `{"cmd":"b"}`},
+		{[]string{userMsg, callOutput, callOutput}, ""},
+		// A new prompt starts the script again.
+		{[]string{userMsg, callOutput, callOutput, userMsg}, `{"cmd":"a"}`},
+	}
+	for i, s := range steps {
+		events := post(t, url, responsesBody(tools, s.input...))
+		if s.wantArgs != "" {
+			if got := field(events[2].Data, "item", "arguments"); got != s.wantArgs {
+				t.Errorf("step %d: arguments %v, want %s", i, got, s.wantArgs)
+			}
+			continue
+		}
+		want := "response.created response.output_item.added response.output_text.delta response.output_item.done response.completed"
+		if got := types(events); got != want {
+			t.Fatalf("step %d: events = %s, want %s", i, got, want)
+		}
+		if events[2].Data["delta"] != "fin" || fmt.Sprint(field(events[3].Data, "item", "content")) != "[map[annotations:[] text:fin type:output_text]]" {
+			t.Errorf("step %d: answer events %v / %v", i, events[2].Data, events[3].Data)
+		}
+	}
+	if n := len(m.Requests()); n != len(steps) {
+		t.Errorf("recorded %d requests, want %d", n, len(steps))
+	}
+}
+
+func TestResponsesAnswerDelay(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"a"}, AnswerDelay: delay})
+	start := time.Now()
+	post(t, m.BaseURL()+"/responses", responsesBody([]string{"exec_command"}, userMsg, callOutput))
+	if d := time.Since(start); d < delay {
+		t.Errorf("answer after %v, want at least %v", d, delay)
+	}
+}
+
+func TestResponsesWithoutShellToolAnswers(t *testing.T) {
+	m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"a"}})
+	events := post(t, m.BaseURL()+"/responses", responsesBody(nil, userMsg))
+	if events[2].Data["delta"] != mockmodel.DefaultAnswer {
+		t.Errorf("events = %v, want the text answer", events)
+	}
+	if r := m.Requests(); r[0].Reply != "aux" {
+		t.Errorf("reply = %q, want aux", r[0].Reply)
+	}
+}
+
+func TestHeredocWrite(t *testing.T) {
+	for _, tc := range []struct{ content, want, file string }{
+		{"a $x `b`\n", "cat > f.txt <<'EOF'\na $x `b`\nEOF", "a $x `b`\n"},
+		{"a", "cat > f.txt <<'EOF'\na\nEOF", "a\n"},
+		{"", "cat > f.txt <<'EOF'\nEOF", ""},
+	} {
+		script := mockmodel.HeredocWrite("f.txt", tc.content)
+		if script != tc.want {
+			t.Errorf("HeredocWrite(%q) = %q, want %q", tc.content, script, tc.want)
+		}
+		// The script must do what it says in a real shell.
+		dir := t.TempDir()
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("bash: %v: %s", err, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != tc.file {
+			t.Errorf("bash wrote %q (%v), want %q", b, err, tc.file)
+		}
+	}
+}

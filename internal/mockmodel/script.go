@@ -1,0 +1,55 @@
+package mockmodel
+
+import (
+	"strings"
+	"time"
+)
+
+// DefaultCodexAnswerDelay is how long [Responses] waits before the final
+// answer of a turn. codex's unified exec reports a command's end
+// asynchronously: if the turn ends first, the agent never sends the final
+// tool_call_update (ACP-NOTES §5.1, §10).
+const DefaultCodexAnswerDelay = time.Second
+
+// DefaultAnswer is the final text of a turn when [Script.Answer] is empty.
+const DefaultAnswer = "done"
+
+// Script is what the mock model does in every prompt turn.
+type Script struct {
+	// Commands are shell scripts. The model asks for them one tool call
+	// per request, in order, then answers. Empty means answer at once.
+	Commands []string
+	// Answer is the final text; empty means DefaultAnswer.
+	Answer string
+	// AnswerDelay is the wait before the final answer. Zero means the
+	// server's default: DefaultCodexAnswerDelay for Responses, none for
+	// Messages. Negative means no wait.
+	AnswerDelay time.Duration
+}
+
+func (s Script) answer() string {
+	if s.Answer == "" {
+		return DefaultAnswer
+	}
+	return s.Answer
+}
+
+func (s Script) answerDelay(serverDefault time.Duration) time.Duration {
+	switch {
+	case s.AnswerDelay < 0:
+		return 0
+	case s.AnswerDelay == 0:
+		return serverDefault
+	}
+	return s.AnswerDelay
+}
+
+// HeredocWrite returns a script that writes content to path with a quoted
+// heredoc, the way models usually write files from a shell tool.
+// content must not contain a line "EOF".
+func HeredocWrite(path, content string) string {
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	return "cat > " + path + " <<'EOF'\n" + content + "EOF"
+}

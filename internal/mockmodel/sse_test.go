@@ -1,0 +1,81 @@
+package mockmodel_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// sseEvent is one parsed Server-Sent Events frame.
+type sseEvent struct {
+	Type string
+	Data map[string]any
+}
+
+// post sends body to url and parses the SSE stream of the reply.
+func post(t *testing.T, url, body string) []sseEvent {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("POST %s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
+	}
+	var events []sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	var ev sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			ev.Type = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.Data); err != nil {
+				t.Fatalf("event %s data: %v", ev.Type, err)
+			}
+		case line == "":
+			if ev.Data["type"] != ev.Type {
+				t.Errorf("event %q carries data type %v", ev.Type, ev.Data["type"])
+			}
+			events = append(events, ev)
+			ev = sseEvent{}
+		default:
+			t.Fatalf("unexpected SSE line %q", line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+func types(events []sseEvent) string {
+	var b bytes.Buffer
+	for i, e := range events {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(e.Type)
+	}
+	return b.String()
+}
+
+// field walks nested maps: field(m, "item", "arguments").
+func field(m map[string]any, path ...string) any {
+	var v any = m
+	for _, k := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[k]
+	}
+	return v
+}

@@ -1,0 +1,64 @@
+package realagent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Agent is how to launch one real agent offline: run Argv with Env in Dir,
+// directly or wrapped as `acp-proxy [flags] -- Argv...`.
+type Agent struct {
+	Name      string   // e.g. "codex-acp 0.13"
+	Argv      []string // absolute paths
+	Env       []string // the whole environment, private to this agent
+	Dir       string   // a temporary project directory, the session cwd
+	Home      string   // the private HOME
+	ConfigDir string   // CODEX_HOME or CLAUDE_CONFIG_DIR
+}
+
+// newDirs makes the private HOME, config and project directories. The
+// project lives outside HOME so agents do not mistake HOME for a project.
+func newDirs(t testing.TB, configName string) (home, config, project string) {
+	t.Helper()
+	root := t.TempDir()
+	home = filepath.Join(root, "home")
+	config = filepath.Join(home, configName)
+	project = filepath.Join(root, "project")
+	for _, d := range []string{home, config, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatalf("realagent: %v", err)
+		}
+	}
+	return home, config, project
+}
+
+// baseEnv is the environment every agent gets: PATH to find node and the
+// shells, a private HOME, and a UTF-8 locale. Nothing else is inherited, so
+// a developer's API keys or config never reach the agent.
+func baseEnv(home string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"LANG=C.UTF-8",
+		"TERM=dumb",
+	}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	return env
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatalf("realagent: %v", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatalf("realagent: write %s: %v", path, err)
+	}
+}
+
+// String describes the agent for test names and failure messages.
+func (a *Agent) String() string { return fmt.Sprintf("%s %q", a.Name, a.Argv) }

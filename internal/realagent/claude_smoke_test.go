@@ -1,0 +1,133 @@
+package realagent_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// TestClaudeSmoke runs a five-line command through claude-agent-acp 0.23.1
+// with each client kind and checks the shapes of ACP-NOTES §5.3.
+func TestClaudeSmoke(t *testing.T) {
+	for _, cl := range clients {
+		t.Run(cl.name, func(t *testing.T) {
+			t.Parallel()
+			model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{fiveLines}})
+			agent := realagent.Claude(t, realagent.ClaudeOptions{ModelURL: model.URL()})
+			c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
+			if got := replies(model.Requests()); !slices.Contains(got, "tool Bash") || !slices.Contains(got, "answer") {
+				t.Errorf("model replies = %q, want a Bash call and an answer", got)
+			}
+			id, updates := onlyToolCall(t, c)
+			checkClaudeCall(t, cl.termOutput, id, updates)
+			checkClaudePermission(t, c, id)
+			if p := c.Problems(); len(p) > 0 {
+				t.Errorf("client problems: %q", p)
+			}
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
+
+// claudeOutput is fiveLinesOutput as claude reports it: trimmed.
+const claudeOutput = "line 1\nline 2\nline 3\nline 4\nline 5"
+
+func checkClaudeCall(t *testing.T, termOutput bool, id string, updates []acpclient.ToolUpdate) {
+	t.Helper()
+	first, last := updates[0], updates[len(updates)-1]
+	if first.Kind != "execute" || first.Status != "pending" {
+		t.Errorf("tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status)
+	}
+	var tool struct {
+		ClaudeCode struct {
+			ToolName string `json:"toolName"`
+		} `json:"claudeCode"`
+	}
+	if b, err := json.Marshal(first.Meta); err != nil || json.Unmarshal(b, &tool) != nil || tool.ClaudeCode.ToolName != "Bash" {
+		t.Errorf("tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta)
+	}
+	if !hasClaudeCommand(updates) {
+		t.Errorf("no update carries rawInput.command = the script")
+	}
+	if last.Status != "completed" {
+		t.Errorf("final status = %q, want completed", last.Status)
+	}
+	var rawOutput string
+	if err := json.Unmarshal(last.RawOutput, &rawOutput); err != nil || rawOutput != claudeOutput {
+		t.Errorf("final rawOutput = %s (%v), want %q", last.RawOutput, err, claudeOutput)
+	}
+
+	if !termOutput {
+		if !first.HasContent || len(first.Content) != 0 {
+			t.Errorf("tool_call content = %+v, want []", first.Content)
+		}
+		for i, u := range updates {
+			if hasTerminalMeta(u) {
+				t.Errorf("update %d has terminal _meta %v without the capability", i, u.Meta)
+			}
+		}
+		if got, want := last.Text(), "```console\n"+claudeOutput+"\n```"; got != want {
+			t.Errorf("final content = %q, want %q", got, want)
+		}
+		return
+	}
+	if !terminalContent(first, id) || !terminalContent(last, id) {
+		t.Errorf("tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
+	}
+	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id {
+		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id)
+	}
+	// No live streaming: the whole output arrives as one terminal_output.
+	if data := acpclient.TerminalData(updates); data != claudeOutput {
+		t.Errorf("terminal_output data = %q, want %q", data, claudeOutput)
+	}
+	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.ExitCode == nil || *exit.ExitCode != 0 {
+		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
+	}
+}
+
+func hasClaudeCommand(updates []acpclient.ToolUpdate) bool {
+	for _, u := range updates {
+		var in struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(u.RawInput, &in) == nil && in.Command == fiveLines {
+			return true
+		}
+	}
+	return false
+}
+
+// checkClaudePermission: default mode asks once for Bash, with 0.23.1's
+// options, and the client picked the first allow option.
+func checkClaudePermission(t *testing.T, c *acpclient.Client, id string) {
+	t.Helper()
+	perms := c.PermissionRequests()
+	if len(perms) != 1 {
+		t.Fatalf("got %d permission requests, want 1", len(perms))
+	}
+	var p struct {
+		ToolCall struct {
+			ToolCallID string `json:"toolCallId"`
+		} `json:"toolCall"`
+		Options []struct {
+			OptionID string `json:"optionId"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(perms[0], &p); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, o := range p.Options {
+		ids = append(ids, o.OptionID)
+	}
+	if p.ToolCall.ToolCallID != id || !slices.Equal(ids, []string{"allow_always", "allow", "reject"}) {
+		t.Errorf("permission for %q with options %q, want %s with allow_always, allow, reject", p.ToolCall.ToolCallID, ids, id)
+	}
+}

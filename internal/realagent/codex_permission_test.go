@@ -1,0 +1,76 @@
+package realagent_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// TestCodexAsksPermission: with approval_policy "untrusted" codex-acp asks
+// before running the command. ACP-NOTES §5.1 says the request comes before
+// the tool_call; that holds for unified exec only.
+func TestCodexAsksPermission(t *testing.T) {
+	for _, version := range []string{"0.13", "0.16"} {
+		for _, unified := range []bool{true, false} {
+			t.Run(version+codexShellTool(version, unified), func(t *testing.T) {
+				t.Parallel()
+				model := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{fiveLines}})
+				agent := realagent.Codex(t, version, realagent.CodexOptions{
+					ModelBaseURL: model.BaseURL(), ApprovalPolicy: "untrusted", SandboxMode: "workspace-write", UnifiedExec: unified,
+				})
+				c := acpclient.Run(t, clientOptions(agent, clients[0]), "print five lines")
+				perms := c.PermissionRequests()
+				if len(perms) != 1 {
+					t.Fatalf("got %d permission requests, want 1\n%s", len(perms), c.Report())
+				}
+				var p struct {
+					ToolCall struct {
+						ToolCallID string `json:"toolCallId"`
+						Status     string `json:"status"`
+					} `json:"toolCall"`
+					Options []struct {
+						OptionID string `json:"optionId"`
+						Kind     string `json:"kind"`
+					} `json:"options"`
+				}
+				if err := json.Unmarshal(perms[0], &p); err != nil {
+					t.Fatal(err)
+				}
+				if len(p.Options) == 0 || p.Options[0].OptionID != "approved" || p.Options[0].Kind != "allow_once" {
+					t.Errorf("options = %+v, want approved (allow_once) first", p.Options)
+				}
+				permAt, callAt := -1, -1
+				for i, l := range c.Lines() {
+					switch {
+					case l.Method == "session/request_permission":
+						permAt = i
+					case l.Update != nil && l.Update.SessionUpdate == "tool_call" && callAt < 0:
+						callAt = i
+					}
+				}
+				// Observed: unified exec asks before announcing the call, the
+				// shell tools announce it first.
+				if permAt < 0 || callAt < 0 || (permAt < callAt) != unified {
+					t.Errorf("permission request at line %d, tool_call at %d; want the request first only with unified exec", permAt, callAt)
+				}
+				// Observed: codex-acp numbers its requests with UUID strings.
+				if id := c.Lines()[permAt].ID; len(id) == 0 || id[0] != '"' {
+					t.Errorf("permission request id %s, want a string", id)
+				}
+				id, updates := onlyToolCall(t, c)
+				if p.ToolCall.ToolCallID != id {
+					t.Errorf("permission for %q, tool call %q", p.ToolCall.ToolCallID, id)
+				}
+				if last := updates[len(updates)-1]; last.Status != "completed" {
+					t.Errorf("final status %q, want completed (the client allowed it)", last.Status)
+				}
+				if t.Failed() {
+					t.Log(c.Report())
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package realagent_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// TestCodexSmoke runs a five-line command through each codex-acp version,
+// shell tool and client kind, straight to the agent, and checks the tool
+// call has the shape ACP-NOTES §5.1 describes.
+func TestCodexSmoke(t *testing.T) {
+	for _, version := range []string{"0.13", "0.16"} {
+		for _, unified := range []bool{true, false} {
+			for _, cl := range clients {
+				tool := codexShellTool(version, unified)
+				t.Run(fmt.Sprintf("%s/%s/%s", version, tool, cl.name), func(t *testing.T) {
+					t.Parallel()
+					model := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{fiveLines}})
+					agent := realagent.Codex(t, version, realagent.CodexOptions{
+						ModelBaseURL: model.BaseURL(), UnifiedExec: unified,
+					})
+					c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
+					if got := replies(model.Requests()); !slices.Equal(got, []string{"tool " + tool, "answer"}) {
+						t.Errorf("model replies = %q, want the %s call then the answer", got, tool)
+					}
+					id, updates := onlyToolCall(t, c)
+					checkCodexCall(t, codexCase{version: version, unified: unified, termOutput: cl.termOutput}, id, updates)
+					if p := c.Problems(); len(p) > 0 {
+						t.Errorf("client problems: %q", p)
+					}
+					if t.Failed() {
+						t.Log(c.Report())
+					}
+				})
+			}
+		}
+	}
+}
+
+// codexShellTool is the tool the model gets (ACP-NOTES §5.1).
+func codexShellTool(version string, unified bool) string {
+	switch {
+	case unified:
+		return "exec_command"
+	case version == "0.13":
+		return "shell"
+	}
+	return "shell_command"
+}
+
+func replies(reqs []mockmodel.Request) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, r.Reply)
+	}
+	return out
+}
+
+type codexCase struct {
+	version    string
+	unified    bool
+	termOutput bool
+}
+
+func checkCodexCall(t *testing.T, tc codexCase, id string, updates []acpclient.ToolUpdate) {
+	t.Helper()
+	first, last := updates[0], updates[len(updates)-1]
+
+	if first.Kind != "execute" || first.Status != "in_progress" {
+		t.Errorf("tool_call kind/status = %q/%q, want execute/in_progress", first.Kind, first.Status)
+	}
+	if first.Title == nil || *first.Title != fiveLines {
+		t.Errorf("tool_call title = %v, want the script", first.Title)
+	}
+	var in struct {
+		Command []string `json:"command"`
+	}
+	if err := json.Unmarshal(first.RawInput, &in); err != nil || len(in.Command) != 3 || in.Command[2] != fiveLines {
+		t.Errorf("rawInput.command = %q (%v), want [shell -lc script]", in.Command, err)
+	}
+
+	if last.Status != "completed" {
+		t.Errorf("final status = %q, want completed", last.Status)
+	}
+	out := decodeCodexRawOutput(t, last)
+	if out.Stdout != fiveLinesOutput || out.ExitCode != 0 {
+		t.Errorf("rawOutput stdout/exit = %q/%d, want the five lines/0", out.Stdout, out.ExitCode)
+	}
+
+	if tc.termOutput {
+		checkCodexTerminal(t, tc, id, updates)
+	} else {
+		checkCodexText(t, tc, updates)
+	}
+}
+
+// checkCodexTerminal: the tool_call creates a terminal, updates append
+// data, the last one reports the exit.
+func checkCodexTerminal(t *testing.T, tc codexCase, id string, updates []acpclient.ToolUpdate) {
+	t.Helper()
+	first, last := updates[0], updates[len(updates)-1]
+	if !terminalContent(first, id) {
+		t.Errorf("tool_call content = %+v, want one terminal %s", first.Content, id)
+	}
+	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id || info.CWD == "" {
+		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id)
+	}
+	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.TerminalID != id || exit.ExitCode == nil || *exit.ExitCode != 0 {
+		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
+	}
+	for i, u := range updates {
+		if u.Text() != "" {
+			t.Errorf("update %d has text content %q; with the extension codex sends none", i, u.Text())
+		}
+	}
+	data := acpclient.TerminalData(updates)
+	if tc.unified {
+		// Unified exec streams only what the PTY prints after its first
+		// poll; a fast command prints everything before (quirk).
+		if !isLineRun(data, fiveLinesOutput) {
+			t.Errorf("streamed data = %q, want some lines of the output", data)
+		}
+		return
+	}
+	if data != fiveLinesOutput {
+		t.Errorf("streamed data = %q, want %q", data, fiveLinesOutput)
+	}
+}
+
+// checkCodexText: no extension, so output comes as fenced text content.
+func checkCodexText(t *testing.T, tc codexCase, updates []acpclient.ToolUpdate) {
+	t.Helper()
+	first, last := updates[0], updates[len(updates)-1]
+	if first.HasContent || first.Meta != nil {
+		t.Errorf("tool_call has content %+v / _meta %v; without the extension it has neither", first.Content, first.Meta)
+	}
+	for i, u := range updates {
+		if hasTerminalMeta(u) {
+			t.Errorf("update %d has terminal _meta %v without the capability", i, u.Meta)
+		}
+	}
+	middle := updates[1 : len(updates)-1]
+	switch {
+	case tc.version == "0.13":
+		// ≤0.13 sends a full snapshot per chunk; the final update has no content.
+		if last.HasContent {
+			t.Errorf("0.13 final update has content %+v, want only status and rawOutput", last.Content)
+		}
+		for i, u := range middle {
+			if !u.HasContent || !strings.HasPrefix(u.Text(), "```sh\n") {
+				t.Errorf("0.13 update %d = %+v, want a fenced snapshot", i+1, u)
+			}
+		}
+		want := codexFence(fiveLinesOutput)
+		if tc.unified {
+			// As with the extension: a fast command may stream nothing.
+			if len(middle) > 0 && !isLineRun(fenceBody(lastText(middle)), fiveLinesOutput) {
+				t.Errorf("0.13 last snapshot = %q, want some lines of the output, fenced", lastText(middle))
+			}
+			return
+		}
+		if len(middle) == 0 || middle[len(middle)-1].Text() != want {
+			t.Errorf("0.13 snapshots = %d, last %q; want the last to be %q", len(middle), lastText(middle), want)
+		}
+	default:
+		// 0.14+ sends one final update with status, fenced content and rawOutput.
+		if len(middle) != 0 {
+			t.Errorf("0.16 sent %d updates between tool_call and the final one, want 0", len(middle))
+		}
+		if tc.unified {
+			// The fence holds only the streamed part; a fast command has no
+			// content key at all (quirk).
+			if last.HasContent && !isLineRun(fenceBody(last.Text()), fiveLinesOutput) {
+				t.Errorf("0.16 final content = %q, want some lines of the output, fenced", last.Text())
+			}
+			return
+		}
+		if got, want := last.Text(), codexFence(fiveLinesOutput); got != want {
+			t.Errorf("0.16 final content = %q, want %q", got, want)
+		}
+	}
+}
+
+func lastText(us []acpclient.ToolUpdate) string {
+	if len(us) == 0 {
+		return ""
+	}
+	return us[len(us)-1].Text()
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package realagent_test
+
+const raceEnabled = false
