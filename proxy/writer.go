@@ -34,35 +34,17 @@ func (lw *lineWriter) writeLine(b []byte, eol bool) error {
 }
 
 func (lw *lineWriter) writeLocked(b []byte, eol bool) error {
-	if lw.err != nil {
-		return lw.err
-	}
-	if _, err := lw.w.Write(b); err != nil {
-		lw.err = err
+	if err := lw.writeRaw(b); err != nil {
 		return err
 	}
-	n := len(b)
-	if eol {
-		if err := lw.w.WriteByte('\n'); err != nil {
-			lw.err = err
-			return err
-		}
-		n++
-	}
-	lw.messages++
-	lw.bytes += int64(n)
-	return nil
+	return lw.endLine(eol, len(b))
 }
 
 // writeWire writes one whole line, '\n' included, as it was read.
 func (lw *lineWriter) writeWire(b []byte) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	if lw.err != nil {
-		return lw.err
-	}
-	if _, err := lw.w.Write(b); err != nil {
-		lw.err = err
+	if err := lw.writeRaw(b); err != nil {
 		return err
 	}
 	lw.messages++
