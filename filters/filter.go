@@ -158,40 +158,25 @@ func (c *Chain) apply(ctx context.Context, f Filter, m *Message, out Emitter) (e
 // Tick runs the Timed filters of direction d at now and returns the
 // earliest time one of them wants to be called again (zero: none).
 func (c *Chain) Tick(ctx context.Context, d Direction, now time.Time, sink Sink) (next time.Time, err error) {
-	if c == nil {
-		return time.Time{}, nil
-	}
-	c.mu[d].Lock()
-	defer c.mu[d].Unlock()
-	for i, f := range c.filters {
-		t, ok := f.(Timed)
-		if !ok {
-			continue
-		}
-		out := &stage{c: c, i: i, m: &Message{Dir: d, Time: now, Caps: c.caps}, sink: sink, ctx: ctx}
-		n := c.tick(t, d, now, out)
-		if out.writeErr != nil {
-			return time.Time{}, out.writeErr
-		}
-		if !n.IsZero() && (next.IsZero() || n.Before(next)) {
+	err = c.eachTimed(ctx, d, now, sink, "tick", func(t Timed, out *stage) {
+		if n := t.Tick(d, now, out); !n.IsZero() && (next.IsZero() || n.Before(next)) {
 			next = n
 		}
-	}
-	return next, nil
-}
-
-func (c *Chain) tick(t Timed, d Direction, now time.Time, out *stage) (next time.Time) {
-	defer func() {
-		if r := recover(); r != nil && c.OnError != nil {
-			c.OnError(d, c.filters[out.i].Name(), fmt.Errorf("tick panic: %v", r))
-		}
-	}()
-	return t.Tick(d, now, out)
+	})
+	return next, err
 }
 
 // Drain asks every Timed filter to emit what it holds for direction d, in
-// chain order, so held output reaches later filters before the stream ends.
+// chain order, so held output reaches later filters before the stream ends
+// (or before a line too long to filter passes them by).
 func (c *Chain) Drain(ctx context.Context, d Direction, now time.Time, sink Sink) error {
+	return c.eachTimed(ctx, d, now, sink, "drain", func(t Timed, out *stage) { t.Drain(d, out) })
+}
+
+// eachTimed calls fn for every Timed filter, in order, under d's lock, with
+// the emitter that feeds the filters after it. A panic is reported like an
+// Apply failure; a write error downstream stops the walk.
+func (c *Chain) eachTimed(ctx context.Context, d Direction, now time.Time, sink Sink, what string, fn func(Timed, *stage)) error {
 	if c == nil {
 		return nil
 	}
@@ -206,10 +191,10 @@ func (c *Chain) Drain(ctx context.Context, d Direction, now time.Time, sink Sink
 		func() {
 			defer func() {
 				if r := recover(); r != nil && c.OnError != nil {
-					c.OnError(d, f.Name(), fmt.Errorf("drain panic: %v", r))
+					c.OnError(d, f.Name(), fmt.Errorf("%s panic: %v", what, r))
 				}
 			}()
-			t.Drain(d, out)
+			fn(t, out)
 		}()
 		if out.writeErr != nil {
 			return out.writeErr
