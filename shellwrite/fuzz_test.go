@@ -1,0 +1,117 @@
+package shellwrite
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzCWD is the working directory the fuzzers parse in.
+const fuzzCWD = "/home/dev/project"
+
+// FuzzParse checks every script Parse accepts against bash and dash, seeded with the table.
+func FuzzParse(f *testing.F) {
+	for _, tc := range parseCases {
+		f.Add(tc.scriptIn("."))
+	}
+	f.Fuzz(checkParse)
+}
+
+// scriptShapes are templates for FuzzParseShapes: random text goes where Parse rarely gets to
+// with unstructured input, inside here-documents and printf and echo arguments.
+var scriptShapes = []func(a, b string) string{
+	func(a, b string) string { return "cat <<EOF > f\n" + a + "\nEOF\n" },
+	func(a, b string) string { return "cat <<'EOF' > f\n" + a + "\nEOF\n" },
+	func(a, b string) string { return "cat <<-EOF > f\n" + a + "\n\tEOF\n" },
+	func(a, b string) string { return "cat <<-\"EOF\" >" + b + "\n" + a + "\nEOF" },
+	func(a, b string) string { return "echo " + a + " > " + b },
+	func(a, b string) string { return "printf " + a + " " + b + " > f" },
+	func(a, b string) string { return "printf '" + a + "' \"" + b + "\" > f" },
+	func(a, b string) string { return "cd " + a + " && echo x > " + b },
+}
+
+// FuzzParseShapes is FuzzParse for scripts of the usual shapes.
+func FuzzParseShapes(f *testing.F) {
+	seeds := [][2]string{
+		{"plain", "f"}, {"a\\$b \\` \\\\ \\x", "g"}, {"\tx\n\t\ty", "'h i'"}, {"'%s\\n'", "x"},
+		{"%s|%b|\\t", "a\\nb"}, {"sub", "\"q r\""}, {"a\\\nb", "c\\\nd"}, {"EOF", "EOF"},
+	}
+	for shape := range scriptShapes {
+		for _, seed := range seeds {
+			f.Add(uint8(shape), seed[0], seed[1])
+		}
+	}
+	f.Fuzz(func(t *testing.T, shape uint8, a, b string) {
+		checkParse(t, scriptShapes[int(shape)%len(scriptShapes)](a, b))
+	})
+}
+
+// checkParse requires a script that Parse accepts to be written by bash and dash as predicted.
+func checkParse(t *testing.T, script string) {
+	w, err := Parse(script, fuzzCWD)
+	if err != nil {
+		if w.Path != "" || w.Content != nil {
+			t.Fatalf("rejected (%v) but returned %+v", err, w)
+		}
+		return
+	}
+	if !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path || !utf8.Valid(w.Content) {
+		t.Fatalf("accepted with Path %q, Content %q", w.Path, w.Content)
+	}
+	checkRoundTrip(t, script)
+	if !safeToRun(script) {
+		return
+	}
+	for _, shell := range oracleShells {
+		checkShellWrites(t, shell, parsed(func(string) string { return script }))
+	}
+}
+
+// safeToRun reports whether an accepted script can run in a temporary directory even if Parse is
+// wrong about it: without '/', '~' and '..' it cannot name a file outside that directory.
+func safeToRun(script string) bool {
+	return !strings.ContainsAny(script, "/~") && !strings.Contains(script, "..")
+}
+
+// FuzzScriptFromCommandLine checks every command line ScriptFromCommandLine accepts: the script
+// survives quoting again, and bash and dash split the line into the same words.
+func FuzzScriptFromCommandLine(f *testing.F) {
+	for _, tc := range commandLineCases {
+		f.Add(tc.cmd)
+	}
+	for _, tc := range parseCases {
+		f.Add("/bin/zsh -lc " + singleQuoted(tc.script))
+		f.Add("bash -c " + doubleQuoted(tc.script))
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		script, ok := ScriptFromCommandLine(cmd)
+		if !ok {
+			if script != "" {
+				t.Fatalf("rejected but returned %q", script)
+			}
+			return
+		}
+		checkRoundTrip(t, script)
+		argv, err := commandLineWords(cmd)
+		if err != nil {
+			t.Fatalf("accepted but commandLineWords: %v", err)
+		}
+		// Without ( and ` nothing in the line can run a command; PATH finds none either.
+		if strings.ContainsAny(cmd, "(`") {
+			return
+		}
+		printWords := "printf '%s\\0' " + strings.TrimLeft(cmd, " \t\n")
+		for _, shell := range oracleShells {
+			run := runShellPath(t, shellPath(t, shell), printWords, shellDir(t), "/nonexistent")
+			if run.err != nil || run.stderr != "" || len(run.files) != 0 {
+				t.Fatalf("%s -c %q: err=%v stderr=%q files=%d", shell, printWords, run.err, run.stderr, len(run.files))
+			}
+			got := strings.Split(strings.TrimSuffix(run.stdout, "\x00"), "\x00")
+			if !slices.Equal(got, argv) {
+				t.Fatalf("%s splits %q into %q, ScriptFromCommandLine into %q", shell, cmd, got, argv)
+			}
+		}
+	})
+}

@@ -1,0 +1,135 @@
+package shellwrite
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Write is what a recognised command provably writes: exactly one file, truncated and replaced.
+type Write struct {
+	Path    string // absolute, cleaned (filepath.Clean(Join(cwd, cdDir, target)))
+	Content []byte // byte-for-byte what bash (and dash) write
+}
+
+// Parse decides whether script provably writes exactly one file, and what. cwd is the absolute
+// working directory the command runs in. A nil error means accepted. The error says why not (for logs).
+func Parse(script, cwd string) (Write, error) {
+	w, err := parse(script, cwd)
+	if err != nil {
+		return Write{}, fmt.Errorf("shellwrite: %w", err)
+	}
+	return w, nil
+}
+
+func parse(script, cwd string) (Write, error) {
+	file, err := parseShell(script)
+	if err != nil {
+		return Write{}, err
+	}
+	cmd, err := splitCommand(script, file)
+	if err != nil {
+		return Write{}, err
+	}
+	content, err := cmd.content(script)
+	if err != nil {
+		return Write{}, err
+	}
+	path, err := cmd.path(script, cwd)
+	if err != nil {
+		return Write{}, err
+	}
+	return Write{Path: path, Content: content}, nil
+}
+
+// content returns what the command writes to its standard output.
+func (c *command) content(script string) ([]byte, error) {
+	name := sourceOf(script, c.call.Args[0])
+	args := make([]string, 0, len(c.call.Args)-1)
+	for i, w := range c.call.Args[1:] {
+		a, err := literal(script, w)
+		if err != nil {
+			return nil, fmt.Errorf("%s: argument %d: %w", name, i+1, err)
+		}
+		args = append(args, a)
+	}
+	switch {
+	case name == "cat" && c.heredoc != nil && len(args) == 0:
+		doc, err := readHeredoc(script, c.lineEnd, c.heredoc)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Trim(script[doc.end:], " \t\n") != "" {
+			return nil, errors.New("text after the here-document")
+		}
+		return doc.body, nil
+	case name == "cat" && c.heredoc != nil:
+		return nil, errors.New("cat: arguments (only a here-document is read)")
+	case c.heredoc != nil:
+		return nil, fmt.Errorf("%s: here-document", name)
+	case name == "echo":
+		return echoOutput(args)
+	case name == "printf" && len(args) > 0:
+		return printfOutput(args[0], args[1:])
+	}
+	return nil, fmt.Errorf("command %q with these arguments is not a recognised write", name)
+}
+
+// path returns the file the command's output redirect opens, run in cwd.
+func (c *command) path(script, cwd string) (string, error) {
+	target, err := literal(script, c.output.Word)
+	if err != nil {
+		return "", fmt.Errorf("redirect target: %w", err)
+	}
+	cdDir := ""
+	if c.cdDir != nil {
+		if cdDir, err = literal(script, c.cdDir); err != nil {
+			return "", fmt.Errorf("cd: %w", err)
+		}
+		if cdDir == "" {
+			// `cd ''` means different things to different shells and POSIX versions.
+			return "", errors.New("cd: empty directory")
+		}
+	}
+	return targetPath(cwd, cdDir, target)
+}
+
+// parseShell parses script as bash, keeping comments so that they can be rejected.
+func parseShell(script string) (*syntax.File, error) {
+	if err := checkText(script); err != nil {
+		return nil, err
+	}
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+	file, err := parser.Parse(strings.NewReader(script), "")
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	hasComment := false
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.Comment); ok {
+			hasComment = true
+		}
+		return !hasComment
+	})
+	if hasComment {
+		return nil, errors.New("comment")
+	}
+	return file, nil
+}
+
+// checkText rejects text that shells or the parser read differently: NUL (bash drops it from -c
+// strings), CR (mvdan tokenises it differently from bash, which writes to "f\r") and invalid UTF-8.
+func checkText(s string) error {
+	switch {
+	case strings.IndexByte(s, 0) >= 0:
+		return errors.New("NUL byte")
+	case strings.IndexByte(s, '\r') >= 0:
+		return errors.New("carriage return")
+	case !utf8.ValidString(s):
+		return errors.New("invalid UTF-8")
+	}
+	return nil
+}
