@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	}
 	proxyBin = filepath.Join(dir, "acp-proxy")
 	fakeAgent = filepath.Join(dir, "fakeagent")
-	for bin, pkg := range map[string]string{proxyBin: ".", fakeAgent: "../../internal/fakeagent"} {
+	for bin, pkg := range map[string]string{proxyBin: ".", fakeAgent: "../../internal/fakeagent", sdkAgent(): "../../internal/sdkagent"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
 			os.Exit(1)
