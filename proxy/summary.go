@@ -145,6 +145,7 @@ func (s *Summary) Report() SummaryReport {
 // WriteJSON writes the report as one JSON object.
 func (r SummaryReport) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "client->agent", not "client-\u003eagent"
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }

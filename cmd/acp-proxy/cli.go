@@ -33,7 +33,7 @@ Examples:
   acp-proxy -- codex-acp
   acp-proxy --terminal-output --deltas -- npx @zed-industries/codex-acp
   acp-proxy --record /tmp/session.jsonl --log-file /tmp/acp-proxy.log -- claude-agent-acp
-  acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-35001.jsonl
+  acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
 
 Flags:
 `

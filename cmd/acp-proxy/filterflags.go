@@ -9,4 +9,20 @@ import (
 // addFilterFlags registers the flags that enable and tune filters; the live
 // proxy and replay share them, so a replay shows what the live proxy does.
 func addFilterFlags(fs *pflag.FlagSet, cfg *filters.Config) {
+	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
+		"show shell commands that provably write one file (cat <<'EOF' > f, printf … > f, echo … > f) as edit calls with a diff")
+	fs.Int64Var(&cfg.MaxPatchBytes, "max-patch-bytes", filters.DefaultMaxPatchBytes,
+		"largest existing file --shell-to-patch reads to show as the diff's old text (bytes); larger: no rewrite")
+	fs.BoolVar(&cfg.PatchOutsideCwd, "patch-outside-cwd", false,
+		"let --shell-to-patch rewrite writes outside the session's directory")
+	fs.BoolVar(&cfg.TerminalOutput, "terminal-output", false,
+		"ask the agent to stream command output (_meta.terminal_output) and show it live, coalesced, to clients that don't render it; also cleans up <persisted-output> previews")
+	fs.BoolVar(&cfg.Deltas, "deltas", false,
+		"turn accumulated output snapshots (codex-acp ≤0.13) into terminal_output deltas for clients that render them, and coalesce them for others")
+	fs.DurationVar(&cfg.CoalesceInterval, "coalesce-interval", filters.DefaultCoalesceInterval,
+		"at most one output update per tool call per interval for clients that get whole snapshots")
+	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
+		"show the full output claude-agent-acp saved to a file instead of its <persisted-output> preview")
+	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", filters.DefaultMaxOutputBytes,
+		"largest saved output file --expand-persisted-output shows (bytes)")
 }

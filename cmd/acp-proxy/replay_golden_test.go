@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// The golden test replays every committed trace in testdata/traces through
+// `acp-proxy replay` (in process, with the CLI's own flag parsing) with
+// each filter combination, and compares the output, byte for byte, with
+// testdata/traces/golden/<trace>/<combination>.jsonl, and the --summary
+// --json figures with <combination>.summary.json.
+//
+//	go test ./cmd/acp-proxy -run TestReplayGoldens             # check
+//	go test ./cmd/acp-proxy -run TestReplayGoldens -update     # rewrite; then review `git diff testdata/traces/golden`
+var update = flag.Bool("update", false, "rewrite testdata/traces/golden/ from the current filters (review the diff: goldens are reviewed, not blindly regenerated)")
+
+const (
+	tracesDir = "../../testdata/traces"
+	goldenDir = tracesDir + "/golden"
+)
+
+// generatedTraces are made by scripts/make-big-trace, too big to commit:
+// they have no goldens.
+var generatedTraces = []string{"codex-0.13-plain-35001"}
+
+// replayCombo is one filter combination: its golden file name and flags.
+type replayCombo struct {
+	name  string
+	flags []string
+}
+
+var replayCombos = []replayCombo{
+	{"none", nil},
+	{"terminal-output", []string{"--terminal-output"}},
+	{"deltas", []string{"--deltas"}},
+	{"terminal-output+deltas", []string{"--terminal-output", "--deltas"}},
+	{"shell-to-patch", []string{"--shell-to-patch"}},
+	{"all", []string{"--shell-to-patch", "--terminal-output", "--deltas"}},
+}
+
+// persistedCombos are added for traces with a <persisted-output> preview.
+var persistedCombos = []replayCombo{
+	{"expand-persisted-output", []string{"--expand-persisted-output"}},
+	{"all+expand-persisted-output", []string{"--shell-to-patch", "--terminal-output", "--deltas", "--expand-persisted-output"}},
+}
+
+func TestReplayGoldens(t *testing.T) {
+	names := committedTraces(t)
+	require.NotEmpty(t, names, "no traces in %s", tracesDir)
+	lockStaging(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(tracesDir, name+".jsonl")
+			trace, err := os.ReadFile(path)
+			require.NoError(t, err)
+			// shell-to-patch and expand-persisted-output read files the
+			// trace names; recreate them as they were during the session.
+			configDir := stageSessionFiles(t, name, trace)
+			t.Setenv("CLAUDE_CONFIG_DIR", configDir)
+
+			combos := replayCombos
+			if bytes.Contains(trace, []byte("<persisted-output>")) {
+				combos = append(slices.Clip(combos), persistedCombos...)
+			}
+			want := map[string]bool{}
+			for _, c := range combos {
+				want[c.name+".jsonl"], want[c.name+".summary.json"] = true, true
+				t.Run(c.name, func(t *testing.T) {
+					out := replayOK(t, append(slices.Clip(c.flags), path)...)
+					if c.name == "none" {
+						// With no filter a replay is the recording
+						// (which has no "out" fields: it was recorded
+						// with no filter either).
+						sameLines(t, trace, out)
+					}
+					checkGolden(t, filepath.Join(goldenDir, name, c.name+".jsonl"), out)
+					sum := replayOK(t, append(append([]string{"--summary", "--json"}, c.flags...), path)...)
+					checkGolden(t, filepath.Join(goldenDir, name, c.name+".summary.json"), sum)
+				})
+			}
+			checkNoStaleGoldens(t, filepath.Join(goldenDir, name), want)
+		})
+	}
+	entries, _ := os.ReadDir(goldenDir)
+	for _, e := range entries {
+		if slices.Contains(names, e.Name()) {
+			continue
+		}
+		if !*update {
+			t.Errorf("goldens of a trace that is gone: %s (-update removes them)", e.Name())
+			continue
+		}
+		t.Logf("removing goldens of a trace that is gone: %s", e.Name())
+		require.NoError(t, os.RemoveAll(filepath.Join(goldenDir, e.Name())))
+	}
+}
+
+// committedTraces are the names of testdata/traces/*.jsonl, without the
+// generated ones.
+func committedTraces(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(tracesDir, "*.jsonl"))
+	require.NoError(t, err)
+	var names []string
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		if !slices.Contains(generatedTraces, name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// replayOK runs `acp-proxy replay args...` and returns its stdout; it
+// fails on a non-zero exit or anything on stderr (a filter failure).
+func replayOK(t *testing.T, args ...string) []byte {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"replay"}, args...), strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, "acp-proxy replay %q: %s", args, stderr.String())
+	require.Empty(t, stderr.String(), "acp-proxy replay %q", args)
+	return stdout.Bytes()
+}
+
+// checkGolden compares got with the golden file, or rewrites it with -update.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		old, err := os.ReadFile(path)
+		if err == nil && bytes.Equal(old, got) {
+			return
+		}
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		t.Logf("updated %s", path)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("no golden %s: run go test ./cmd/acp-proxy -run TestReplayGoldens -update, and review it", path)
+	}
+	require.NoError(t, err)
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s: %s\n(if the change is intended: -update, and review the diff)", path, firstDifference(want, got))
+	}
+}
+
+// checkNoStaleGoldens fails on (or, with -update, removes) golden files no
+// combination produces.
+func checkNoStaleGoldens(t *testing.T, dir string, want map[string]bool) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if want[e.Name()] {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if *update {
+			require.NoError(t, os.RemoveAll(p))
+			t.Logf("removed stale golden %s", p)
+			continue
+		}
+		t.Errorf("stale golden %s: no filter combination produces it (-update removes it)", p)
+	}
+}
+
+// firstDifference describes where two traces first differ, by line.
+func firstDifference(want, got []byte) string {
+	wl, gl := bytes.SplitAfter(want, []byte("\n")), bytes.SplitAfter(got, []byte("\n"))
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g []byte
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if !bytes.Equal(w, g) {
+			return fmt.Sprintf("differs at line %d (of %d wanted, %d got):\nwant %s\n got %s", i+1, len(wl), len(gl), clip(w), clip(g))
+		}
+	}
+	return "identical"
+}
+
+func clip(b []byte) string {
+	const max = 600
+	if len(b) <= max {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%q …[%d bytes]… %q", b[:max/2], len(b)-max, b[len(b)-max/2:])
+}
+
+func sameLines(t *testing.T, want, got []byte) {
+	t.Helper()
+	if !bytes.Equal(want, got) {
+		t.Errorf("a replay with no filter is not the recording: %s", firstDifference(want, got))
+	}
+}
+
+// stageMarker marks a directory the golden test created, so that one left
+// behind by an interrupted run is recognised and replaced.
+const stageMarker = ".acp-proxy-golden-stage"
+
+// stageSessionFiles recreates, at the paths the trace names, what the
+// filters that read files need: the session directory (shell-to-patch
+// checks a write's target against it; empty, as before the session) and
+// the outputs the Claude CLI saved (expand-persisted-output shows them),
+// kept at record time in testdata/traces/<name>.saved/. Fixtures are
+// recorded under a temporary directory, <tmp>/<TestName…>/001 holding
+// project/ and home/; that directory is created for the test and removed
+// after it. It returns the agent's Claude config directory there.
+//
+// Without this, a replay of a fixture would find none of those paths and
+// the two filters would leave the trace alone, which is right for them but
+// shows nothing.
+func stageSessionFiles(t *testing.T, name string, trace []byte) string {
+	t.Helper()
+	cwd := sessionCwd(t, trace)
+	root := filepath.Dir(cwd) // the recording's temporary root
+	top, ok := underTemp(root)
+	if !ok {
+		t.Fatalf("the trace's session directory %s is not in a temporary directory; cannot recreate it", cwd)
+	}
+	if _, err := os.Lstat(top); err == nil {
+		if _, err := os.Stat(filepath.Join(top, stageMarker)); err != nil {
+			t.Fatalf("%s exists and is not a leftover of this test; remove it to replay %s", top, name)
+		}
+		require.NoError(t, os.RemoveAll(top))
+	}
+	require.NoError(t, os.MkdirAll(cwd, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(top, stageMarker), nil, 0o644))
+	t.Cleanup(func() { os.RemoveAll(top) })
+
+	saved := filepath.Join(tracesDir, name+".saved")
+	err := filepath.WalkDir(saved, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(saved, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, "home", ".claude")
+}
+
+// lockStaging keeps two test processes (two checkouts, say) from staging
+// the same recorded paths at once, until the test ends.
+func lockStaging(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "acp-proxy-golden-stage.lock"), os.O_CREATE|os.O_RDWR, 0o666)
+	require.NoError(t, err)
+	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
+}
+
+// sessionCwd is the cwd of the trace's session/new.
+func sessionCwd(t *testing.T, trace []byte) string {
+	t.Helper()
+	tr := proxy.NewTraceReader(bytes.NewReader(trace))
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			t.Fatal("the trace has no session/new")
+		}
+		require.NoError(t, err)
+		if m, _ := rawjson.GetString(rec.Line, "method"); m == "session/new" {
+			cwd, ok := rawjson.GetString(rec.Line, "params", "cwd")
+			require.True(t, ok && filepath.IsAbs(cwd) && filepath.Clean(cwd) == cwd, "session/new cwd %q", cwd)
+			return cwd
+		}
+	}
+}
+
+// underTemp returns the directory right under a temporary directory (/tmp,
+// or $TMPDIR) that holds path, at least two levels below it.
+func underTemp(path string) (string, bool) {
+	for _, tmp := range []string{"/tmp", os.TempDir()} {
+		rel, err := filepath.Rel(filepath.Clean(tmp), path)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		first, rest, ok := strings.Cut(rel, string(filepath.Separator))
+		if ok && rest != "" && first != "" {
+			return filepath.Join(tmp, first), true
+		}
+	}
+	return "", false
+}
+
+// TestReplayOfAMalformedTraceNamesTheLine: a broken trace is an error that
+// says which line, and nothing is half-replayed silently.
+func TestReplayOfAMalformedTraceNamesTheLine(t *testing.T) {
+	good := `{"t":0.1,"dir":"client->agent","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}}` + "\n"
+	for _, c := range []struct{ name, line, want string }{
+		{"not json", `{"t":0.2,"dir":`, "trace line 3: not a JSON object"},
+		{"bad dir", `{"t":0.2,"dir":"sideways","msg":{}}`, `trace line 3: "dir" must be`},
+		{"no t", `{"dir":"client->agent","msg":{}}`, `trace line 3: missing "t"`},
+		{"no line", `{"t":0.2,"dir":"client->agent"}`, `trace line 3: record has none of`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "bad.jsonl")
+			require.NoError(t, os.WriteFile(f, []byte(good+"\n"+c.line+"\n"+good), 0o644))
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"replay", "--deltas", f}, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, stderr.String(), f+": "+c.want)
+		})
+	}
+}

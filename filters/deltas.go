@@ -1,0 +1,495 @@
+package filters
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// Deltas is the --deltas filter, for agents that stream a command's output
+// as accumulated snapshots: every tool_call_update of the call replaces its
+// content with one text item that extends the previous one, fenced
+// ("```sh\n" + output without trailing newlines + "\n```\n", codex-acp ≤0.13
+// without the extension) or not.
+//
+// For a client with the terminal-output extension, the proxy gives each
+// execute call a display terminal (the tool_call gains
+// _meta.terminal_info and a terminal content item), turns every snapshot
+// into one update whose _meta.terminal_output carries only the new text,
+// and adds _meta.terminal_exit to the update that ends the call (exit_code
+// from rawOutput.exit_code, else null). The data concatenated is the final
+// snapshot's output exactly, completed from rawOutput when that extends it
+// (the trailing newlines the fence trims, or output the agent stopped
+// streaming). Diffing is done on the JSON string bytes, fence removed, so
+// new text is copied through without being decoded. A snapshot that does
+// not extend the previous one, or content of another shape, is forwarded
+// as it is, and the call's later updates too: it replaces the terminal.
+//
+// For a client without the extension, the snapshots of a call are
+// coalesced under the policy in coalesce.go: the latest wins, the first
+// goes at once, the rest at a bounded rate, and the update that ends the
+// call carries the last snapshot (or the longer output from rawOutput).
+//
+// State is kept per execute call and freed when the call ends or its turn
+// does.
+type Deltas struct {
+	// Interval is the coalescing interval; zero means
+	// DefaultCoalesceInterval.
+	Interval time.Duration
+
+	prompts prompts
+	client  clientView
+	calls   callList[deltaCall]
+}
+
+var (
+	_ Filter = (*Deltas)(nil)
+	_ Timed  = (*Deltas)(nil)
+)
+
+// deltaCall is what Deltas keeps for one execute call.
+type deltaCall struct {
+	session, id string
+
+	// For a client with the extension.
+	convert bool   // the proxy gave the call a terminal; snapshots become deltas
+	opened  bool   // the first snapshot was seen; open is its fence
+	open    []byte // the snapshots' fence opening, as JSON string bytes
+	body    []byte // the output sent as deltas, as JSON string bytes
+
+	// For a client without it.
+	latest  []byte // the latest snapshot message (held or sent)
+	pending bool   // latest is held, not sent yet
+	pace    pacer
+	due     time.Time
+}
+
+// Name implements Filter.
+func (f *Deltas) Name() string { return "deltas" }
+
+func (f *Deltas) interval() time.Duration {
+	if f.Interval > 0 {
+		return f.Interval
+	}
+	return DefaultCoalesceInterval
+}
+
+// Apply implements Filter.
+func (f *Deltas) Apply(_ context.Context, m *Message, out Emitter) error {
+	if m.Dir == ClientToAgent {
+		if m.Method() == "session/prompt" {
+			f.prompts.observe(m)
+		}
+		return out.Emit(m.Dir, m.Raw)
+	}
+	mode := f.client.load(m)
+	if mode == clientUnknown {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	// Without a call kept, only an execute tool_call is of interest.
+	if f.calls.len() > 0 || mentions(m.Raw, quotedExecute) {
+		if u, ok := toolUpdateOf(m); ok {
+			if mode == clientSpeaks {
+				return f.toDeltas(m, &u, out)
+			}
+			return f.coalesce(m, &u, out)
+		}
+	}
+	if err := f.flush(m.Time, out, nil); err != nil {
+		return err
+	}
+	if sid, ok := f.prompts.ended(m); ok {
+		f.calls.removeSession(sid)
+	}
+	return out.Emit(m.Dir, m.Raw)
+}
+
+// toDeltas handles a tool update for a client with the extension.
+func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
+	if u.sessionUpdate == "tool_call" {
+		return f.giveTerminal(m, u, out)
+	}
+	c := f.calls.get(u.id)
+	if c == nil {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	final := u.final()
+	if final {
+		f.calls.remove(u.id)
+	}
+	if !c.convert {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	var delta []byte
+	snap := u.content != nil
+	if snap {
+		text, ok := snapshotText(u.content)
+		if ok {
+			delta, ok = c.extend(text, final)
+		}
+		if !ok {
+			// Not a snapshot that extends the last one: it replaces the
+			// terminal, and so does everything after it.
+			c.convert = false
+			return out.Emit(m.Dir, m.Raw)
+		}
+	}
+	msg, err := editUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
+		var err error
+		if snap {
+			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
+				return nil, err
+			}
+		}
+		if !final && len(delta) > 0 {
+			val := appendTermValue(nil, u.id, quoteRaw(delta))
+			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
+		}
+		return upd, err
+	})
+	if err != nil {
+		return err
+	}
+	if !final {
+		if len(delta) == 0 && snap && u.others == 0 && u.meta == nil {
+			return nil // the same snapshot again: nothing to show
+		}
+		c.body = append(c.body, delta...)
+		return out.Emit(m.Dir, msg)
+	}
+
+	// The end: the last new text, what only rawOutput has, then the exit.
+	c.body = append(c.body, delta...)
+	if len(delta) > 0 {
+		if err := out.Emit(m.Dir, f.dataUpdate(c, quoteRaw(delta))); err != nil {
+			return err
+		}
+	}
+	if rest := c.recover(u.rawOutput); rest != "" {
+		if err := out.Emit(m.Dir, f.dataUpdate(c, rawjson.Quote(rest))); err != nil {
+			return err
+		}
+	}
+	if tm := parseTermMeta(u.meta); tm.exit == nil {
+		exit := appendTermExit(nil, u.id, exitCode(u.rawOutput))
+		if msg, err = rawjson.Set(msg, exit, at("_meta", metaTerminalExit)...); err != nil {
+			return err
+		}
+	}
+	return out.Emit(m.Dir, msg)
+}
+
+// giveTerminal adds a display terminal to an execute tool_call that has
+// neither content nor one of its own.
+func (f *Deltas) giveTerminal(m *Message, u *toolUpdate, out Emitter) error {
+	if u.kind != "execute" || parseTermMeta(u.meta).any() || !emptyArray(u.content) || f.calls.get(u.id) != nil {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	tid := rawjson.Quote(u.id)
+	content := append(append([]byte(`[{"type":"terminal","terminalId":`), tid...), "}]"...)
+	msg, err := rawjson.Set(m.Raw, content, at("content")...)
+	if err != nil {
+		return err
+	}
+	info := append(append([]byte(`{"terminal_id":`), tid...), '}')
+	if msg, err = rawjson.Set(msg, info, at("_meta", metaTerminalInfo)...); err != nil {
+		return err
+	}
+	f.calls.add(u.id, m.SessionID(), &deltaCall{session: m.SessionID(), id: u.id, convert: true})
+	return out.Emit(m.Dir, msg)
+}
+
+// extend returns the new text of snapshot text (JSON string bytes), and
+// false when it does not extend what was sent. Unless final, a trailing
+// escaped high surrogate waits for the next snapshot, so that a pair split
+// between snapshots is never split between deltas.
+func (c *deltaCall) extend(text []byte, final bool) ([]byte, bool) {
+	open, body, _ := splitFence(text, `\n`)
+	if c.opened && !bytes.Equal(open, c.open) {
+		return nil, false
+	}
+	if !bytes.HasPrefix(body, c.body) {
+		return nil, false
+	}
+	if !c.opened {
+		c.opened, c.open = true, append([]byte(nil), open...)
+	}
+	delta := body[len(c.body):]
+	if !final {
+		delta = delta[:len(delta)-highSurrogateTail(delta)]
+	}
+	if !rawjson.Valid(quoteRaw(delta)) {
+		return nil, false
+	}
+	return delta, true
+}
+
+// recover returns what rawOutput holds past the output sent, when that is a
+// prefix of it.
+func (c *deltaCall) recover(rawOutput []byte) string {
+	s, ok := rawOutputText(rawOutput)
+	if !ok {
+		return ""
+	}
+	sent, err := rawjson.Unquote(quoteRaw(c.body))
+	if err != nil || len(s) <= len(sent) || !strings.HasPrefix(s, sent) {
+		return ""
+	}
+	return s[len(sent):]
+}
+
+func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
+	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, appendTermValue(nil, c.id, quoted)))
+}
+
+// coalesce handles a tool update for a client without the extension.
+func (f *Deltas) coalesce(m *Message, u *toolUpdate, out Emitter) error {
+	c := f.calls.get(u.id)
+	if u.sessionUpdate == "tool_call" && u.kind == "execute" && c == nil {
+		c = &deltaCall{session: m.SessionID(), id: u.id}
+		if old := f.calls.add(u.id, c.session, c); old != nil && old.pending {
+			if err := f.send(old, m.Time, out); err != nil {
+				return err
+			}
+		}
+		return f.forward(m, out, nil)
+	}
+	if c == nil {
+		return f.forward(m, out, nil)
+	}
+	_, snap := snapshotText(u.content)
+	if snap && u.others == 0 && u.meta == nil && !u.final() {
+		c.latest = append(c.latest[:0], m.Raw...)
+		c.pending = true
+		c.due = c.pace.due(f.interval(), len(m.Raw), len(u.content))
+		if isDue(c.due, m.Time) {
+			return f.send(c, m.Time, out)
+		}
+		return nil
+	}
+	if u.content != nil {
+		// The agent's own content replaces what is held.
+		c.pending = false
+		if snap {
+			c.latest = append(c.latest[:0], m.Raw...)
+		}
+	}
+	if !u.final() {
+		return f.forward(m, out, nil)
+	}
+	f.calls.remove(u.id)
+	msg := m.Raw
+	if u.content == nil && c.latest != nil {
+		content := c.recoverContent(u.rawOutput)
+		if content == nil && c.pending {
+			content, _ = rawjson.Get(c.latest, at("content")...)
+		}
+		if content != nil {
+			var err error
+			if msg, err = rawjson.Set(msg, content, at("content")...); err != nil {
+				return err
+			}
+		}
+	}
+	return f.forward(&Message{Dir: m.Dir, Raw: msg, Time: m.Time}, out, c)
+}
+
+// forward emits m after the held snapshots of every call but except.
+func (f *Deltas) forward(m *Message, out Emitter, except *deltaCall) error {
+	if err := f.flush(m.Time, out, except); err != nil {
+		return err
+	}
+	return out.Emit(m.Dir, m.Raw)
+}
+
+// recoverContent is the content showing rawOutput's text, fenced as the
+// last snapshot was, when it extends that snapshot's output; else nil.
+func (c *deltaCall) recoverContent(rawOutput []byte) []byte {
+	s, ok := rawOutputText(rawOutput)
+	if !ok {
+		return nil
+	}
+	content, _ := rawjson.Get(c.latest, at("content")...)
+	raw, ok := snapshotText(content)
+	if !ok {
+		return nil
+	}
+	text, err := rawjson.Unquote(quoteRaw(raw))
+	if err != nil {
+		return nil
+	}
+	item := func(t string) []byte {
+		return append(appendTextItem([]byte{'['}, rawjson.Quote(t)), ']')
+	}
+	// Output that itself looks like a fence is not one.
+	if strings.HasPrefix(s, text) {
+		if len(s) > len(text) {
+			return item(s)
+		}
+		return nil
+	}
+	open, body, closing := splitFence([]byte(text), "\n")
+	full := s
+	if open != nil {
+		full = strings.TrimRight(s, "\n")
+	}
+	if len(full) <= len(body) || !strings.HasPrefix(full, string(body)) {
+		return nil
+	}
+	return item(string(open) + full + string(closing))
+}
+
+// send emits c's held snapshot.
+func (f *Deltas) send(c *deltaCall, now time.Time, out Emitter) error {
+	c.pending = false
+	c.pace.record(now, len(c.latest))
+	return out.Emit(AgentToClient, c.latest)
+}
+
+// flush sends the held snapshot of every call but except.
+func (f *Deltas) flush(now time.Time, out Emitter, except *deltaCall) error {
+	return f.calls.each(func(c *deltaCall) error {
+		if c.pending && c != except {
+			return f.send(c, now, out)
+		}
+		return nil
+	})
+}
+
+// Tick implements Timed: it sends the held snapshots that are due.
+func (f *Deltas) Tick(d Direction, now time.Time, out Emitter) time.Time {
+	var next time.Time
+	if d != AgentToClient {
+		return next
+	}
+	_ = f.calls.each(func(c *deltaCall) error {
+		if !c.pending {
+			return nil
+		}
+		if isDue(c.due, now) {
+			return f.send(c, now, out)
+		}
+		next = earliest(next, c.due)
+		return nil
+	})
+	return next
+}
+
+// Drain implements Timed: it sends everything held.
+func (f *Deltas) Drain(d Direction, out Emitter) {
+	if d == AgentToClient {
+		_ = f.flush(time.Time{}, out, nil)
+	}
+}
+
+// snapshotText returns the text of content when it is exactly one text
+// item, as the JSON string's bytes without the quotes.
+func snapshotText(content []byte) ([]byte, bool) {
+	if content == nil {
+		return nil, false
+	}
+	var item []byte
+	n := 0
+	trustedElements(content, func(el []byte) bool { item, n = el, n+1; return n < 2 })
+	if n != 1 {
+		return nil, false
+	}
+	typ, inner := member2(item, "type", "content")
+	if string(typ) != `"content"` {
+		return nil, false
+	}
+	typ, text := member2(inner, "type", "text")
+	if string(typ) != `"text"` || len(text) < 2 || text[0] != '"' {
+		return nil, false
+	}
+	return text[1 : len(text)-1], true
+}
+
+// splitFence splits a snapshot's text into the fence opening ("```lang" and
+// a newline), the output and the closing (a newline, "```", maybe a
+// newline). nl is the newline as text spells it: `\n` in JSON string bytes,
+// "\n" decoded. Text that is not fenced is all body.
+func splitFence(text []byte, nl string) (open, body, closing []byte) {
+	if !bytes.HasPrefix(text, []byte("```")) {
+		return nil, text, nil
+	}
+	i := 3
+	for i < len(text) && isLangByte(text[i]) {
+		i++
+	}
+	if !bytes.HasPrefix(text[i:], []byte(nl)) {
+		return nil, text, nil
+	}
+	i += len(nl)
+	rest := text[i:]
+	for _, c := range [...]string{nl + "```" + nl, nl + "```"} {
+		cut := len(rest) - len(c)
+		if bytes.HasSuffix(rest, []byte(c)) && (nl != `\n` || backslashesBefore(rest, cut)%2 == 0) {
+			return text[:i], rest[:cut], rest[cut:]
+		}
+	}
+	return nil, text, nil
+}
+
+func isLangByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("_+-.#", b) >= 0
+}
+
+// backslashesBefore counts the backslashes right before s[i].
+func backslashesBefore(s []byte, i int) int {
+	n := 0
+	for i-n > 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n
+}
+
+// highSurrogateTail is 6 when s (JSON string bytes) ends with the escape
+// of a UTF-16 high surrogate (\ud800–\udbff), else 0.
+func highSurrogateTail(s []byte) int {
+	if len(s) < 6 {
+		return 0
+	}
+	t := s[len(s)-6:]
+	if t[0] != '\\' || t[1] != 'u' || (t[2] != 'd' && t[2] != 'D') || backslashesBefore(s, len(s)-6)%2 != 0 {
+		return 0
+	}
+	switch t[3] {
+	case '8', '9', 'a', 'b', 'A', 'B':
+		return 6
+	}
+	return 0
+}
+
+// quoteRaw wraps JSON string bytes in quotes.
+func quoteRaw(s []byte) []byte {
+	out := make([]byte, 0, len(s)+2)
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"')
+}
+
+// emptyArray reports an absent content or [].
+func emptyArray(content []byte) bool {
+	return content == nil || len(bytes.TrimSpace(content)) == 2 && content[0] == '['
+}
+
+// exitCode is rawOutput.exit_code when it is a number, else null.
+func exitCode(rawOutput []byte) []byte {
+	if v, ok := rawjson.Get(rawOutput, "exit_code"); ok && len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+		return v
+	}
+	return []byte("null")
+}
+
+// appendTermExit appends {"terminal_id":…,"exit_code":…,"signal":null}.
+func appendTermExit(dst []byte, tid string, code []byte) []byte {
+	dst = append(dst, `{"terminal_id":`...)
+	dst = rawjson.AppendQuote(dst, tid)
+	dst = append(dst, `,"exit_code":`...)
+	dst = append(dst, code...)
+	return append(dst, `,"signal":null}`...)
+}

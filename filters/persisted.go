@@ -1,0 +1,291 @@
+package filters
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// DefaultMaxOutputBytes bounds a saved output file that
+// --expand-persisted-output shows in place of the preview.
+const DefaultMaxOutputBytes = 8 << 20
+
+// PersistedOutput is the persisted-output filter (on with --terminal-output
+// or --expand-persisted-output). The Claude Code CLI saves a tool result
+// over 30,000 characters to a file and gives the agent, and so the client,
+// a preview wrapped in tags instead:
+//
+//	<persisted-output>
+//	Output too large (365.1KB). Full output saved to: /home/u/.claude/projects/<slug>/<session>/tool-results/<id>.txt
+//
+//	Preview (first 2KB):
+//	line 1
+//	…
+//	...
+//	</persisted-output>
+//
+// Wherever that block appears in a tool update that reaches the client
+// (rawOutput, streamed terminal_output(_delta) data, text content), it is
+// replaced by the preview followed by one line:
+//
+//	[Output truncated: 365.1KB in total, full output saved to <path>]
+//
+// With Expand, the block in streamed data and text content (what clients
+// display) is replaced by the saved file's content instead, when the file
+// is safe to read (see savedFile); rawOutput keeps the cleaned preview, so
+// the output is not sent twice. A block it cannot parse is left as it is.
+type PersistedOutput struct {
+	Expand bool
+	// MaxBytes bounds the file read; zero means DefaultMaxOutputBytes.
+	MaxBytes int64
+	// ConfigDirs are the Claude config directories whose
+	// projects/<slug>/<session>/tool-results/ files may be read; see
+	// ClaudeConfigDirs.
+	ConfigDirs []string
+}
+
+var _ Filter = (*PersistedOutput)(nil)
+
+// ClaudeConfigDirs is where the Claude Code CLI run as the proxy's child
+// keeps its files: $CLAUDE_CONFIG_DIR, and ~/.claude.
+func ClaudeConfigDirs() []string {
+	var dirs []string
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		dirs = append(dirs, d)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(h, ".claude"))
+	}
+	return dirs
+}
+
+// Name implements Filter.
+func (f *PersistedOutput) Name() string { return "persisted-output" }
+
+var (
+	persistedOpen  = "<persisted-output>\n"
+	persistedClose = "\n</persisted-output>"
+)
+
+// Apply implements Filter.
+func (f *PersistedOutput) Apply(_ context.Context, m *Message, out Emitter) error {
+	if m.Dir != AgentToClient || !bytes.Contains(m.Raw, []byte(persistedOpen[:len(persistedOpen)-1])) {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	u, ok := toolUpdateOf(m)
+	if !ok {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	msg := m.Raw
+	var err error
+	// The string values a client may show, and whether to expand there.
+	type place struct {
+		path   []string
+		expand bool
+	}
+	places := []place{{at("rawOutput"), false}}
+	tm := parseTermMeta(u.meta)
+	if tm.output != nil {
+		places = append(places, place{at("_meta", metaTerminalOutput, "data"), f.Expand})
+	}
+	if tm.outputDelta != nil {
+		places = append(places, place{at("_meta", metaTerminalOutputDelta, "data"), f.Expand})
+	}
+	for _, p := range places {
+		if msg, err = f.cleanAt(msg, p.path, p.expand); err != nil {
+			return err
+		}
+	}
+	if u.content != nil && bytes.Contains(u.content, []byte(persistedOpen[:len(persistedOpen)-1])) {
+		content, changed, err := f.cleanContent(u.content)
+		if err != nil {
+			return err
+		}
+		if changed {
+			if msg, err = rawjson.Set(msg, content, at("content")...); err != nil {
+				return err
+			}
+		}
+	}
+	return out.Emit(m.Dir, msg)
+}
+
+// cleanAt cleans the string at path in msg, if it is one.
+func (f *PersistedOutput) cleanAt(msg []byte, path []string, expand bool) ([]byte, error) {
+	raw, ok := rawjson.Get(msg, path...)
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return msg, nil
+	}
+	s, err := rawjson.Unquote(raw)
+	if err != nil {
+		return nil, err
+	}
+	clean, ok := f.clean(s, expand)
+	if !ok {
+		return msg, nil
+	}
+	return rawjson.Set(msg, rawjson.Quote(clean), path...)
+}
+
+// cleanContent cleans the text of the content items of type content/text.
+func (f *PersistedOutput) cleanContent(content []byte) ([]byte, bool, error) {
+	out := []byte{'['}
+	changed := false
+	err := rawjson.Elements(content, func(n int, el []byte) bool {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		if t, _ := rawjson.GetString(el, "type"); t == "content" {
+			if t, _ := rawjson.GetString(el, "content", "type"); t == "text" {
+				if text, ok := rawjson.GetString(el, "content", "text"); ok {
+					if clean, ok := f.clean(text, f.Expand); ok {
+						if el2, err := rawjson.Set(el, rawjson.Quote(clean), "content", "text"); err == nil {
+							el, changed = el2, true
+						}
+					}
+				}
+			}
+		}
+		out = append(out, el...)
+		return true
+	})
+	return append(out, ']'), changed, err
+}
+
+// clean replaces every <persisted-output> block of s; ok is false when
+// there was none it could parse.
+func (f *PersistedOutput) clean(s string, expand bool) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for {
+		i := strings.Index(s, persistedOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], persistedClose)
+		if j < 0 {
+			break
+		}
+		block := s[i+len(persistedOpen) : i+j]
+		repl, ok := f.replacement(block, expand)
+		if !ok {
+			b.WriteString(s[:i+j+len(persistedClose)])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(repl)
+			changed = true
+		}
+		s = s[i+j+len(persistedClose):]
+	}
+	if !changed {
+		return "", false
+	}
+	b.WriteString(s)
+	return b.String(), true
+}
+
+// replacement is what a block shows instead: the preview and a note, or
+// the saved file.
+func (f *PersistedOutput) replacement(block string, expand bool) (string, bool) {
+	header, rest, _ := strings.Cut(block, "\n")
+	const saved = "Full output saved to: "
+	k := strings.Index(header, saved)
+	if k < 0 {
+		return "", false
+	}
+	path := strings.TrimSpace(header[k+len(saved):])
+	size := ""
+	if _, after, ok := strings.Cut(header[:k], "("); ok {
+		size, _, _ = strings.Cut(after, ")")
+	}
+	rest = strings.TrimPrefix(rest, "\n")
+	preview := rest
+	if strings.HasPrefix(rest, "Preview") {
+		_, preview, _ = strings.Cut(rest, "\n")
+	}
+	if expand {
+		if content, ok := f.savedFile(path); ok && strings.HasPrefix(content, strings.TrimSuffix(preview, "\n...")) {
+			// Like the text the CLI shows for smaller output, without
+			// its final newline.
+			return strings.TrimSuffix(content, "\n"), true
+		}
+	}
+	note := "[Output truncated: full output saved to " + path + "]"
+	if size != "" {
+		note = fmt.Sprintf("[Output truncated: %s in total, full output saved to %s]", size, path)
+	}
+	if preview == "" {
+		return note, true
+	}
+	return preview + "\n" + note, true
+}
+
+// savedFile reads the file a block names, only if it is the agent's own
+// tool output: an absolute, clean path of the shape
+// <config>/projects/<slug>/<session>/tool-results/<file> under one of
+// ConfigDirs, which with every symlink resolved is still of that shape
+// under the resolved config directory, and a regular file of at most
+// MaxBytes.
+func (f *PersistedOutput) savedFile(path string) (string, bool) {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return "", false
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false
+	}
+	ok := false
+	for _, dir := range f.ConfigDirs {
+		dir = filepath.Clean(dir)
+		rdir, err := filepath.EvalSymlinks(dir)
+		if err == nil && toolResult(dir, path) && toolResult(rdir, resolved) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return "", false
+	}
+	max := f.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxOutputBytes
+	}
+	file, err := os.Open(resolved)
+	if err != nil {
+		return "", false
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(file, max+1))
+	if err != nil || int64(len(b)) > max {
+		return "", false
+	}
+	return string(b), true
+}
+
+// toolResult reports whether path is dir/projects/<slug>/<session>/tool-results/<file>.
+func toolResult(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return false
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	if len(parts) != 5 || parts[0] != "projects" || parts[3] != "tool-results" {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return false
+		}
+	}
+	return true
+}

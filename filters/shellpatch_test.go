@@ -1,0 +1,187 @@
+package filters
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// shellPatchSession is a chain with ShellPatch whose session "S" runs in a
+// fresh directory.
+func shellPatchSession(t *testing.T, f *ShellPatch) (*Chain, string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	c := NewChain(capabilities.New(), f)
+	runChain(t, c, ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	runChain(t, c, AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
+	return c, dir
+}
+
+func patchUpdate(u string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":` + u + `}}`
+}
+
+// codexCall is codex-acp (Rust)'s tool_call for script, run in cwd.
+func codexCall(id, script, cwd string) string {
+	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", script})
+	return patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":%q,"title":%q,"kind":"execute","status":"in_progress","content":[{"type":"terminal","terminalId":%q}],"rawInput":{"call_id":%q,"command":%s,"cwd":%q,"parsed_cmd":[{"type":"unknown","cmd":"x"}]},"_meta":{"terminal_info":{"terminal_id":%q,"cwd":%q},"other":1}}`,
+		id, script, id, id, argv, cwd, id, cwd))
+}
+
+func field(t *testing.T, raw string, path ...string) string {
+	t.Helper()
+	v, ok := rawjson.Get([]byte(raw), path...)
+	require.True(t, ok, "%v in %s", path, raw)
+	return string(v)
+}
+
+func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	script := "cat <<'EOF' > notes.md\n# Notes\n$HOME stays\nEOF"
+	got := runChain(t, c, AgentToClient, codexCall("call_1", script, dir))
+	require.Len(t, got, 1)
+	msg := got[0].Raw
+	path := filepath.Join(dir, "notes.md")
+	assert.Equal(t, `"edit"`, field(t, msg, "params", "update", "kind"))
+	assert.Equal(t, `"Write notes.md"`, field(t, msg, "params", "update", "title"))
+	assert.JSONEq(t, fmt.Sprintf(`[{"path":%q}]`, path), field(t, msg, "params", "update", "locations"))
+	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"# Notes\n$HOME stays\n"}]`, path), field(t, msg, "params", "update", "content"))
+	assert.JSONEq(t, `{"other":1}`, field(t, msg, "params", "update", "_meta"), "terminal keys go, others stay")
+	orig := codexCall("call_1", script, dir)
+	assert.Equal(t, field(t, orig, "params", "update", "rawInput"), field(t, msg, "params", "update", "rawInput"), "the real command stays visible")
+
+	// Every later update keeps showing the edit; the end frees the call.
+	got = runChain(t, c, AgentToClient,
+		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{"terminal_output":{"terminal_id":"call_1","data":""}}}`),
+		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"exit_code":0}}`),
+		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","content":[]}`))
+	assert.Equal(t, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{}}`), got[0].Raw)
+	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"# Notes\n$HOME stays\n"}]`, path), field(t, got[1].Raw, "params", "update", "content"))
+	assert.Equal(t, `"completed"`, field(t, got[1].Raw, "params", "update", "status"))
+	assert.True(t, got[2].Original, "after the end the call is forgotten")
+}
+
+func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	f := filepath.Join(dir, "a.txt")
+	require.NoError(t, os.WriteFile(f, []byte("old\n"), 0o644))
+	argv, _ := json.Marshal([]string{"bash", "-lc", "printf 'new\\n' > a.txt"})
+	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c2","kind":"execute","status":"pending","title":"printf","rawInput":{"command":%s,"cwd":%q},"content":[{"type":"content","content":{"type":"text","text":"printf"}}]},"options":[{"kind":"allow_once","name":"Yes","optionId":"approved"},{"kind":"reject_once","name":"No","optionId":"abort"}]}}`, argv, dir)
+	got := runChain(t, c, AgentToClient, perm)
+	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":"old\n","newText":"new\n"}]`, f)
+	assert.JSONEq(t, want, field(t, got[0].Raw, "params", "toolCall", "content"))
+	assert.Equal(t, `"edit"`, field(t, got[0].Raw, "params", "toolCall", "kind"))
+	assert.Equal(t, field(t, perm, "params", "options"), field(t, got[0].Raw, "params", "options"), "options untouched")
+	assert.Equal(t, `0`, field(t, got[0].Raw, "id"))
+
+	require.NoError(t, os.WriteFile(f, []byte("new\n"), 0o644)) // the command ran
+	got = runChain(t, c, AgentToClient, codexCall("c2", "printf 'new\\n' > a.txt", dir))
+	assert.JSONEq(t, want, field(t, got[0].Raw, "params", "update", "content"), "oldText was read once, before the write")
+}
+
+func TestClaudeCallBecomesAnEditWhenItsCommandArrives(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	got := runChain(t, c, AgentToClient,
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hello world > out.txt","description":"Write"},"title":"echo hello world > out.txt"}`),
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))
+	assert.True(t, got[0].Original, "rawInput {} is no command yet")
+	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"hello world\n"}]`, filepath.Join(dir, "out.txt"))
+	assert.JSONEq(t, want, field(t, got[1].Raw, "params", "update", "content"))
+	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
+	assert.Equal(t, `"Write out.txt"`, field(t, got[1].Raw, "params", "update", "title"))
+	assert.JSONEq(t, want, field(t, got[2].Raw, "params", "update", "content"))
+	assert.JSONEq(t, `{"claudeCode":{"toolName":"Bash"}}`, field(t, got[2].Raw, "params", "update", "_meta"))
+}
+
+func TestCodexTypeScriptCommandLine(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	cmdline := `/bin/zsh -lc 'printf '\''%s\n'\'' "it'\''s" > q.txt'`
+	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q},"content":[{"type":"terminal","terminalId":"t1"}],"_meta":{"terminal_info":{"terminal_id":"t1","cwd":%q}}}`, cmdline, dir, dir))
+	got := runChain(t, c, AgentToClient, msg)
+	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"it's\n"}]`, filepath.Join(dir, "q.txt")), field(t, got[0].Raw, "params", "update", "content"))
+}
+
+func TestFailedWriteShowsAFailedEditWithTheError(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	runChain(t, c, AgentToClient, codexCall("c1", "echo x > f", dir))
+	got := runChain(t, c, AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
+	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"x\n"},{"type":"content","content":{"type":"text","text":"permission denied"}}]`, filepath.Join(dir, "f")),
+		field(t, got[0].Raw, "params", "update", "content"))
+}
+
+func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "escape")))
+	big := filepath.Join(dir, "big")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("x", 2<<20)), 0o644))
+	lines := []string{
+		codexCall("a", "echo x >> f", dir),               // append
+		codexCall("b", "ls -la", dir),                    // not a write
+		codexCall("c", "echo x > "+outside+"/f", dir),    // outside the session
+		codexCall("d", "echo x > escape/f", dir),         // a symlink out
+		codexCall("e", "echo x > sub", dir),              // a directory
+		codexCall("f", "echo x > nodir/f", dir),          // no such directory
+		codexCall("g", "echo $HOME > f", dir),            // an expansion
+		codexCall("h", "echo x > big", dir),              // too big to show
+		codexCall("i", "echo x > f\r", dir),              // CR
+		codexCall("j", "cat <<EOF > f\n$(id)\nEOF", dir), // expansion in heredoc
+		strings.Replace(codexCall("k", "echo x > f", dir), `"sessionId":"S"`, `"sessionId":"unknown"`, 1),
+		strings.Replace(codexCall("l", "echo x > f", dir), `"kind":"execute"`, `"kind":"read"`, 1),
+		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"zz","content":[{"type":"content","content":{"type":"text","text":"> f"}}]}`),
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":{"sessionUpdate":"tool_call"`,
+	}
+	for _, l := range lines {
+		got := runChain(t, c, AgentToClient, l)
+		require.Len(t, got, 1)
+		assert.True(t, got[0].Original, "rewritten: %s", l)
+	}
+	// With --patch-outside-cwd the outside write is shown.
+	c2, dir2 := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
+	got := runChain(t, c2, AgentToClient, codexCall("c", "echo x > "+outside+"/f", dir2))
+	assert.False(t, got[0].Original)
+}
+
+func BenchmarkShellPatch(b *testing.B) {
+	dir := b.TempDir()
+	caps := capabilities.New()
+	caps.ObserveRequest("session/new", []byte("1"), []byte(fmt.Sprintf(`{"cwd":%q}`, dir)))
+	caps.ObserveResponse([]byte("1"), []byte(`{"sessionId":"S"}`))
+	msgs := map[string]string{
+		"agent-message-chunk": patchUpdate(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("hello ", 200) + `"}}`),
+		"output-delta":        patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"x","_meta":{"terminal_output":{"terminal_id":"x","data":"` + strings.Repeat("line > x\\n", 100) + `"}}}`),
+		"plain-command":       codexCall("p", "ls -la > /dev/null", dir),
+		"heredoc-write":       codexCall("w", "cat <<'EOF' > notes.md\n"+strings.Repeat("some text\n", 100)+"EOF", dir),
+	}
+	for name, msg := range msgs {
+		b.Run(name, func(b *testing.B) {
+			raw := []byte(msg)
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for range b.N {
+				f := &ShellPatch{}
+				m := NewMessage(AgentToClient, raw, time.Time{}, caps)
+				_ = f.Apply(context.Background(), m, discardEmitter{})
+			}
+		})
+	}
+}
+
+type discardEmitter struct{}
+
+func (discardEmitter) Emit(Direction, []byte) error { return nil }

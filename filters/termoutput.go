@@ -1,0 +1,424 @@
+package filters
+
+import (
+	"context"
+	"hash/maphash"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// TerminalOutput is the --terminal-output filter.
+//
+// Client→agent, it adds params.clientCapabilities._meta.terminal_output:
+// true to initialize, so agents stream command output as the extension's
+// _meta.terminal_output deltas (ACP-NOTES §4) instead of O(n²) snapshots or
+// nothing until the end. Every other byte of the request is kept; a request
+// that already has the key (whatever its value), or where something on the
+// path is not an object, is left alone.
+//
+// Agent→client, what happens depends on what the client itself advertised
+// (capabilities.Client, recorded before any filter ran):
+//
+//   - A client without the extension is shown the output in plain ACP: the
+//     agent's {type:"terminal"} content items for the extension's terminals
+//     and the terminal_info / terminal_output / terminal_output_delta /
+//     terminal_exit _meta keys are removed (other _meta keys stay; a _meta
+//     left empty is removed), and the streamed output becomes a text
+//     content item fenced like the agent's own fallback, sent live under
+//     the coalescing policy (coalesce.go). The update that ends the call
+//     carries the complete output, from rawOutput when that holds more than
+//     was streamed.
+//   - A client with the extension gets the messages as they are, except
+//     that output the agent reported in rawOutput but never streamed (codex
+//     stops after 10,000 deltas) is sent as one more delta before the end.
+//     A client that advertised only terminal_output_delta gets that key,
+//     and one with only terminal_output that one.
+//   - Before initialize is seen, nothing is changed.
+//
+// Held output is sent before any other message of the direction, so a
+// call's status change and the prompt response never overtake its output.
+type TerminalOutput struct {
+	// Interval is the coalescing interval; zero means
+	// DefaultCoalesceInterval.
+	Interval time.Duration
+
+	prompts prompts
+	client  clientView
+	calls   callList[termCall]
+}
+
+var (
+	_ Filter = (*TerminalOutput)(nil)
+	_ Timed  = (*TerminalOutput)(nil)
+)
+
+// termCall is what TerminalOutput keeps for one tool call.
+type termCall struct {
+	session, id string
+	tids        []string // the extension's terminals announced for the call
+	fence       fence
+
+	// Translation for a client without the extension.
+	template []byte // the last content the agent sent with one of tids in it
+	out      []byte // the output streamed so far
+	pace     pacer
+	held     bool      // out grew since it was last sent
+	due      time.Time // when the held output may go
+
+	// Pass-through for a client with the extension.
+	streamed int          // bytes of output streamed
+	hash     maphash.Hash // of those bytes
+	key      string       // the _meta key the agent streams under
+}
+
+func (c *termCall) ours(tid string) bool {
+	for _, t := range c.tids {
+		if t == tid {
+			return true
+		}
+	}
+	return false
+}
+
+// note records the terminals the extension's keys name.
+func (c *termCall) note(tm termMeta) {
+	for _, v := range [...][]byte{tm.info, tm.output, tm.outputDelta, tm.exit} {
+		if tid := terminalID(v); v != nil && tid != "" && !c.ours(tid) && len(c.tids) < 8 {
+			c.tids = append(c.tids, tid)
+		}
+	}
+	if tm.output != nil {
+		c.key = metaTerminalOutput
+	} else if tm.outputDelta != nil {
+		c.key = metaTerminalOutputDelta
+	}
+}
+
+// Name implements Filter.
+func (f *TerminalOutput) Name() string { return "terminal-output" }
+
+func (f *TerminalOutput) interval() time.Duration {
+	if f.Interval > 0 {
+		return f.Interval
+	}
+	return DefaultCoalesceInterval
+}
+
+// Apply implements Filter.
+func (f *TerminalOutput) Apply(_ context.Context, m *Message, out Emitter) error {
+	if m.Dir == ClientToAgent {
+		switch m.Method() {
+		case "initialize":
+			if raw, ok := injectTerminalOutput(m); ok {
+				return out.Emit(m.Dir, raw)
+			}
+		case "session/prompt":
+			f.prompts.observe(m)
+		}
+		return out.Emit(m.Dir, m.Raw)
+	}
+	mode := f.client.load(m)
+	if mode == clientUnknown {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	if f.calls.len() == 0 && !mentions(m.Raw, quotedTerminal) {
+		return f.other(m, out) // no call streams, and this line is not about one
+	}
+	u, isTool := toolUpdateOf(m)
+	switch {
+	case isTool && mode == clientTranslated:
+		return f.translateUpdate(m, &u, out)
+	case isTool:
+		return f.pass(m, &u, out)
+	case mode == clientTranslated && m.Method() == "session/request_permission":
+		return f.translatePermission(m, out)
+	}
+	return f.other(m, out)
+}
+
+// injectTerminalOutput returns the initialize request with
+// clientCapabilities._meta.terminal_output set to true (the v2 draft's
+// "capabilities" when that is what the client sent).
+func injectTerminalOutput(m *Message) ([]byte, bool) {
+	params := m.Params()
+	if !m.IsRequest() || len(params) == 0 || params[0] != '{' {
+		return nil, false
+	}
+	caps := "clientCapabilities"
+	if _, ok := rawjson.Get(params, caps); !ok {
+		if _, ok := rawjson.Get(params, "capabilities"); ok {
+			caps = "capabilities"
+		}
+	}
+	if _, ok := rawjson.Get(params, caps, "_meta", metaTerminalOutput); ok {
+		return nil, false
+	}
+	raw, err := rawjson.Set(m.Raw, []byte("true"), "params", caps, "_meta", metaTerminalOutput)
+	return raw, err == nil
+}
+
+// other forwards a message the filter does not change, after the output it
+// holds, and forgets the calls of a session whose turn the message ends.
+func (f *TerminalOutput) other(m *Message, out Emitter) error {
+	if err := f.flush(m.Time, out, nil); err != nil {
+		return err
+	}
+	if sid, ok := f.prompts.ended(m); ok {
+		f.calls.removeSession(sid)
+	}
+	return out.Emit(m.Dir, m.Raw)
+}
+
+// call returns the state of u's call, creating it; a full list first sends
+// and drops its oldest call.
+func (f *TerminalOutput) call(m *Message, u *toolUpdate, out Emitter) (*termCall, error) {
+	if c := f.calls.get(u.id); c != nil {
+		return c, nil
+	}
+	c := &termCall{session: m.SessionID(), id: u.id, fence: fenceFor(m)}
+	if old := f.calls.add(u.id, c.session, c); old != nil && old.held {
+		return c, f.send(old, m.Time, out)
+	}
+	return c, nil
+}
+
+// translateUpdate handles a tool_call / tool_call_update for a client
+// without the extension.
+func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter) error {
+	tm := parseTermMeta(u.meta)
+	if !tm.any() && f.calls.get(u.id) == nil {
+		return f.other(m, out)
+	}
+	c, err := f.call(m, u, out)
+	if err != nil {
+		return err
+	}
+	c.note(tm)
+	data, err := termData(tm)
+	if err != nil {
+		return err
+	}
+	c.out = append(c.out, data...)
+	if len(data) > 0 {
+		c.held = true
+	}
+	hasItems := u.content != nil && hasTerminalItem(u.content, c.ours)
+	if hasItems {
+		c.template = append(c.template[:0], u.content...)
+	}
+	final := u.final()
+
+	// Output only: coalesce.
+	if len(data) > 0 && !final && u.others == 0 && tm.others == 0 && u.content == nil {
+		c.due = c.pace.due(f.interval(), len(c.out), len(c.out))
+		if isDue(c.due, m.Time) {
+			return f.send(c, m.Time, out)
+		}
+		return nil
+	}
+
+	// Anything else is forwarded, without the extension's parts, after
+	// every other call's held output, and carrying this call's.
+	msg := m.Raw
+	if tm.any() {
+		if msg, err = stripTermMeta(msg, updatePath, tm); err != nil {
+			return err
+		}
+	}
+	text := c.out
+	if final {
+		if s, ok := rawOutputText(u.rawOutput); ok && len(s) > len(text) {
+			text = []byte(s)
+		}
+	}
+	var content []byte
+	switch {
+	case hasItems:
+		content, err = renderContent(u.content, c.ours, c.fence.quote(text))
+	case u.content == nil && len(text) > 0 && (c.held || final):
+		content, err = renderContent(c.template, c.ours, c.fence.quote(text))
+	}
+	if err != nil {
+		return err
+	}
+	if content != nil {
+		if msg, err = rawjson.Set(msg, content, at("content")...); err != nil {
+			return err
+		}
+	}
+	if err := f.flush(m.Time, out, c); err != nil {
+		return err
+	}
+	if content != nil && len(text) > 0 {
+		c.pace.record(m.Time, len(text))
+		c.held = false
+	}
+	if final {
+		f.calls.remove(u.id)
+	}
+	return out.Emit(m.Dir, msg)
+}
+
+// translatePermission removes the extension's terminals from the tool call a
+// permission request shows (claude repeats the call's content there).
+func (f *TerminalOutput) translatePermission(m *Message, out Emitter) error {
+	tc, ok := rawjson.Get(m.Params(), "toolCall")
+	if !ok {
+		return f.other(m, out)
+	}
+	id, _ := rawjson.GetString(tc, "toolCallId")
+	meta, _ := rawjson.Get(tc, "_meta")
+	tm := parseTermMeta(meta)
+	c := f.calls.get(id)
+	if c == nil && !tm.any() {
+		return f.other(m, out)
+	}
+	probe := &termCall{}
+	if c != nil {
+		probe.tids = c.tids
+	}
+	probe.note(tm)
+	msg := m.Raw
+	var err error
+	if tm.any() {
+		if msg, err = stripTermMeta(msg, []string{"params", "toolCall"}, tm); err != nil {
+			return err
+		}
+	}
+	if content, ok := rawjson.Get(tc, "content"); ok && hasTerminalItem(content, probe.ours) {
+		var quoted []byte
+		if c != nil {
+			quoted = c.fence.quote(c.out)
+		}
+		if content, err = renderContent(content, probe.ours, quoted); err != nil {
+			return err
+		}
+		if msg, err = rawjson.Set(msg, content, "params", "toolCall", "content"); err != nil {
+			return err
+		}
+	}
+	if err := f.flush(m.Time, out, nil); err != nil {
+		return err
+	}
+	return out.Emit(m.Dir, msg)
+}
+
+// send emits c's output as a content update.
+func (f *TerminalOutput) send(c *termCall, now time.Time, out Emitter) error {
+	content, err := renderContent(c.template, c.ours, c.fence.quote(c.out))
+	if err != nil {
+		return err
+	}
+	c.pace.record(now, len(c.out))
+	c.held = false
+	return out.Emit(AgentToClient, buildToolUpdate(c.session, c.id, "content", content))
+}
+
+// flush sends the held output of every call but except.
+func (f *TerminalOutput) flush(now time.Time, out Emitter, except *termCall) error {
+	return f.calls.each(func(c *termCall) error {
+		if c.held && c != except {
+			return f.send(c, now, out)
+		}
+		return nil
+	})
+}
+
+// pass handles a tool update for a client with the extension.
+func (f *TerminalOutput) pass(m *Message, u *toolUpdate, out Emitter) error {
+	tm := parseTermMeta(u.meta)
+	if !tm.any() && f.calls.get(u.id) == nil {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	c, err := f.call(m, u, out)
+	if err != nil {
+		return err
+	}
+	c.note(tm)
+	data, err := termData(tm)
+	if err != nil {
+		return err
+	}
+	c.hash.Write(data)
+	c.streamed += len(data)
+	msg := m.Raw
+	if msg, err = f.renameKey(msg, tm); err != nil {
+		return err
+	}
+	if u.final() {
+		f.calls.remove(u.id)
+		if rec := f.recovery(c, u.rawOutput); rec != nil {
+			if err := out.Emit(m.Dir, rec); err != nil {
+				return err
+			}
+		}
+	}
+	return out.Emit(m.Dir, msg)
+}
+
+// renameKey moves streamed output to the key the client reads, when it
+// advertised only one of terminal_output and terminal_output_delta.
+func (f *TerminalOutput) renameKey(msg []byte, tm termMeta) ([]byte, error) {
+	from, val := "", []byte(nil)
+	switch {
+	case f.client.both:
+		return msg, nil
+	case f.client.key == metaTerminalOutput && tm.output == nil && tm.outputDelta != nil:
+		from, val = metaTerminalOutputDelta, tm.outputDelta
+	case f.client.key == metaTerminalOutputDelta && tm.outputDelta == nil && tm.output != nil:
+		from, val = metaTerminalOutput, tm.output
+	default:
+		return msg, nil
+	}
+	msg, _, err := rawjson.Delete(msg, at("_meta", from)...)
+	if err != nil {
+		return nil, err
+	}
+	return rawjson.Set(msg, val, at("_meta", f.client.key)...)
+}
+
+// recovery is the delta that completes c's streamed output from the
+// rawOutput of its final update, when the stream is a strict prefix of it.
+func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
+	s, ok := rawOutputText(rawOutput)
+	if !ok || len(c.tids) == 0 || len(s) <= c.streamed {
+		return nil
+	}
+	seed := c.hash.Seed()
+	if maphash.String(seed, s[:c.streamed]) != c.hash.Sum64() {
+		return nil
+	}
+	key := f.client.key
+	if f.client.both && c.key != "" {
+		key = c.key
+	}
+	val := appendTermValue(nil, c.tids[0], rawjson.Quote(s[c.streamed:]))
+	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(key, val))
+}
+
+// Tick implements Timed: it sends the held output that is due.
+func (f *TerminalOutput) Tick(d Direction, now time.Time, out Emitter) time.Time {
+	var next time.Time
+	if d != AgentToClient {
+		return next
+	}
+	_ = f.calls.each(func(c *termCall) error {
+		if !c.held {
+			return nil
+		}
+		if isDue(c.due, now) {
+			return f.send(c, now, out)
+		}
+		next = earliest(next, c.due)
+		return nil
+	})
+	return next
+}
+
+// Drain implements Timed: it sends everything held.
+func (f *TerminalOutput) Drain(d Direction, out Emitter) {
+	if d == AgentToClient {
+		_ = f.flush(time.Time{}, out, nil)
+	}
+}

@@ -1,0 +1,323 @@
+package e2e
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// Re-recording the traces in testdata/traces (see its README.md):
+//
+//	go test ./internal/e2e -run TestRecordFixtures -record-fixtures -count=1
+//	go test ./internal/e2e -run 'TestRecordFixtures/claude-0.23-zed-5$' -record-fixtures -count=1
+//	scripts/make-big-trace    # -record-big: the generated 35,001-line trace only
+//
+// Each trace is what `acp-proxy --record FILE -- AGENT` wrote with no
+// filter, around a real agent driven by the test client and a mock model.
+var (
+	recordFixtures = flag.Bool("record-fixtures", false, "re-record the traces in testdata/traces from the real agents (overwrites them)")
+	recordBig      = flag.Bool("record-big", false, "with -record-fixtures: record only the generated traces (the 35,001-line one, 0.2–1.5 GB), not the committed ones")
+)
+
+// The commands the mock model asks for. They are fixed, so re-recording
+// gives the same traffic, up to timing, ids and temporary paths.
+const (
+	// fiveLinesSlow streams over about 0.25 s, so that the coalescing
+	// interval (100 ms) merges some updates and not others.
+	fiveLinesSlow = "for i in $(seq 1 5); do echo line $i; sleep 0.05; done"
+	// mediumLines is the line count of the committed snapshot trace: every
+	// snapshot repeats the output so far, so its size grows with the
+	// square of it; this many keeps the file under about 5 MB.
+	mediumLines = 900
+	// persistedLines print over 30,000 characters, which the Claude CLI
+	// saves to a file and shows as a <persisted-output> preview.
+	persistedLines = 4000
+	// bigLines is the generated trace's command (ACP-NOTES §5.1).
+	bigLines = 35001
+	// heredocFile and heredocContent are what the heredoc fixtures write.
+	heredocFile    = "hello.py"
+	heredocContent = "# written by a heredoc: $HOME and `date` stay literal\nprint(\"hello, world\")\n"
+)
+
+func linesCommand(n int) string { return fmt.Sprintf("for i in $(seq 1 %d); do echo line $i; done", n) }
+
+// heredocScript writes heredocContent with a quoted heredoc, the way models
+// write files from a shell tool.
+var heredocScript = mockmodel.HeredocWrite(heredocFile, heredocContent)
+
+// fixture is one recorded trace.
+type fixture struct {
+	name     string // the file is testdata/traces/<name>.jsonl
+	agent    string // "codex-0.13", "codex-0.16", "claude-0.23"
+	zed      bool   // the client advertises the terminal-output extension
+	unified  bool   // codex: exec_command (a PTY) instead of shell/shell_command
+	policy   string // codex approval_policy; "" is "never"
+	commands []string
+	prompt   string
+	// generated traces are too big to commit; scripts/make-big-trace
+	// makes them (-record-big).
+	generated bool
+}
+
+// fixtures are the recorded traces. Names: agent and version, client
+// (plain: no extension; zed: Zed's terminal-output _meta), the codex shell
+// tool (shell: shell on 0.13, shell_command on 0.16; exec: unified exec's
+// exec_command), and what the command does.
+var fixtures = []fixture{
+	{name: "codex-0.13-plain-shell-5", agent: "codex-0.13", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.13-zed-shell-5", agent: "codex-0.13", zed: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.13-plain-exec-5", agent: "codex-0.13", unified: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.13-zed-exec-5", agent: "codex-0.13", zed: true, unified: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.16-plain-shell-5", agent: "codex-0.16", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.16-zed-shell-5", agent: "codex-0.16", zed: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.16-plain-exec-5", agent: "codex-0.16", unified: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-0.16-zed-exec-5", agent: "codex-0.16", zed: true, unified: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "claude-0.23-plain-5", agent: "claude-0.23", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "claude-0.23-zed-5", agent: "claude-0.23", zed: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: fmt.Sprintf("claude-0.23-plain-persisted-%d", persistedLines), agent: "claude-0.23", commands: []string{linesCommand(persistedLines)}, prompt: "print many lines"},
+	{name: fmt.Sprintf("claude-0.23-zed-persisted-%d", persistedLines), agent: "claude-0.23", zed: true, commands: []string{linesCommand(persistedLines)}, prompt: "print many lines"},
+	{name: "codex-0.13-plain-heredoc", agent: "codex-0.13", commands: []string{heredocScript, "ls"}, prompt: "write hello.py, then list the files"},
+	{name: "codex-0.16-zed-heredoc-untrusted", agent: "codex-0.16", zed: true, policy: "untrusted", commands: []string{heredocScript, "ls"}, prompt: "write hello.py, then list the files"},
+	{name: "claude-0.23-zed-heredoc", agent: "claude-0.23", zed: true, commands: []string{heredocScript, "ls"}, prompt: "write hello.py, then list the files"},
+	{name: fmt.Sprintf("codex-0.13-plain-shell-%d", mediumLines), agent: "codex-0.13", commands: []string{linesCommand(mediumLines)}, prompt: "print many lines"},
+	{name: fmt.Sprintf("codex-0.13-plain-%d", bigLines), agent: "codex-0.13", commands: []string{linesCommand(bigLines)}, prompt: "print many lines", generated: true},
+}
+
+// TestRecordFixtures re-records testdata/traces/*.jsonl. It runs only with
+// -record-fixtures, so that ordinary test runs never rewrite them.
+func TestRecordFixtures(t *testing.T) {
+	if !*recordFixtures {
+		t.Skip("re-records testdata/traces; run with -record-fixtures")
+	}
+	dir := tracesDir(t)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range fixtures {
+		if fx.generated != *recordBig {
+			continue
+		}
+		t.Run(fx.name, func(t *testing.T) {
+			recordFixture(t, dir, fx)
+		})
+	}
+}
+
+// session is a real agent's launch configuration and its mock model.
+type session struct {
+	agent   *realagent.Agent
+	replies func() []string // what the mock model answered, in order
+}
+
+// launch starts a mock model that asks for commands, one tool call each,
+// and configures agent ("codex-0.13", "codex-0.16", "claude-0.23") to use
+// it: unified picks codex's exec_command tool, policy codex's
+// approval_policy ("" is "never"; with "untrusted" codex asks before the
+// write and not before ls, and still runs with full access, so no sandbox
+// is needed). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
+// not installed.
+func launch(t *testing.T, agent string, commands []string, unified bool, policy string) session {
+	t.Helper()
+	script := mockmodel.Script{Commands: commands}
+	switch agent {
+	case "claude-0.23":
+		m := mockmodel.NewMessages(t, script)
+		return session{realagent.Claude(t, realagent.ClaudeOptions{ModelURL: m.URL()}), func() []string { return replies(m.Requests()) }}
+	case "codex-0.13", "codex-0.16":
+		m := mockmodel.NewResponses(t, script)
+		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}
+		return session{realagent.Codex(t, strings.TrimPrefix(agent, "codex-"), opts), func() []string { return replies(m.Requests()) }}
+	}
+	t.Fatalf("unknown agent %q", agent)
+	return session{}
+}
+
+func replies(reqs []mockmodel.Request) []string {
+	var out []string
+	for _, r := range reqs {
+		if r.Reply != "aux" && r.Reply != "probe" {
+			out = append(out, r.Reply)
+		}
+	}
+	return out
+}
+
+// clientCaps is the test client's clientCapabilities: Zed's terminal-output
+// _meta, or none.
+func clientCaps(zed bool) string {
+	if zed {
+		return acpclient.ZedLikeCapabilities
+	}
+	return acpclient.PlainCapabilities
+}
+
+// recordFixture runs fx through `acp-proxy --record` and moves the trace,
+// and any output file the Claude CLI saved, into dir.
+func recordFixture(t *testing.T, dir string, fx fixture) {
+	s := launch(t, fx.agent, fx.commands, fx.unified, fx.policy)
+	tmp, err := os.CreateTemp(dir, "."+fx.name+".*.tmp") // same filesystem: renamed into place
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(tmp.Name()) })
+	opts := acpclient.Options{
+		Argv:         append([]string{proxyBin(t), "--record", tmp.Name(), "--"}, s.agent.Argv...),
+		Env:          s.agent.Env,
+		Dir:          s.agent.Dir,
+		Capabilities: clientCaps(fx.zed),
+	}
+	if fx.generated {
+		opts.Timeout = 20 * time.Minute
+		opts.MaxRetainedBytes = 16 << 20
+	}
+	// The client stops the proxy when the subtest ends; only then is the
+	// trace complete.
+	var stats acpclient.Stats
+	t.Run("session", func(t *testing.T) {
+		start := time.Now()
+		c := acpclient.Run(t, opts, fx.prompt)
+		stats = c.Stats()
+		if p := c.Problems(); len(p) > 0 {
+			t.Errorf("client problems: %q", p)
+		}
+		if n := len(c.ToolCalls()); n != len(fx.commands) {
+			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands), c.Report())
+		}
+		t.Logf("%s: %v, %d messages, %d bytes to the client", fx.name, time.Since(start).Round(time.Millisecond), stats.Messages, stats.Bytes)
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
+		t.Fatalf("model replies %q, want the tool calls then the answer", got)
+	}
+	checkRecording(t, tmp.Name(), fx, s.agent)
+
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, fx.name+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveToolResults(s.agent, filepath.Join(dir, fx.name+".saved")); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, fx.name+".jsonl"))
+	t.Logf("wrote %s.jsonl: %d bytes", fx.name, fi.Size())
+}
+
+// checkRecording checks the trace is one a replay reads, unfiltered, and
+// shows what the fixture is for.
+func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr := proxy.NewTraceReader(f)
+	n := 0
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the recorded trace does not read back: %v", err)
+		}
+		n++
+		if rec.HasOut || !rec.HasLine {
+			t.Fatalf("record %d has out: the proxy changed a line with no filter", n)
+		}
+	}
+	if n < 6 {
+		t.Fatalf("only %d records", n)
+	}
+	if strings.Contains(fx.name, "persisted") && !fileContains(t, path, `<persisted-output>`) {
+		t.Errorf("no <persisted-output> preview in the trace")
+	}
+	if slices.Contains(fx.commands, heredocScript) {
+		got, err := os.ReadFile(filepath.Join(a.Dir, heredocFile))
+		if err != nil || string(got) != heredocContent {
+			t.Errorf("%s = %q (%v), want %q", heredocFile, got, err, heredocContent)
+		}
+	}
+}
+
+func fileContains(t *testing.T, path, s string) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var carry []byte
+	for {
+		n, err := f.Read(buf)
+		chunk := append(carry, buf[:n]...)
+		if bytes.Contains(chunk, []byte(s)) {
+			return true
+		}
+		if len(chunk) > len(s) {
+			carry = append([]byte(nil), chunk[len(chunk)-len(s):]...)
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// saveToolResults copies the outputs the Claude CLI saved (the files its
+// <persisted-output> previews name) to dst, at their paths relative to the
+// agent's temporary root (the parent of its HOME and project directory), so
+// that the golden test can put them back where the trace says they are.
+// dst is removed first, and not created when there is nothing to save.
+func saveToolResults(a *realagent.Agent, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	root := filepath.Dir(a.Dir)
+	projects := filepath.Join(a.ConfigDir, "projects")
+	if !strings.Contains(a.Name, "claude") {
+		return nil
+	}
+	return filepath.WalkDir(projects, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || filepath.Base(filepath.Dir(path)) != "tool-results" {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	})
+}

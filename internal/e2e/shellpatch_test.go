@@ -1,0 +1,418 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// TestShellToPatchWithRealAgents: the mock model asks a real agent to
+// write a file with a heredoc, then to run `ls`, through `acp-proxy
+// --shell-to-patch --record`. The client sees the write as an edit with
+// the right diff, the agent really writes the file, the permission
+// request's options and the client's answer pass untouched, and every
+// other line (the `ls` call included) arrives exactly as the agent sent it.
+func TestShellToPatchWithRealAgents(t *testing.T) {
+	const oldContent = "print('the old version')\n"
+	cases := []struct {
+		name    string
+		agent   string
+		unified bool   // codex: exec_command, which asks permission before announcing the call
+		policy  string // codex approval_policy
+		zed     bool
+		exists  bool // the file exists before the turn, with oldContent
+		// racy: the agent runs the command as it announces it, so the
+		// proxy may find the file already written (see below).
+		racy bool
+	}{
+		// With "untrusted" codex waits for the client's permission, so the
+		// proxy sees the call before the command runs.
+		{name: "codex-0.16-shell_command-zed-new", agent: "codex-0.16", policy: "untrusted", zed: true},
+		{name: "codex-0.16-exec_command-plain-existing", agent: "codex-0.16", unified: true, policy: "untrusted", exists: true},
+		{name: "codex-0.13-shell-plain-new", agent: "codex-0.13", policy: "untrusted"},
+		{name: "codex-0.13-exec_command-zed-existing", agent: "codex-0.13", unified: true, policy: "untrusted", zed: true, exists: true},
+		// claude asks before Bash by default, after the update that
+		// carries the command.
+		{name: "claude-0.23-zed-new", agent: "claude-0.23", zed: true},
+		{name: "claude-0.23-plain-existing", agent: "claude-0.23", exists: true},
+		// With "never" codex starts the command as it sends the tool_call.
+		{name: "codex-0.16-shell_command-plain-new-never", agent: "codex-0.16", racy: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := launch(t, tc.agent, []string{heredocScript, "ls"}, tc.unified, tc.policy)
+			target := filepath.Join(s.agent.Dir, heredocFile)
+			if tc.exists {
+				if err := os.WriteFile(target, []byte(oldContent), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			opts := acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--record", trace, "--"}, s.agent.Argv...),
+				Env:          s.agent.Env,
+				Dir:          s.agent.Dir,
+				Capabilities: clientCaps(tc.zed),
+			}
+			var c *acpclient.Client
+			t.Run("session", func(t *testing.T) { c = acpclient.Run(t, opts, "write hello.py, then list the files") })
+			if t.Failed() {
+				t.FailNow()
+			}
+			recs := readTraceFile(t, trace)
+
+			// The agent really wrote the file.
+			written, err := os.ReadFile(target)
+			if err != nil || string(written) != heredocContent {
+				t.Fatalf("%s = %q (%v), want %q", heredocFile, written, err, heredocContent)
+			}
+			calls := c.ToolCalls()
+			if len(calls) != 2 {
+				t.Fatalf("%d tool calls, want the write and ls\n%s", len(calls), c.Report())
+			}
+			writeID, lsID := calls[0].ID, calls[1].ID
+			var oldText *string
+			if tc.exists {
+				old := oldContent
+				oldText = &old
+			}
+			wantDiff := diffItem{Type: "diff", Path: target, OldText: oldText, NewText: string(written)}
+			if tc.racy {
+				// Observed under load: the proxy read the target after the
+				// shell had truncated or written it, and shows that as the
+				// old text (with the new content: a diff with no change).
+				// A limit of a display-only rewrite when nobody waits for
+				// permission.
+				seen := observedOldText(t, recs, writeID)
+				switch {
+				case seen == nil:
+				case *seen == "" || *seen == heredocContent:
+					t.Logf("the write ran before the proxy saw its tool_call: oldText %q", *seen)
+					wantDiff.OldText = seen
+				default:
+					t.Errorf("oldText %q is neither null nor what the write wrote", *seen)
+				}
+			}
+
+			// What the client received is what the proxy sent, line for
+			// line, and the proxy changed only messages of the write.
+			sameLines(t, "client received vs proxy sent", delivered(recs, filters.AgentToClient), clientLines(c))
+			var permID json.RawMessage
+			recognised := false // the proxy has shown the write as an edit
+			for _, r := range recs {
+				if r.Dir != filters.AgentToClient || !r.HasLine {
+					continue
+				}
+				e := decodeEnvelope(t, r.Line)
+				callID := callIDOf(t, e)
+				if !r.HasOut {
+					// Before the command is known (claude's tool_call
+					// has an empty rawInput) the call passes as it is.
+					if callID == writeID && recognised {
+						checkUnchangedWriteMessage(t, r.Line)
+					}
+					continue
+				}
+				recognised = true
+				if callID != writeID {
+					t.Errorf("the proxy changed a message that is not the write's:\n%s", shorten(r.Line))
+					continue
+				}
+				if len(r.Out) != 1 {
+					t.Fatalf("the proxy sent %d lines for one message of the write", len(r.Out))
+				}
+				checkRewrite(t, r.Line, r.Out[0], wantDiff)
+				if e.Method == "session/request_permission" {
+					permID = e.ID
+				}
+			}
+
+			// The client sees an edit: every update that shows content
+			// shows the diff and nothing else, no terminal, and the call
+			// ends as an edit of the file.
+			st := finalStates(t, clientLines(c))[writeID]
+			if st["kind"] != `"edit"` || !strings.Contains(st["title"], heredocFile) {
+				t.Errorf("the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile)
+			}
+			if want := mustJSON(t, []map[string]string{{"path": target}}); !jsonEqual(st["locations"], want) {
+				t.Errorf("locations %s, want %s", st["locations"], want)
+			}
+			if want := mustJSON(t, []diffItem{wantDiff}); !jsonEqual(st["content"], want) {
+				t.Errorf("content %s,\nwant %s", st["content"], want)
+			}
+			if st["status"] != `"completed"` || st["terminal data"] != "" || st["terminal exit"] != "" {
+				t.Errorf("status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"])
+			}
+
+			// Permission: the request for the write was rewritten (its
+			// options were not), and the client's answer reached the
+			// agent as the client sent it.
+			perms := c.PermissionRequests()
+			asks := tc.policy == "untrusted" || strings.HasPrefix(tc.agent, "claude")
+			if asks && permID == nil {
+				t.Errorf("no permission request for the write was rewritten; got %d requests", len(perms))
+			}
+			if permID != nil {
+				answer := answerTo(t, recs, permID)
+				if answer == nil {
+					t.Errorf("the client's answer to permission request %s is not in the trace", permID)
+				}
+				sent := clientSent(c)
+				if !containsLine(sent, answer) {
+					t.Errorf("the answer the proxy got is not what the client sent: %s", shorten(answer))
+				}
+			}
+			if tc.unified && tc.policy == "untrusted" {
+				// Observed: unified exec asks before it announces the call,
+				// so the rewritten request is the first the client hears
+				// of it.
+				if first := firstMessageOf(t, clientLines(c), writeID); first != "session/request_permission" {
+					t.Errorf("the first message of the write is %q, want the permission request", first)
+				}
+			}
+
+			// ls is untouched: its lines are the agent's.
+			for _, r := range recs {
+				if r.Dir == filters.AgentToClient && r.HasLine && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID && r.HasOut {
+					t.Errorf("the ls call was changed:\n%s\n→ %s", shorten(r.Line), shorten(r.Out[0]))
+				}
+			}
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
+
+// observedOldText is the oldText the proxy showed for the write.
+func observedOldText(t *testing.T, recs []proxy.TraceRecord, id string) *string {
+	t.Helper()
+	for _, r := range recs {
+		if r.Dir != filters.AgentToClient || !r.HasOut || len(r.Out) != 1 || callIDOf(t, decodeEnvelope(t, r.Line)) != id {
+			continue
+		}
+		_, call := callOf(t, r.Out[0])
+		var content []diffItem
+		if json.Unmarshal(call["content"], &content) == nil && len(content) == 1 {
+			return content[0].OldText
+		}
+	}
+	t.Fatalf("the write was not rewritten")
+	return nil
+}
+
+// diffItem is a diff content item; OldText nil is JSON null.
+type diffItem struct {
+	Type    string  `json:"type"`
+	Path    string  `json:"path"`
+	OldText *string `json:"oldText"`
+	NewText string  `json:"newText"`
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return compact(bytes.TrimSpace(b.Bytes()))
+}
+
+// jsonEqual reports whether two JSON texts have the same value (null and
+// absent members stay apart).
+func jsonEqual(a, b string) bool {
+	var av, bv any
+	if json.Unmarshal([]byte(a), &av) != nil || json.Unmarshal([]byte(b), &bv) != nil {
+		return false
+	}
+	return reflect.DeepEqual(av, bv)
+}
+
+// callIDOf is the toolCallId a message is about: a tool update's, or a
+// permission request's toolCall's.
+func callIDOf(t *testing.T, e envelope) string {
+	t.Helper()
+	raw := e.Params.Update
+	if e.Method == "session/request_permission" {
+		raw = e.Params.ToolCall
+	}
+	var v struct {
+		ToolCallID string `json:"toolCallId"`
+	}
+	json.Unmarshal(raw, &v)
+	return v.ToolCallID
+}
+
+// callOf returns the tool call object of a tool update or permission
+// request, decoded by member.
+func callOf(t *testing.T, line []byte) (envelope, map[string]json.RawMessage) {
+	t.Helper()
+	e := decodeEnvelope(t, line)
+	raw := e.Params.Update
+	if e.Method == "session/request_permission" {
+		raw = e.Params.ToolCall
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("tool call object: %v: %s", err, shorten(line))
+	}
+	return e, m
+}
+
+// checkRewrite checks one rewritten message of the write against the
+// agent's original: the shape of the edit, and everything else as it was.
+func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
+	t.Helper()
+	oe, o := callOf(t, orig)
+	ge, g := callOf(t, got)
+	if oe.Method != ge.Method || !bytes.Equal(oe.ID, ge.ID) {
+		t.Errorf("method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID)
+	}
+	// Outside the tool call object, nothing changes (the permission
+	// request's options, the session id, the envelope).
+	if !reflect.DeepEqual(outsideCall(t, orig), outsideCall(t, got)) {
+		t.Errorf("the message outside its tool call changed:\n%s\n→ %s", shorten(orig), shorten(got))
+	}
+	if oe.Method == "session/request_permission" {
+		var op, gp struct {
+			Params struct {
+				Options json.RawMessage `json:"options"`
+			} `json:"params"`
+		}
+		json.Unmarshal(orig, &op)
+		json.Unmarshal(got, &gp)
+		if len(op.Params.Options) == 0 || !bytes.Equal(op.Params.Options, gp.Params.Options) {
+			t.Errorf("permission options changed: %s → %s", op.Params.Options, gp.Params.Options)
+		}
+	}
+	// Kept as they were: the id, status, rawInput, rawOutput and anything
+	// else the rewrite does not own.
+	for k, v := range o {
+		switch k {
+		case "kind", "title", "locations", "content", "_meta":
+			continue
+		}
+		if !bytes.Equal(v, g[k]) {
+			t.Errorf("%s changed: %s → %s", k, shorten(v), shorten(g[k]))
+		}
+	}
+	// _meta: as it was, without the terminal keys.
+	var om, gm map[string]json.RawMessage
+	json.Unmarshal(o["_meta"], &om)
+	json.Unmarshal(g["_meta"], &gm)
+	for _, k := range terminalKeys {
+		delete(om, k)
+		if _, ok := gm[k]; ok {
+			t.Errorf("_meta.%s survived the rewrite", k)
+		}
+	}
+	if len(om) > 0 || len(gm) > 0 {
+		if !reflect.DeepEqual(om, gm) {
+			t.Errorf("_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
+		}
+	}
+	// The edit's own members, where set.
+	if v, ok := g["kind"]; ok && string(v) != `"edit"` {
+		t.Errorf("kind %s, want \"edit\"", v)
+	}
+	if v, ok := g["title"]; ok && !strings.Contains(string(v), heredocFile) {
+		t.Errorf("title %s does not name %s", v, heredocFile)
+	}
+	if v, ok := g["locations"]; ok && !jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})) {
+		t.Errorf("locations %s, want [{path: %s}]", v, want.Path)
+	}
+	if v, ok := g["content"]; ok && !jsonEqual(string(v), mustJSON(t, []diffItem{want})) {
+		t.Errorf("content %s,\nwant exactly one diff %s", shorten(v), mustJSON(t, []diffItem{want}))
+	}
+	_, announces := o["rawInput"]
+	if ge.Method == "session/request_permission" || announces {
+		for _, k := range []string{"kind", "title", "locations", "content"} {
+			if _, ok := g[k]; !ok {
+				t.Errorf("%s: the message that shows the command lacks %s", ge.Method, k)
+			}
+		}
+	}
+}
+
+// checkUnchangedWriteMessage: a message of the write the proxy left alone,
+// once it showed the write as an edit, must not show the terminal or
+// other content (it carries none of the members the rewrite replaces).
+func checkUnchangedWriteMessage(t *testing.T, line []byte) {
+	t.Helper()
+	_, m := callOf(t, line)
+	var meta map[string]json.RawMessage
+	json.Unmarshal(m["_meta"], &meta)
+	for _, k := range terminalKeys {
+		if _, ok := meta[k]; ok {
+			t.Errorf("a message of the write went through with _meta.%s: %s", k, shorten(line))
+		}
+	}
+	if _, ok := m["content"]; ok {
+		t.Errorf("a message of the write went through with its own content: %s", shorten(line))
+	}
+}
+
+// outsideCall is the message with its tool call object removed.
+func outsideCall(t *testing.T, line []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := m["params"].(map[string]any); ok {
+		delete(p, "update")
+		delete(p, "toolCall")
+	}
+	return m
+}
+
+// answerTo is the client→agent response to request id, as the proxy
+// received it (and, having no "out", passed it on unchanged).
+func answerTo(t *testing.T, recs []proxy.TraceRecord, id json.RawMessage) []byte {
+	t.Helper()
+	for _, r := range recs {
+		if r.Dir != filters.ClientToAgent || !r.HasLine {
+			continue
+		}
+		e := decodeEnvelope(t, r.Line)
+		if e.Method == "" && bytes.Equal(e.ID, id) {
+			if r.HasOut {
+				t.Errorf("the proxy changed the client's answer: %s → %q", shorten(r.Line), r.Out)
+			}
+			return r.Line
+		}
+	}
+	return nil
+}
+
+func containsLine(lines [][]byte, l []byte) bool {
+	for _, x := range lines {
+		if bytes.Equal(x, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstMessageOf is the method of the first message about a tool call.
+func firstMessageOf(t *testing.T, lines [][]byte, id string) string {
+	t.Helper()
+	for _, l := range lines {
+		e := decodeEnvelope(t, l)
+		if callIDOf(t, e) == id {
+			return e.Method
+		}
+	}
+	return ""
+}

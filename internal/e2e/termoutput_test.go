@@ -1,0 +1,389 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// outputFlags are the proxy's flags in the terminal-output tests.
+var outputFlags = []string{"--terminal-output", "--deltas"}
+
+// outputCase is one run: an agent printing lines lines, to a plain or a
+// Zed-like client, directly or through `acp-proxy flags --record`.
+type outputCase struct {
+	agent   string // "codex-0.13", "codex-0.16", "claude-0.23"
+	lines   int
+	zed     bool
+	proxied bool
+	flags   []string // with proxied; nil means outputFlags
+	unified bool     // codex: exec_command (a PTY) rather than shell / shell_command
+	// wantAll: the client must show all lines of the command, whatever
+	// the agent reported (--expand-persisted-output).
+	wantAll bool
+}
+
+func (c outputCase) name() string {
+	client, path := "plain", "direct"
+	if c.zed {
+		client = "zed"
+	}
+	if c.proxied {
+		path = "proxy"
+		if c.flags != nil {
+			path += strings.ReplaceAll(strings.Join(c.flags, ""), "--", "+")
+		}
+	}
+	tool := ""
+	if c.unified {
+		tool = "-exec"
+	}
+	return fmt.Sprintf("%s%s/%d/%s/%s", c.agent, tool, c.lines, client, path)
+}
+
+// outputResult is what one run measured, for BENCHMARKS.md.
+type outputResult struct {
+	name                 string
+	elapsed              time.Duration
+	messages             int           // lines the client received
+	bytes                int64         // bytes the client received
+	largest              int           // its longest line
+	toolUpdates          int           // of the command's call
+	live                 int           // updates that showed output before the end
+	shown, agent         int           // lines shown, lines the agent reported
+	agentBytes, agentMsg int64         // what the agent sent (proxy runs, from the trace)
+	agentStream          time.Duration // how long it streamed the output
+	complete             bool          // every line the agent reported is shown, in order, once
+	cpu                  time.Duration
+	peakRSS              int64
+}
+
+// TestTerminalOutputRealAgents runs each real agent with a 35,001-line
+// command and a small one, for a plain client and a Zed-like client
+// (advertising _meta.terminal_output), directly and through
+// `acp-proxy --terminal-output --deltas --record`, and checks what the
+// client sees through the proxy: every line the agent reported (in its
+// stream, snapshots or rawOutput, read from the proxy's trace, so that
+// lines codex itself loses are not blamed on the proxy), in order, once;
+// live where the agent streams; and no raw <persisted-output> tags.
+// Direct runs are measured, not judged: they are the problem.
+func TestTerminalOutputRealAgents(t *testing.T) {
+	var cases []outputCase
+	for _, agent := range []string{"codex-0.13", "codex-0.16", "claude-0.23"} {
+		for _, lines := range []int{5, bigLines} {
+			for _, zed := range []bool{false, true} {
+				for _, proxied := range []bool{false, true} {
+					cases = append(cases, outputCase{agent: agent, lines: lines, zed: zed, proxied: proxied})
+				}
+			}
+		}
+	}
+	cases = append(cases,
+		// codex's default tool, on a PTY: the agent itself sometimes loses
+		// lines, in its stream and its rawOutput alike.
+		outputCase{agent: "codex-0.16", unified: true, lines: bigLines, proxied: true},
+		outputCase{agent: "codex-0.16", unified: true, lines: bigLines, zed: true, proxied: true},
+		// Snapshots coalesced, the agent left without the extension.
+		outputCase{agent: "codex-0.13", lines: bigLines, proxied: true, flags: []string{"--deltas"}},
+		// The file the Claude CLI saved, in place of its preview.
+		outputCase{agent: "claude-0.23", lines: bigLines, proxied: true, wantAll: true,
+			flags: []string{"--terminal-output", "--deltas", "--expand-persisted-output"}},
+		outputCase{agent: "claude-0.23", lines: bigLines, zed: true, proxied: true, wantAll: true,
+			flags: []string{"--terminal-output", "--deltas", "--expand-persisted-output"}},
+	)
+	var (
+		mu      sync.Mutex
+		results []outputResult
+	)
+	for _, c := range cases {
+		t.Run(c.name(), func(t *testing.T) {
+			if testing.Short() && c.lines > 1000 {
+				t.Skip("35,001 lines take a while; skipped with -short")
+			}
+			if raceEnabled && c.lines > 1000 && c.agent == "codex-0.13" && !c.zed && !c.proxied {
+				t.Skip("~1 GB of snapshots to decode: minutes under the race detector")
+			}
+			r := runOutput(t, c)
+			mu.Lock()
+			results = append(results, r)
+			mu.Unlock()
+		})
+	}
+	logResults(t, results)
+}
+
+// runOutput runs one case and checks it.
+func runOutput(t *testing.T, c outputCase) outputResult {
+	s := launch(t, c.agent, []string{linesCommand(c.lines)}, c.unified, "")
+	view := newOutputView()
+	opts := acpclient.Options{
+		Argv:         s.agent.Argv,
+		Env:          s.agent.Env,
+		Dir:          s.agent.Dir,
+		Capabilities: clientCaps(c.zed),
+		OnLine:       view.onLine(),
+	}
+	if c.lines > 1000 {
+		opts.Timeout = 5 * time.Minute
+		opts.MaxRetainedBytes = 16 << 20 // a direct codex 0.13 run is ~1 GB
+	}
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	if c.proxied {
+		flags := c.flags
+		if flags == nil {
+			flags = outputFlags
+		}
+		argv := append([]string{proxyBin(t)}, flags...)
+		argv = append(append(argv, "--record", trace, "--"), s.agent.Argv...)
+		opts.Argv = argv
+	}
+	r := outputResult{name: c.name()}
+	// The session runs in a subtest: its end stops the client, and so
+	// the proxy, which completes the trace.
+	t.Run("session", func(t *testing.T) {
+		start := time.Now()
+		cl := acpclient.Start(t, opts)
+		var watch *procWatch
+		if c.proxied {
+			watch = watchProc(cl.PID())
+		}
+		cl.Initialize()
+		sid := cl.NewSession(s.agent.Dir)
+		if stop := cl.Prompt(sid, "print the lines"); stop != "end_turn" {
+			t.Errorf("stopReason %q", stop)
+		}
+		r.elapsed = time.Since(start)
+		if watch != nil {
+			u := watch.end()
+			r.cpu, r.peakRSS = u.cpu, u.peakRSS
+		}
+		st := cl.Stats()
+		r.messages, r.bytes, r.largest = st.Messages, st.Bytes, st.LargestLine
+		if p := cl.Problems(); len(p) > 0 {
+			t.Errorf("client problems: %q", p)
+		}
+	})
+	if dir := os.Getenv("E2E_KEEP_TRACES"); dir != "" && c.proxied {
+		keep := filepath.Join(dir, strings.ReplaceAll(c.name(), "/", "_")+".jsonl")
+		if err := os.Rename(trace, keep); err == nil {
+			trace = keep
+		} else {
+			t.Logf("E2E_KEEP_TRACES: %v", err)
+		}
+	}
+	if t.Failed() {
+		return r
+	}
+
+	call := view.only(t)
+	shown := view.shown(call)
+	r.toolUpdates, r.live = call.updates, call.outputs
+	r.shown = len(numbered(shown))
+	ref := agentLines(call)
+	var streamed time.Duration // how long the agent streamed output
+	if c.proxied {
+		agent := agentView(t, trace).only(t)
+		ref = agentLines(agent)
+		if agent.outputs > 1 {
+			streamed = agent.lastOut.Sub(agent.firstOut)
+		}
+		r.agentStream = streamed
+		for _, rec := range readTraceFile(t, trace) {
+			if rec.Dir == filters.AgentToClient && rec.HasLine {
+				r.agentBytes += int64(len(rec.Line)) + 1
+				r.agentMsg++
+			}
+		}
+	}
+	if c.wantAll {
+		for n := 1; n <= c.lines; n++ {
+			ref[n] = true
+		}
+	}
+	r.agent = len(ref)
+	r.complete = linesComplete(shown, ref)
+	if !c.proxied {
+		t.Logf("direct: %d of the %d lines the agent reported are shown in order (complete: %v)", r.shown, r.agent, r.complete)
+		return r
+	}
+
+	// Through the proxy, the client must see everything the agent sent.
+	checkLines(t, "client", shown, ref)
+	if call.status != "completed" {
+		t.Errorf("the call ended %q", call.status)
+	}
+	if strings.Contains(shown, "<persisted-output>") {
+		t.Errorf("the client shows raw <persisted-output> tags")
+	}
+	if !c.zed && len(view.extension) > 0 {
+		t.Errorf("a client without the extension got %q", view.extension[:min(3, len(view.extension))])
+	}
+	// Where the agent streams, the client sees the output grow while it
+	// runs: at once, then about every interval (200 ms is generous).
+	if want := min(3, 1+int(streamed/(200*time.Millisecond))); streamed > 0 && r.live < want {
+		t.Errorf("output shown %d times before the end (sizes %v) while the agent streamed for %v; want %d",
+			r.live, call.shownSizes, streamed.Round(time.Millisecond), want)
+	}
+	if c.lines > 1000 && strings.HasPrefix(c.agent, "codex") && !c.zed && r.bytes > 3<<20 {
+		t.Errorf("%d bytes to a plain client; want ≤ 3 MB", r.bytes)
+	}
+	if r.agent < c.lines/2 && !strings.HasPrefix(c.agent, "claude") {
+		t.Logf("note: the agent itself reported only %d of %d lines", r.agent, c.lines)
+	}
+	return r
+}
+
+// linesComplete reports whether shown has every line of ref, in order, once.
+func linesComplete(shown string, ref map[int]bool) bool {
+	got := numbered(shown)
+	last := 0
+	seen := map[int]bool{}
+	for _, n := range got {
+		if n <= last {
+			return false
+		}
+		last = n
+		seen[n] = true
+	}
+	for n := range ref {
+		if !seen[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// logResults logs the measurements as a table, and writes it to
+// $E2E_REPORT when that is set. ($E2E_KEEP_TRACES=dir keeps the proxy's
+// traces there.)
+func logResults(t *testing.T, results []outputResult) {
+	if len(results) == 0 {
+		return
+	}
+	var b bytes.Buffer
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "run\ttime\tmsgs to client\tbytes to client\tlargest line\ttool updates\tlive\tlines shown/agent\tcomplete\tagent msgs\tagent bytes\tagent streamed\tproxy CPU\tproxy peak RSS\t")
+	for _, r := range results {
+		cpu, rss, am, ab, as := "-", "-", "-", "-", "-"
+		if r.agentMsg > 0 {
+			cpu = r.cpu.Round(10 * time.Millisecond).String()
+			rss = fmt.Sprintf("%.1f MB", float64(r.peakRSS)/1e6)
+			am, ab = fmt.Sprint(r.agentMsg), fmt.Sprint(r.agentBytes)
+			as = r.agentStream.Round(time.Millisecond).String()
+		}
+		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%v\t%s\t%s\t%s\t%s\t%s\t\n",
+			r.name, r.elapsed.Round(10*time.Millisecond), r.messages, r.bytes, r.largest, r.toolUpdates, r.live,
+			r.shown, r.agent, r.complete, am, ab, as, cpu, rss)
+	}
+	w.Flush()
+	t.Logf("results:\n%s", b.String())
+	if path := os.Getenv("E2E_REPORT"); path != "" {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Errorf("E2E_REPORT: %v", err)
+		}
+	}
+}
+
+// TestAcpxThroughProxy drives the proxy with the real headless client acpx
+// (which does not advertise the terminal-output extension) around the real
+// codex-acp, with the output filters on: acpx prints the command's output
+// and the end of the turn.
+func TestAcpxThroughProxy(t *testing.T) {
+	for _, lines := range []int{5, bigLines} {
+		t.Run(fmt.Sprint(lines), func(t *testing.T) {
+			if testing.Short() && lines > 1000 {
+				t.Skip("35,001 lines take a while; skipped with -short")
+			}
+			s := launch(t, "codex-0.16", []string{linesCommand(lines)}, false, "")
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			agentCmd := strings.Join(append(append([]string{proxyBin(t)}, outputFlags...), append([]string{"--record", trace, "--"}, s.agent.Argv...)...), " ")
+			argv := append(realagent.Acpx(t),
+				"--approve-all", "--format", "text", "--cwd", s.agent.Dir,
+				"--agent", agentCmd, // acpx splits this string into a command line
+				"exec", "print the lines")
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir // acpx keeps a session store under HOME
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			cmd.WaitDelay = 2 * time.Second
+			start := time.Now()
+			err := cmd.Run()
+			if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
+				t.Logf("kill acpx process group: %v", kerr)
+			}
+			if err != nil {
+				t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, tail(stdout.String()), tail(stderr.String()))
+			}
+			out := stdout.String()
+			if !strings.Contains(out, "[done] end_turn") {
+				t.Errorf("acpx did not end the turn:\n%s", tail(out))
+			}
+			ref := agentLines(agentView(t, trace).only(t))
+			shown, more := acpxOutput(out)
+			// acpx prints a call's rawOutput and then its content, both
+			// complete here, and cuts long output short with "... (N more
+			// lines)": the lines it prints must start at line 1 and run in
+			// order, and with the N it leaves out cover the agent's twice.
+			for i, n := range shown {
+				if n != i+1 && more > 0 || i == 0 && n != 1 {
+					t.Errorf("acpx printed line %d in place %d:\n%s", n, i+1, tail(out))
+					break
+				}
+			}
+			if more > 0 && len(shown)+more < 2*len(ref) {
+				t.Errorf("acpx shows %d lines and %d more, want at least %d (the output in rawOutput and content)", len(shown), more, 2*len(ref))
+			}
+			if more == 0 {
+				var b strings.Builder
+				for _, n := range shown {
+					fmt.Fprintf(&b, "line %d\n", n)
+				}
+				checkLines(t, "acpx stdout, first copy", b.String()[:len(b.String())/2], ref)
+			}
+			t.Logf("acpx: %v, %d bytes of stdout, %d lines printed and %d more, of %d lines", time.Since(start).Round(time.Millisecond), len(out), len(shown), more, len(ref))
+		})
+	}
+}
+
+var acpxMore = regexp.MustCompile(`\.\.\. \((\d+) more lines\)`)
+
+// acpxOutput returns the numbered lines acpx printed, and how many more it
+// said it left out.
+func acpxOutput(out string) (shown []int, more int) {
+	var trimmed strings.Builder
+	for l := range strings.Lines(out) {
+		trimmed.WriteString(strings.TrimSpace(l))
+		trimmed.WriteByte('\n')
+	}
+	if m := acpxMore.FindStringSubmatch(out); m != nil {
+		more, _ = strconv.Atoi(m[1])
+	}
+	return numbered(trimmed.String()), more
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return "…" + s[len(s)-4000:]
+	}
+	return s
+}

@@ -1,0 +1,309 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// readTrace reads every record of a trace.
+func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
+	t.Helper()
+	tr := proxy.NewTraceReader(r)
+	var recs []proxy.TraceRecord
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			return recs
+		}
+		if err != nil {
+			t.Fatalf("reading trace: %v", err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+func readTraceFile(t *testing.T, path string) []proxy.TraceRecord {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return readTrace(t, f)
+}
+
+// delivered is what the recording proxy sent on in direction d: each
+// received line, or what a filter sent in its place, and the lines it
+// added itself.
+func delivered(recs []proxy.TraceRecord, d filters.Direction) [][]byte {
+	var out [][]byte
+	for _, r := range recs {
+		if r.Dir != d {
+			continue
+		}
+		if r.HasOut {
+			out = append(out, r.Out...)
+		} else if r.HasLine {
+			out = append(out, r.Line)
+		}
+	}
+	return out
+}
+
+// linesOf are the lines of direction d of a replay's output, which is a
+// trace of what each side received.
+func linesOf(recs []proxy.TraceRecord, d filters.Direction) [][]byte {
+	var out [][]byte
+	for _, r := range recs {
+		if r.Dir == d && r.HasLine {
+			out = append(out, r.Line)
+		}
+	}
+	return out
+}
+
+// clientLines are the lines the test client received.
+func clientLines(c *acpclient.Client) [][]byte {
+	var out [][]byte
+	for _, l := range c.Lines() {
+		out = append(out, l.Raw)
+	}
+	return out
+}
+
+// clientSent are the lines the test client wrote, without their '\n'.
+func clientSent(c *acpclient.Client) [][]byte {
+	var out [][]byte
+	for _, s := range c.Sent() {
+		out = append(out, bytes.TrimSuffix(s, []byte("\n")))
+	}
+	return out
+}
+
+// replayTrace runs `acp-proxy replay flags… trace` and returns the records
+// of its output.
+func replayTrace(t *testing.T, trace string, flags ...string) []proxy.TraceRecord {
+	t.Helper()
+	cmd := exec.Command(proxyBin(t), append(append([]string{"replay"}, flags...), trace)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("acp-proxy replay %q: %v\n%s", flags, err, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("acp-proxy replay %q wrote to stderr: %s", flags, stderr.String())
+	}
+	return readTrace(t, &stdout)
+}
+
+// sameLines fails at the first line where two streams differ.
+func sameLines(t *testing.T, what string, want, got [][]byte) {
+	t.Helper()
+	for i := 0; i < len(want) || i < len(got); i++ {
+		var w, g []byte
+		if i < len(want) {
+			w = want[i]
+		}
+		if i < len(got) {
+			g = got[i]
+		}
+		if !bytes.Equal(w, g) {
+			t.Errorf("%s: line %d of %d/%d differs:\nwant %s\n got %s", what, i+1, len(want), len(got), shorten(w), shorten(g))
+			return
+		}
+	}
+}
+
+func shorten(b []byte) string {
+	const max = 800
+	if b == nil {
+		return "(none)"
+	}
+	if len(b) <= max {
+		return string(b)
+	}
+	return fmt.Sprintf("%s …[%d bytes]… %s", b[:max/2], len(b)-max, b[len(b)-max/2:])
+}
+
+// envelope is the part of a line the comparisons read.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Update   json.RawMessage `json:"update"`
+		ToolCall json.RawMessage `json:"toolCall"`
+	} `json:"params"`
+}
+
+func decodeEnvelope(t *testing.T, line []byte) envelope {
+	t.Helper()
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
+		t.Fatalf("not a JSON-RPC message: %v: %s", err, shorten(line))
+	}
+	return e
+}
+
+// toolUpdate returns the toolCallId and update object of a tool_call or
+// tool_call_update notification.
+func toolUpdate(t *testing.T, line []byte) (id string, update map[string]json.RawMessage, ok bool) {
+	t.Helper()
+	e := decodeEnvelope(t, line)
+	if e.Method != "session/update" || len(e.Params.Update) == 0 {
+		return "", nil, false
+	}
+	if err := json.Unmarshal(e.Params.Update, &update); err != nil {
+		return "", nil, false
+	}
+	var kind string
+	json.Unmarshal(update["sessionUpdate"], &kind)
+	if kind != "tool_call" && kind != "tool_call_update" {
+		return "", nil, false
+	}
+	json.Unmarshal(update["toolCallId"], &id)
+	return id, update, id != ""
+}
+
+// terminalKeys are the terminal-output extension's _meta keys.
+var terminalKeys = []string{"terminal_info", "terminal_output", "terminal_output_delta", "terminal_exit"}
+
+// callState is a tool call as a client shows it after all its updates: a
+// tool_call sets every field, a tool_call_update replaces the fields it
+// carries (ACP: arrays and objects replace, they do not merge). Terminal
+// output, which the extension appends, is kept apart under
+// "terminal data", and the exit under "terminal exit".
+type callState map[string]string
+
+// finalStates folds the tool updates among lines into each call's state.
+func finalStates(t *testing.T, lines [][]byte) map[string]callState {
+	t.Helper()
+	states := map[string]callState{}
+	for _, line := range lines {
+		id, u, ok := toolUpdate(t, line)
+		if !ok {
+			continue
+		}
+		st := states[id]
+		var kind string
+		json.Unmarshal(u["sessionUpdate"], &kind)
+		if st == nil || kind == "tool_call" {
+			st = callState{}
+			states[id] = st
+		}
+		for k, v := range u {
+			if k == "sessionUpdate" {
+				continue
+			}
+			st[k] = compact(v)
+		}
+		var meta map[string]json.RawMessage
+		json.Unmarshal(u["_meta"], &meta)
+		for _, k := range []string{"terminal_output", "terminal_output_delta"} {
+			var out struct {
+				Data string `json:"data"`
+			}
+			if json.Unmarshal(meta[k], &out) == nil {
+				st["terminal data"] += out.Data
+			}
+		}
+		if exit, ok := meta["terminal_exit"]; ok {
+			st["terminal exit"] = compact(exit)
+		}
+	}
+	return states
+}
+
+func compact(v json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// sameFinalStates compares what a client shows of every tool call.
+func sameFinalStates(t *testing.T, what string, want, got [][]byte) {
+	t.Helper()
+	ws, gs := finalStates(t, want), finalStates(t, got)
+	if reflect.DeepEqual(ws, gs) {
+		return
+	}
+	ids := map[string]bool{}
+	for id := range ws {
+		ids[id] = true
+	}
+	for id := range gs {
+		ids[id] = true
+	}
+	var sorted []string
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	sort.Strings(sorted)
+	for _, id := range sorted {
+		w, g := ws[id], gs[id]
+		if reflect.DeepEqual(w, g) {
+			continue
+		}
+		var diffs []string
+		for k := range union(w, g) {
+			if w[k] != g[k] {
+				diffs = append(diffs, fmt.Sprintf("  %s:\n    want %s\n     got %s", k, shorten([]byte(w[k])), shorten([]byte(g[k]))))
+			}
+		}
+		sort.Strings(diffs)
+		t.Errorf("%s: tool call %s ends differently:\n%s", what, id, strings.Join(diffs, "\n"))
+	}
+}
+
+func union(a, b callState) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+// withoutToolUpdates drops the tool_call / tool_call_update notifications,
+// whose number and timing coalescing decides, and keeps everything else in
+// order.
+func withoutToolUpdates(t *testing.T, lines [][]byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, l := range lines {
+		if _, _, ok := toolUpdate(t, l); !ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// firstUpdates are the first tool update of each call, which coalescing
+// never holds back, in order.
+func firstUpdates(t *testing.T, lines [][]byte) [][]byte {
+	t.Helper()
+	seen := map[string]bool{}
+	var out [][]byte
+	for _, l := range lines {
+		if id, _, ok := toolUpdate(t, l); ok && !seen[id] {
+			seen[id] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}
