@@ -185,3 +185,28 @@ func BenchmarkShellPatch(b *testing.B) {
 type discardEmitter struct{}
 
 func (discardEmitter) Emit(Direction, []byte) error { return nil }
+
+func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
+	// Claude announces a terminal before its command is known; once
+	// shell-to-patch shows the call as an edit, terminal-output must not
+	// complete that terminal from rawOutput.
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	c := Config{ShellToPatch: true, TerminalOutput: true, Deltas: true}.Chain(capabilities.New())
+	runChain(t, c, ClientToAgent,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"_meta":{"terminal_output":true}}}}`,
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	runChain(t, c, AgentToClient,
+		`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"@zed-industries/claude-agent-acp"}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
+	got := runChain(t, c, AgentToClient,
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > out.txt","description":"Write"},"title":"echo hi > out.txt"}`),
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"(Bash completed with no output)","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))
+	require.Len(t, got, 3, "no extra terminal_output update")
+	for _, g := range got[1:] {
+		assert.NotContains(t, g.Raw, "terminal_output")
+		assert.NotContains(t, g.Raw, `"type":"terminal"`)
+	}
+	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
+}

@@ -126,6 +126,15 @@ func (f *TerminalOutput) Apply(_ context.Context, m *Message, out Emitter) error
 		return f.other(m, out) // no call streams, and this line is not about one
 	}
 	u, isTool := toolUpdateOf(m)
+	if isTool && u.kind != "" && u.kind != "execute" && f.calls.get(u.id) != nil {
+		// The call is no longer a command (shell-to-patch shows it as an
+		// edit): it has no terminal to complete or translate any more.
+		if err := f.flush(m.Time, out, nil); err != nil {
+			return err
+		}
+		f.calls.remove(u.id)
+		return out.Emit(m.Dir, m.Raw)
+	}
 	switch {
 	case isTool && mode == clientTranslated:
 		return f.translateUpdate(m, &u, out)
