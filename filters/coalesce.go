@@ -71,3 +71,21 @@ func earliest(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// sendDue sends every call of l that holds output due at now (held reports
+// whether a call holds output, and when it is due) and returns when the next
+// held call is due: the Tick of both coalescing filters.
+func sendDue[T any](l *callList[T], now time.Time, held func(*T) (bool, time.Time), send func(*T) error) (next time.Time) {
+	_ = l.each(func(c *T) error {
+		h, due := held(c)
+		if !h {
+			return nil
+		}
+		if isDue(due, now) {
+			return send(c)
+		}
+		next = earliest(next, due)
+		return nil
+	})
+	return next
+}

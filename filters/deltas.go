@@ -361,21 +361,12 @@ func (f *Deltas) flush(now time.Time, out Emitter, except *deltaCall) error {
 
 // Tick implements Timed: it sends the held snapshots that are due.
 func (f *Deltas) Tick(d Direction, now time.Time, out Emitter) time.Time {
-	var next time.Time
 	if d != AgentToClient {
-		return next
+		return time.Time{}
 	}
-	_ = f.calls.each(func(c *deltaCall) error {
-		if !c.pending {
-			return nil
-		}
-		if isDue(c.due, now) {
-			return f.send(c, now, out)
-		}
-		next = earliest(next, c.due)
-		return nil
-	})
-	return next
+	return sendDue(&f.calls, now,
+		func(c *deltaCall) (bool, time.Time) { return c.pending, c.due },
+		func(c *deltaCall) error { return f.send(c, now, out) })
 }
 
 // Drain implements Timed: it sends everything held.

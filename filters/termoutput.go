@@ -192,21 +192,30 @@ func (f *TerminalOutput) call(m *Message, u *toolUpdate, out Emitter) (*termCall
 	return c, nil
 }
 
+// track returns the state of u's call and the output u streams, or a nil
+// call when u is about no terminal the filter follows.
+func (f *TerminalOutput) track(m *Message, u *toolUpdate, out Emitter) (c *termCall, tm termMeta, data []byte, err error) {
+	tm = parseTermMeta(u.meta)
+	if !tm.any() && f.calls.get(u.id) == nil {
+		return nil, tm, nil, nil
+	}
+	if c, err = f.call(m, u, out); err != nil {
+		return nil, tm, nil, err
+	}
+	c.note(tm)
+	data, err = termData(tm)
+	return c, tm, data, err
+}
+
 // translateUpdate handles a tool_call / tool_call_update for a client
 // without the extension.
 func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter) error {
-	tm := parseTermMeta(u.meta)
-	if !tm.any() && f.calls.get(u.id) == nil {
+	c, tm, data, err := f.track(m, u, out)
+	if err != nil {
+		return err
+	}
+	if c == nil {
 		return f.other(m, out)
-	}
-	c, err := f.call(m, u, out)
-	if err != nil {
-		return err
-	}
-	c.note(tm)
-	data, err := termData(tm)
-	if err != nil {
-		return err
 	}
 	c.out = append(c.out, data...)
 	if len(data) > 0 {
@@ -336,18 +345,12 @@ func (f *TerminalOutput) flush(now time.Time, out Emitter, except *termCall) err
 
 // pass handles a tool update for a client with the extension.
 func (f *TerminalOutput) pass(m *Message, u *toolUpdate, out Emitter) error {
-	tm := parseTermMeta(u.meta)
-	if !tm.any() && f.calls.get(u.id) == nil {
+	c, tm, data, err := f.track(m, u, out)
+	if err != nil {
+		return err
+	}
+	if c == nil {
 		return out.Emit(m.Dir, m.Raw)
-	}
-	c, err := f.call(m, u, out)
-	if err != nil {
-		return err
-	}
-	c.note(tm)
-	data, err := termData(tm)
-	if err != nil {
-		return err
 	}
 	c.hash.Write(data)
 	c.streamed += len(data)
@@ -408,21 +411,12 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 
 // Tick implements Timed: it sends the held output that is due.
 func (f *TerminalOutput) Tick(d Direction, now time.Time, out Emitter) time.Time {
-	var next time.Time
 	if d != AgentToClient {
-		return next
+		return time.Time{}
 	}
-	_ = f.calls.each(func(c *termCall) error {
-		if !c.held {
-			return nil
-		}
-		if isDue(c.due, now) {
-			return f.send(c, now, out)
-		}
-		next = earliest(next, c.due)
-		return nil
-	})
-	return next
+	return sendDue(&f.calls, now,
+		func(c *termCall) (bool, time.Time) { return c.held, c.due },
+		func(c *termCall) error { return f.send(c, now, out) })
 }
 
 // Drain implements Timed: it sends everything held.
