@@ -121,15 +121,21 @@ func parseShell(script string) (*syntax.File, error) {
 }
 
 // checkText rejects text that shells or the parser read differently: NUL (bash drops it from -c
-// strings), CR (mvdan tokenises it differently from bash, which writes to "f\r") and invalid UTF-8.
+// strings), CR (mvdan tokenises it differently from bash, which writes to "f\r"), the other ASCII
+// control characters but tab and newline (bash uses \x01 and \x7f as internal quoting marks:
+// "\\\x7f" in a heredoc loses the DEL) and invalid UTF-8.
 func checkText(s string) error {
 	switch {
 	case strings.IndexByte(s, 0) >= 0:
 		return errors.New("NUL byte")
 	case strings.IndexByte(s, '\r') >= 0:
 		return errors.New("carriage return")
+	case strings.IndexFunc(s, isOddControl) >= 0:
+		return errors.New("control character")
 	case !utf8.ValidString(s):
 		return errors.New("invalid UTF-8")
 	}
 	return nil
 }
+
+func isOddControl(r rune) bool { return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f }

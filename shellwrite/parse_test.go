@@ -250,6 +250,9 @@ var parseCases = []parseCase{
 	rejects("cat <<EOF > f\nprice: 5$\nEOF\n", "expansion '$'"),
 	rejects("cat <<'EOF' > f\nx\nEOF\necho more\n", "2 statements"),
 	rejects("cat <<'EOF' > f\nx\r\nEOF\n", "carriage return"),
+	rejects("cat <<EOF > f\n\\\x7f\nEOF\n", "control character"), // bash drops the DEL (found by FuzzParseShapes)
+	rejects("echo a\x01b > f", "control character"),
+	rejects("printf 'a\x1b[0m' > f", "control character"),
 	// Line continuations in unquoted here-documents where bash and dash differ.
 	rejects("cat <<EOF > f\nx\n\\\nEOF\nEOF\n", "continuation at the start of a line"),
 	rejects("cat <<EOF > f\nEO\\\nF\nEOF\n", "delimiter made of a line continuation"),
