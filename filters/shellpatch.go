@@ -37,6 +37,7 @@ type ShellPatch struct {
 
 // shellCall is a recognised write, fixed when the proxy first saw the call.
 type shellCall struct {
+	quotedID  []byte // the toolCallId as a JSON string, to spot its updates
 	title     []byte // JSON string
 	locations []byte // JSON array
 	diff      []byte // JSON content item
@@ -47,7 +48,7 @@ var _ Filter = (*ShellPatch)(nil)
 func (*ShellPatch) Name() string { return "shell-to-patch" }
 
 func (s *ShellPatch) Apply(_ context.Context, m *Message, out Emitter) error {
-	if m.Dir != AgentToClient {
+	if m.Dir != AgentToClient || !s.mayConcern(m.Raw) {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	var (
@@ -67,6 +68,26 @@ func (s *ShellPatch) Apply(_ context.Context, m *Message, out Emitter) error {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	return out.Emit(m.Dir, raw)
+}
+
+// quotedRawInput is the key every command-carrying call has.
+var quotedRawInput = []byte(`"rawInput"`)
+
+// mayConcern reports, without parsing, whether raw may start a rewrite (it
+// carries a rawInput) or continue one (it names a call being shown as an
+// edit). Everything else — message chunks, output deltas, plans — passes at
+// the cost of a substring search. A key spelled with escapes reads as absent,
+// which leaves the message untouched: the safe side.
+func (s *ShellPatch) mayConcern(raw []byte) bool {
+	if bytes.Contains(raw, quotedRawInput) {
+		return true
+	}
+	for _, c := range s.calls {
+		if bytes.Contains(raw, c.quotedID) {
+			return true
+		}
+	}
+	return false
 }
 
 // rewrite returns the message with the call at path shown as an edit, or
@@ -97,6 +118,7 @@ func (s *ShellPatch) rewrite(m *Message, path []string, announces bool) ([]byte,
 		if call == nil {
 			return nil, nil
 		}
+		call.quotedID = rawjson.Quote(id)
 		s.remember(id, call)
 	}
 	out, err := s.show(m.Raw, path, callRaw, call)
