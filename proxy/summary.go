@@ -114,7 +114,7 @@ type FilterFigures struct {
 func (s *Summary) Report() SummaryReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var r SummaryReport
+	r := SummaryReport{Filters: []FilterFigures{}, ToolCalls: []CallCount{}} // [] in JSON, not null
 	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
 		r.Directions = append(r.Directions, DirectionReport{d.String(), s.dirs[d].before, s.dirs[d].after})
 	}
