@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"io"
 	"os"
 	"os/exec"
@@ -300,20 +301,7 @@ func TestTerminalStdinRunsTheAgentDirectly(t *testing.T) {
 // sameBytes fails with the first differing line rather than both streams.
 func sameBytes(t *testing.T, want, got []byte) {
 	t.Helper()
-	if bytes.Equal(want, got) {
-		return
-	}
-	wl, gl := bytes.SplitAfter(want, []byte("\n")), bytes.SplitAfter(got, []byte("\n"))
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g []byte
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if !bytes.Equal(w, g) {
-			t.Fatalf("streams differ at line %d (of %d wanted, %d got):\nwant %q\n got %q", i+1, len(wl), len(gl), w, g)
-		}
+	if d := linediff.Streams(want, got); d != "" {
+		t.Fatal("streams " + d)
 	}
 }

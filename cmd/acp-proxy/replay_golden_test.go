@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"fmt"
+	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"io"
 	"io/fs"
 	"os"
@@ -186,28 +186,10 @@ func checkNoStaleGoldens(t *testing.T, dir string, want map[string]bool) {
 
 // firstDifference describes where two traces first differ, by line.
 func firstDifference(want, got []byte) string {
-	wl, gl := bytes.SplitAfter(want, []byte("\n")), bytes.SplitAfter(got, []byte("\n"))
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g []byte
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if !bytes.Equal(w, g) {
-			return fmt.Sprintf("differs at line %d (of %d wanted, %d got):\nwant %s\n got %s", i+1, len(wl), len(gl), clip(w), clip(g))
-		}
+	if d := linediff.Streams(want, got); d != "" {
+		return d
 	}
 	return "identical"
-}
-
-func clip(b []byte) string {
-	const max = 600
-	if len(b) <= max {
-		return fmt.Sprintf("%q", b)
-	}
-	return fmt.Sprintf("%q …[%d bytes]… %q", b[:max/2], len(b)-max, b[len(b)-max/2:])
 }
 
 func sameLines(t *testing.T, want, got []byte) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"io"
 	"os"
 	"os/exec"
@@ -111,18 +112,8 @@ func replayTrace(t *testing.T, trace string, flags ...string) []proxy.TraceRecor
 // sameLines fails at the first line where two streams differ.
 func sameLines(t *testing.T, what string, want, got [][]byte) {
 	t.Helper()
-	for i := 0; i < len(want) || i < len(got); i++ {
-		var w, g []byte
-		if i < len(want) {
-			w = want[i]
-		}
-		if i < len(got) {
-			g = got[i]
-		}
-		if !bytes.Equal(w, g) {
-			t.Errorf("%s: line %d of %d/%d differs:\nwant %s\n got %s", what, i+1, len(want), len(got), shorten(w), shorten(g))
-			return
-		}
+	if d := linediff.First(want, got); d != "" {
+		t.Errorf("%s: %s", what, d)
 	}
 }
 
