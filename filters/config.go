@@ -60,7 +60,7 @@ func (cfg Config) Chain(caps *capabilities.Negotiated) *Chain {
 		fs = append(fs, &Deltas{Interval: cfg.CoalesceInterval})
 	}
 	if cfg.TerminalOutput {
-		fs = append(fs, &TerminalOutput{Interval: cfg.CoalesceInterval})
+		fs = append(fs, &TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes})
 	}
 	if cfg.TerminalOutput || cfg.ExpandPersistedOutput {
 		fs = append(fs, &PersistedOutput{

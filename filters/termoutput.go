@@ -2,8 +2,10 @@ package filters
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
@@ -42,6 +44,12 @@ type TerminalOutput struct {
 	// Interval is the coalescing interval; zero means
 	// DefaultCoalesceInterval.
 	Interval time.Duration
+	// MaxBytes bounds the output kept per call for a client without the
+	// extension, so a command that never stops printing cannot grow the
+	// proxy without bound; zero means DefaultMaxOutputBytes. Past it the
+	// client is told what is not shown, and the final update still shows
+	// the agent's complete rawOutput.
+	MaxBytes int64
 
 	prompts prompts
 	client  clientView
@@ -61,7 +69,8 @@ type termCall struct {
 
 	// Translation for a client without the extension.
 	template []byte // the last content the agent sent with one of tids in it
-	out      []byte // the output streamed so far
+	out      []byte // the output streamed so far, up to MaxBytes
+	dropped  int    // bytes streamed past MaxBytes, not kept
 	pace     pacer
 	held     bool      // out grew since it was last sent
 	due      time.Time // when the held output may go
@@ -81,6 +90,35 @@ func (c *termCall) ours(tid string) bool {
 	return false
 }
 
+// keep appends streamed output, up to max bytes in all.
+func (c *termCall) keep(data []byte, limit int64) {
+	room := int(limit) - len(c.out)
+	if room >= len(data) && c.dropped == 0 {
+		c.out = append(c.out, data...)
+		return
+	}
+	room = max(0, room)
+	if c.dropped == 0 {
+		// Cut at a rune boundary, so the shown text stays valid UTF-8.
+		for room > 0 && room < len(data) && !utf8.RuneStart(data[room]) {
+			room--
+		}
+		c.out = append(c.out, data[:room]...)
+		data = data[room:]
+	}
+	c.dropped += len(data)
+}
+
+// text is the output to show: all of it, or what was kept and a note of
+// what was not.
+func (c *termCall) text() []byte {
+	if c.dropped == 0 {
+		return c.out
+	}
+	return fmt.Appendf(append([]byte(nil), c.out...),
+		"\n[acp-proxy: %d more bytes of output are not shown (over --max-output-bytes); the agent's full output follows when the command ends, if it sends one]\n", c.dropped)
+}
+
 // note records the terminals the extension's keys name.
 func (c *termCall) note(tm termMeta) {
 	for _, v := range [...][]byte{tm.info, tm.output, tm.outputDelta, tm.exit} {
@@ -97,6 +135,13 @@ func (c *termCall) note(tm termMeta) {
 
 // Name implements Filter.
 func (f *TerminalOutput) Name() string { return "terminal-output" }
+
+func (f *TerminalOutput) maxBytes() int64 {
+	if f.MaxBytes > 0 {
+		return f.MaxBytes
+	}
+	return DefaultMaxOutputBytes
+}
 
 func (f *TerminalOutput) interval() time.Duration {
 	if f.Interval > 0 {
@@ -217,7 +262,7 @@ func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter)
 	if c == nil {
 		return f.other(m, out)
 	}
-	c.out = append(c.out, data...)
+	c.keep(data, f.maxBytes())
 	if len(data) > 0 {
 		c.held = true
 	}
@@ -244,9 +289,9 @@ func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter)
 			return err
 		}
 	}
-	text := c.out
+	text := c.text()
 	if final {
-		if s, ok := rawOutputText(u.rawOutput); ok && len(s) > len(text) {
+		if s, ok := rawOutputText(u.rawOutput); ok && len(s) > len(c.out) {
 			text = []byte(s)
 		}
 	}
@@ -307,7 +352,7 @@ func (f *TerminalOutput) translatePermission(m *Message, out Emitter) error {
 	if content, ok := rawjson.Get(tc, "content"); ok && hasTerminalItem(content, probe.ours) {
 		var quoted []byte
 		if c != nil {
-			quoted = c.fence.quote(c.out)
+			quoted = c.fence.quote(c.text())
 		}
 		if content, err = renderContent(content, probe.ours, quoted); err != nil {
 			return err
@@ -324,7 +369,7 @@ func (f *TerminalOutput) translatePermission(m *Message, out Emitter) error {
 
 // send emits c's output as a content update.
 func (f *TerminalOutput) send(c *termCall, now time.Time, out Emitter) error {
-	content, err := renderContent(c.template, c.ours, c.fence.quote(c.out))
+	content, err := renderContent(c.template, c.ours, c.fence.quote(c.text()))
 	if err != nil {
 		return err
 	}

@@ -437,3 +437,22 @@ func FuzzTerminalOutput(f *testing.F) {
 		sameText(t, want, seen(t, lines)["t1"])
 	})
 }
+
+func TestTerminalOutputKeepsAtMostMaxBytesPerCall(t *testing.T) {
+	output := numberedLines(2000) // 19 KB
+	h := newHarness(t, plainClient, codexAgent, &TerminalOutput{MaxBytes: 1000})
+	h.agent(termCallMsg("t1"))
+	for i := 0; i < len(output); i += 100 {
+		h.agent(out("t1", output[i:min(i+100, len(output))]))
+		h.advance(time.Second)
+	}
+	live := seen(t, h.take())["t1"]
+	assert.Contains(t, live, output[:900], "what fits is shown")
+	assert.NotContains(t, live, output[1100:1200], "what does not fit is not kept")
+	assert.Contains(t, live, "more bytes of output are not shown (over --max-output-bytes)")
+
+	h.agent(codexEnd("t1", "completed", output, 0))
+	final := h.take()
+	require.Len(t, final, 1)
+	sameText(t, shFence(output), seen(t, final)["t1"])
+}

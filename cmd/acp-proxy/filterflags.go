@@ -24,5 +24,5 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filters.Config) {
 	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
 		"show the full output claude-agent-acp saved to a file instead of its <persisted-output> preview")
 	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", filters.DefaultMaxOutputBytes,
-		"largest saved output file --expand-persisted-output shows (bytes)")
+		"most output kept per tool call for a client without the extension (the rest is noted, and shown from rawOutput at the end), and largest saved file --expand-persisted-output shows (bytes)")
 }
