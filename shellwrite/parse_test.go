@@ -252,6 +252,9 @@ var parseCases = []parseCase{
 	rejects("cat <<'EOF' > f\nx\r\nEOF\n", "carriage return"),
 	rejects("cat <<EOF > f\n\\\x7f\nEOF\n", "control character"), // bash drops the DEL (found by FuzzParseShapes)
 	rejects("echo a\x01b > f", "control character"),
+	rejects("echo x > "+strings.Repeat("z", 256), "path component of 256 bytes is too long"), // ENAMETOOLONG (found by FuzzParse)
+	rejects("echo x > /"+strings.Repeat("d/", 2048)+"f", "too long"),
+	writes("echo x > "+strings.Repeat("z", 255), strings.Repeat("z", 255), "x\n"),
 	rejects("printf 'a\x1b[0m' > f", "control character"),
 	// Line continuations in unquoted here-documents where bash and dash differ.
 	rejects("cat <<EOF > f\nx\n\\\nEOF\nEOF\n", "continuation at the start of a line"),

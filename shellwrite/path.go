@@ -36,11 +36,34 @@ func targetPath(cwd, cdDir, target string) (string, error) {
 		dir = joinAbs(dir, cdDir)
 	}
 	path := joinAbs(dir, target)
+	if err := checkPathLengths(path); err != nil {
+		return "", err
+	}
 	if path == "/dev" || strings.HasPrefix(path, "/dev/") {
 		// bash opens /dev/tcp/…, /dev/fd/N, /dev/stdout… itself; dash opens files.
 		return "", fmt.Errorf("target %q is under /dev", path)
 	}
 	return path, nil
+}
+
+// The limits of Linux (and most file systems): a name of more than nameMax
+// bytes or a path of pathMax bytes fails with ENAMETOOLONG, so the shell
+// would write nothing (found by FuzzParse).
+const (
+	nameMax = 255
+	pathMax = 4096
+)
+
+func checkPathLengths(path string) error {
+	if len(path) >= pathMax {
+		return fmt.Errorf("path of %d bytes is too long", len(path))
+	}
+	for _, elem := range strings.Split(path, "/") {
+		if len(elem) > nameMax {
+			return fmt.Errorf("path component of %d bytes is too long", len(elem))
+		}
+	}
+	return nil
 }
 
 // joinAbs returns p if it is absolute, else dir/p, cleaned.
