@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -87,7 +88,8 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 		return 0, fmt.Errorf("agent stdout: %w", err)
 	}
 	cmd.Stdout = agentOutW
-	if err := cmd.Start(); err != nil {
+	exited := make(chan error, 1)
+	if err := startAndWait(cmd, exited); err != nil {
 		agentOut.Close()
 		agentOutW.Close()
 		code := 126
@@ -100,8 +102,6 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	r.log().Info("agent started", "argv", a.Argv, "pid", cmd.Process.Pid)
 
 	conn := r.Open(agentIn, stdout)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	editorDone := make(chan error, 1)
 	go func() { editorDone <- pumpEditorToAgent(ctx, conn, stdin) }()
 	agentDone := make(chan error, 1)
@@ -169,6 +169,27 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	}
 	agentOut.Close()
 	return exitCode(cmd.ProcessState, exitErr), nil
+}
+
+// startAndWait starts cmd and then waits for it on a goroutine of its own,
+// sending Wait's result on exited. Where the system can (Linux), the agent
+// is killed if the proxy dies without stopping it (SIGKILL from an editor):
+// an agent that ignores EOF, as codex-acp does, would otherwise run forever.
+// That death signal belongs to the thread that started the child, so the
+// goroutine keeps its thread locked until the agent is gone.
+func startAndWait(cmd *exec.Cmd, exited chan<- error) error {
+	setDeathSignal(cmd)
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the agent
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		exited <- cmd.Wait()
+	}()
+	return <-started
 }
 
 func pumpEditorToAgent(ctx context.Context, c *Conn, stdin io.Reader) error {

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,6 +55,7 @@ type session struct {
 func start(t *testing.T, args ...string) *session {
 	t.Helper()
 	cmd := exec.Command(proxyBin, args...)
+	cmd.WaitDelay = 5 * time.Second // an agent left behind keeps stderr open
 	s := &session{cmd: cmd, stderr: &bytes.Buffer{}}
 	var err error
 	s.stdin, err = cmd.StdinPipe()
@@ -213,6 +216,26 @@ func TestClientEOFStopsAnAgentThatIgnoresIt(t *testing.T) {
 			assert.Empty(t, rest)
 		})
 	}
+}
+
+func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	// An editor that kills the proxy outright must not leave behind an
+	// agent that ignores EOF and SIGTERM.
+	s := start(t, "--", fakeAgent, "--print-pid", "--ignore-eof", "--ignore-term")
+	var hello struct{ PID int }
+	line, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal([]byte(line), &hello))
+	require.NoError(t, syscall.Kill(hello.PID, 0), "the agent runs")
+	t.Cleanup(func() { _ = syscall.Kill(hello.PID, syscall.SIGKILL) })
+
+	require.NoError(t, s.cmd.Process.Kill())
+	_ = s.cmd.Wait()
+	assert.Eventually(t, func() bool { return syscall.Kill(hello.PID, 0) != nil }, 10*time.Second, 10*time.Millisecond,
+		"agent %d still runs after the proxy was killed", hello.PID)
 }
 
 func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {

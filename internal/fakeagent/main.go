@@ -30,6 +30,7 @@ func main() {
 		closeOut   = flag.Bool("close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
 		dieSignal  = flag.Int("die-signal", 0, "when done, kill itself with this signal")
 		waitLines  = flag.Int("wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
+		printPID   = flag.Bool("print-pid", false, `first write {"pid":N}`)
 	)
 	flag.Parse()
 	if *ignoreTerm {
@@ -48,6 +49,10 @@ func main() {
 		fmt.Fprint(os.Stderr, *stderrText)
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	if *printPID {
+		fmt.Fprintf(out, "{\"pid\":%d}\n", os.Getpid())
+		out.Flush()
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	for range *waitLines {
 		if _, err := in.ReadString('\n'); err != nil {
