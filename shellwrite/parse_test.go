@@ -255,6 +255,8 @@ var parseCases = []parseCase{
 	rejects("echo x > "+strings.Repeat("z", 256), "path component of 256 bytes is too long"), // ENAMETOOLONG (found by FuzzParse)
 	rejects("echo x > /"+strings.Repeat("d/", 2048)+"f", "too long"),
 	writes("echo x > "+strings.Repeat("z", 255), strings.Repeat("z", 255), "x\n"),
+	rejects("cat>0<<'EOF'\nx\nEOF\n", "all digits"), // bash: syntax error near `0' (found by FuzzParse)
+	rejects("echo x > 12", "all digits"),
 	rejects("printf 'a\x1b[0m' > f", "control character"),
 	// Line continuations in unquoted here-documents where bash and dash differ.
 	rejects("cat <<EOF > f\nx\n\\\nEOF\nEOF\n", "continuation at the start of a line"),

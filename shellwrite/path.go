@@ -19,6 +19,11 @@ func targetPath(cwd, cdDir, target string) (string, error) {
 	if err := checkPathWord(target); err != nil {
 		return "", fmt.Errorf("target: %w", err)
 	}
+	if strings.Trim(target, "0123456789") == "" {
+		// bash reads `>0<<EOF` as `>` followed by `0<<EOF`, a heredoc
+		// for fd 0; mvdan reads a target "0" (found by FuzzParse).
+		return "", fmt.Errorf("target %q is all digits, which bash may read as a file descriptor", target)
+	}
 	if strings.HasSuffix(target, "/") {
 		return "", fmt.Errorf("target %q ends in '/'", target)
 	}
