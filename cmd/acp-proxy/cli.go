@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,18 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
+
+// versionString is version, or else the module version `go install …@v1.2.3`
+// recorded in the binary.
+func versionString() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}
 
 const usageText = `acp-proxy relays the Agent Client Protocol between an editor and an agent,
 byte for byte, with optional filters.
@@ -140,7 +153,7 @@ func parseLive(args []string, stderr io.Writer) (opts options, agent []string, c
 		return opts, nil, 0
 	}
 	if opts.version {
-		fmt.Fprintf(os.Stdout, "acp-proxy %s\n", version)
+		fmt.Fprintf(os.Stdout, "acp-proxy %s\n", versionString())
 		return opts, nil, 0
 	}
 	dash := fs.ArgsLenAtDash()
