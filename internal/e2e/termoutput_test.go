@@ -2,17 +2,13 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -313,28 +309,14 @@ func TestAcpxThroughProxy(t *testing.T) {
 			s := launch(t, "codex-0.16", []string{linesCommand(lines)}, false, "")
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			agentCmd := strings.Join(append(append([]string{proxyBin(t)}, outputFlags...), append([]string{"--record", trace, "--"}, s.agent.Argv...)...), " ")
-			argv := append(realagent.Acpx(t),
+			run, err := realagent.RunAcpx(t, s.agent.Env, s.agent.Dir, 3*time.Minute,
 				"--approve-all", "--format", "text", "--cwd", s.agent.Dir,
 				"--agent", agentCmd, // acpx splits this string into a command line
 				"exec", "print the lines")
-			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-			cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir // acpx keeps a session store under HOME
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-			cmd.WaitDelay = 2 * time.Second
-			start := time.Now()
-			err := cmd.Run()
-			if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
-				t.Logf("kill acpx process group: %v", kerr)
-			}
 			if err != nil {
-				t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, tail(stdout.String()), tail(stderr.String()))
+				t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, tail(run.Stdout), tail(run.Stderr))
 			}
-			out := stdout.String()
+			out := run.Stdout
 			if !strings.Contains(out, "[done] end_turn") {
 				t.Errorf("acpx did not end the turn:\n%s", tail(out))
 			}
@@ -360,7 +342,7 @@ func TestAcpxThroughProxy(t *testing.T) {
 				}
 				checkLines(t, "acpx stdout, first copy", b.String()[:len(b.String())/2], ref)
 			}
-			t.Logf("acpx: %v, %d bytes of stdout, %d lines printed and %d more, of %d lines", time.Since(start).Round(time.Millisecond), len(out), len(shown), more, len(ref))
+			t.Logf("acpx: %v, %d bytes of stdout, %d lines printed and %d more, of %d lines", run.Took.Round(time.Millisecond), len(out), len(shown), more, len(ref))
 		})
 	}
 }

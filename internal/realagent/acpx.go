@@ -1,8 +1,14 @@
 package realagent
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 const acpxDir = "acpx"
@@ -14,4 +20,37 @@ func Acpx(t testing.TB) []string {
 	t.Helper()
 	cli := installed(t, filepath.Join(acpxDir, "node_modules", "acpx", "dist", "cli.js"), npmHint(acpxDir))
 	return []string{node(t), cli}
+}
+
+// AcpxRun is what one acpx invocation printed.
+type AcpxRun struct {
+	Stdout, Stderr string
+	Took           time.Duration
+}
+
+// RunAcpx runs acpx with args (after Acpx's argv) in dir with env, in its
+// own process group: acpx starts the agent (and maybe a queue owner), so on
+// timeout and afterwards the whole group is killed, never left behind.
+func RunAcpx(t testing.TB, env []string, dir string, timeout time.Duration, args ...string) (AcpxRun, error) {
+	t.Helper()
+	argv := append(Acpx(t), args...)
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, dir // acpx keeps a session store under HOME
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	// acpx ends the agent itself; this only catches stragglers of the group.
+	if cmd.Process != nil {
+		if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
+			t.Logf("kill acpx process group: %v", kerr)
+		}
+	}
+	return AcpxRun{Stdout: stdout.String(), Stderr: stderr.String(), Took: took}, err
 }

@@ -1,12 +1,7 @@
 package realagent_test
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,40 +16,23 @@ func TestAcpxAroundCodex(t *testing.T) {
 	t.Parallel()
 	model := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{fiveLines}})
 	agent := realagent.Codex(t, "0.16", realagent.CodexOptions{ModelBaseURL: model.BaseURL()})
-	argv := append(realagent.Acpx(t),
+	run, err := realagent.RunAcpx(t, agent.Env, agent.Dir, 2*time.Minute,
 		"--approve-all", "--format", "text", "--cwd", agent.Dir,
 		"--agent", agent.Argv[0], // acpx splits this string into a command line
 		"exec", "print five lines")
-
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	// acpx keeps a session store under HOME: the agent's private HOME.
-	cmd.Env, cmd.Dir = agent.Env, agent.Dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	// acpx ends codex itself; this only catches stragglers of the group.
-	if killErr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); killErr != nil && !errors.Is(killErr, syscall.ESRCH) {
-		t.Logf("kill acpx process group: %v", killErr)
-	}
-	t.Logf("acpx took %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("acpx took %v", run.Took.Round(time.Millisecond))
 	if err != nil {
-		t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, run.Stdout, run.Stderr)
 	}
 	// acpx indents tool output; compare trimmed lines.
 	var lines []string
-	for l := range strings.Lines(stdout.String()) {
+	for l := range strings.Lines(run.Stdout) {
 		lines = append(lines, strings.TrimSpace(l))
 	}
 	got := strings.Join(lines, "\n")
 	for _, want := range []string{strings.TrimSuffix(fiveLinesOutput, "\n"), "[done] end_turn"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("acpx stdout lacks %q:\n%s\nstderr:\n%s", want, stdout.String(), stderr.String())
+			t.Errorf("acpx stdout lacks %q:\n%s\nstderr:\n%s", want, run.Stdout, run.Stderr)
 		}
 	}
 }
