@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
+	"github.com/acp-proxy/acp-proxy/internal/treecopy"
 	"io"
 	"io/fs"
 	"os"
@@ -234,25 +235,7 @@ func stageSessionFiles(t *testing.T, name string, trace []byte) string {
 	t.Cleanup(func() { os.RemoveAll(top) })
 
 	saved := filepath.Join(tracesDir, name+".saved")
-	err := filepath.WalkDir(saved, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(saved, p)
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := treecopy.Files(saved, saved, root, nil); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(root, "home", ".claude")

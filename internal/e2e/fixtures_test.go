@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/acp-proxy/acp-proxy/internal/treecopy"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -296,28 +296,7 @@ func saveToolResults(a *realagent.Agent, dst string) error {
 	if !strings.Contains(a.Name, "claude") {
 		return nil
 	}
-	return filepath.WalkDir(projects, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() || filepath.Base(filepath.Dir(path)) != "tool-results" {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
+	return treecopy.Files(root, projects, dst, func(path string) bool {
+		return filepath.Base(filepath.Dir(path)) == "tool-results"
 	})
 }
