@@ -38,9 +38,13 @@ func NewRecorder(w io.Writer, start time.Time) *Recorder {
 
 // AppendLine appends the record field for one line: "msg", "text" or "b64".
 // It is how traces embed lines everywhere, so replays reproduce them exactly.
-func AppendLine(dst, b []byte) []byte {
+func AppendLine(dst, b []byte) []byte { return appendLine(dst, b, false) }
+
+// appendLine is AppendLine for a line the caller may already know to be a
+// valid JSON object (the filters' view parsed it), so it is not scanned twice.
+func appendLine(dst, b []byte, knownValid bool) []byte {
 	switch {
-	case embeddable(b):
+	case knownValid && !isSpace(b[0]) && !isSpace(b[len(b)-1]), embeddable(b):
 		dst = append(dst, `"msg":`...)
 		return append(dst, b...)
 	case utf8.Valid(b):
@@ -72,10 +76,11 @@ func AppendHeader(dst []byte, elapsed time.Duration, d filters.Direction) []byte
 
 // received records a line as it arrived, and what was sent in its place when
 // that differs (out nil: forwarded unchanged).
-func (r *Recorder) received(t time.Time, d filters.Direction, b []byte, eol bool, changed bool, out [][]byte) {
+// knownValid says b is a valid JSON object, as the filters' view found.
+func (r *Recorder) received(t time.Time, d filters.Direction, b []byte, eol, knownValid, changed bool, out [][]byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
-	rec = AppendLine(rec, b)
+	rec = appendLine(rec, b, knownValid)
 	if !eol {
 		rec = append(rec, `,"eol":false`...)
 	}

@@ -146,7 +146,7 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 	if c.r.Chain.Len() == 0 {
 		c.r.Summary.after(d, ln.bytes)
 		if rec != nil {
-			rec.received(now, d, ln.bytes, ln.terminated, false, nil)
+			rec.received(now, d, ln.bytes, ln.terminated, false, false, nil)
 		}
 		if ln.wire != nil {
 			if err := c.writers[d].writeWire(ln.wire); err != nil {
@@ -178,7 +178,7 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 		if len(out) != 1 {
 			changed = true // dropped, or split into several
 		}
-		rec.received(now, d, ln.bytes, ln.terminated, changed, out)
+		rec.received(now, d, ln.bytes, ln.terminated, m.Valid(), changed, out)
 	}
 	return err
 }

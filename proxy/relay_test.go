@@ -188,9 +188,17 @@ func TestHeldOutputLeavesBeforeTheNextMessageOnTimeAndAtEOF(t *testing.T) {
 }
 
 func TestRecordAndReplayRoundTrip(t *testing.T) {
+	for _, chain := range []*filters.Chain{nil, filters.NewChain(capabilities.New(), viewingFilter)} {
+		recordAndReplay(t, chain)
+	}
+}
+
+// recordAndReplay records the corpus through chain (which must not change
+// it) and checks the trace replays to itself and holds the stream.
+func recordAndReplay(t *testing.T, chain *filters.Chain) {
 	in := corpus(t)
 	var trace bytes.Buffer
-	r := &Relay{Record: NewRecorder(&trace, time.Now())}
+	r := &Relay{Chain: chain, Record: NewRecorder(&trace, time.Now())}
 	got := relayOnce(t, r, filters.AgentToClient, bytes.NewReader(in))
 	require.Equal(t, string(in), string(got))
 
