@@ -1,6 +1,10 @@
-// Package filters defines the Filter interface, the Chain that runs filters
-// in order on each direction of an ACP connection, and the filters acp-proxy
-// ships.
+// Package filters defines the Filter interface and the Chain that runs
+// filters in order on each direction of an ACP connection. The filters
+// acp-proxy ships live in packages below it, one per family: output
+// (terminal-output, deltas, persisted-output) and shellpatch
+// (shell-to-patch), both reading tool calls through toolcall. The relay
+// (package proxy) depends on this framework alone; the command wires the
+// filters in.
 //
 // A filter sees every message of a direction through a Message, a lazily
 // parsed view of the raw line. It forwards the message (possibly changed),

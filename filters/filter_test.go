@@ -1,4 +1,4 @@
-package filters
+package filters_test
 
 import (
 	"context"
@@ -10,60 +10,47 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
-// sent is one line that left the chain.
-type sent struct {
-	Dir      Direction
-	Raw      string
-	Original bool
+func forward(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	return out.Emit(m.Dir, m.Raw)
 }
-
-// runChain processes raw lines of direction d and returns what left.
-func runChain(t testing.TB, c *Chain, d Direction, lines ...string) []sent {
-	t.Helper()
-	var out []sent
-	sink := func(d Direction, raw []byte, original bool) error {
-		out = append(out, sent{d, string(raw), original})
-		return nil
-	}
-	for _, l := range lines {
-		require.NoError(t, c.Process(context.Background(), NewMessage(d, []byte(l), time.Unix(0, 0), nil), sink))
-	}
-	return out
-}
-
-func forward(_ context.Context, m *Message, out Emitter) error { return out.Emit(m.Dir, m.Raw) }
 
 func TestAnEmptyChainForwardsTheOriginal(t *testing.T) {
-	for _, c := range []*Chain{nil, NewChain(capabilities.New())} {
-		got := runChain(t, c, AgentToClient, `{"a":1}`, `garbage`)
-		assert.Equal(t, []sent{{AgentToClient, `{"a":1}`, true}, {AgentToClient, `garbage`, true}}, got)
+	for _, c := range []*filters.Chain{nil, filters.NewChain(capabilities.New())} {
+		got := chaintest.Run(t, c, filters.AgentToClient, `{"a":1}`, `garbage`)
+		assert.Equal(t, []chaintest.Sent{{Dir: filters.AgentToClient, Raw: `{"a":1}`, Original: true}, {Dir: filters.AgentToClient, Raw: `garbage`, Original: true}}, got)
 	}
 }
 
 func TestFailingFiltersFailOpen(t *testing.T) {
 	var failures []string
-	cases := map[string]Func{
-		"error":   {"err", func(context.Context, *Message, Emitter) error { return errors.New("no") }},
-		"panic":   {"panic", func(context.Context, *Message, Emitter) error { panic("boom") }},
-		"newline": {"nl", func(_ context.Context, m *Message, out Emitter) error { return out.Emit(m.Dir, []byte("a\nb")) }},
-		"newline+ignore": {"nl2", func(_ context.Context, m *Message, out Emitter) error {
+	cases := map[string]filters.Func{
+		"error": {"err", func(context.Context, *filters.Message, filters.Emitter) error { return errors.New("no") }},
+		"panic": {"panic", func(context.Context, *filters.Message, filters.Emitter) error { panic("boom") }},
+		"newline": {"nl", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+			return out.Emit(m.Dir, []byte("a\nb"))
+		}},
+		"newline+ignore": {"nl2", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
 			_ = out.Emit(m.Dir, []byte("a\nb"))
 			return nil
 		}},
 	}
 	for name, f := range cases {
-		c := NewChain(capabilities.New(), f, Func{"next", forward})
-		c.OnError = func(d Direction, filter string, err error) { failures = append(failures, filter+": "+err.Error()) }
-		got := runChain(t, c, ClientToAgent, `{"method":"x"}`)
+		c := filters.NewChain(capabilities.New(), f, filters.Func{"next", forward})
+		c.OnError = func(d filters.Direction, filter string, err error) {
+			failures = append(failures, filter+": "+err.Error())
+		}
+		got := chaintest.Run(t, c, filters.ClientToAgent, `{"method":"x"}`)
 		if name == "newline+ignore" {
 			// The filter swallowed its own error and emitted nothing
 			// valid: the message is dropped, as the filter decided.
 			assert.Empty(t, got, name)
 			continue
 		}
-		assert.Equal(t, []sent{{ClientToAgent, `{"method":"x"}`, true}}, got, name)
+		assert.Equal(t, []chaintest.Sent{{Dir: filters.ClientToAgent, Raw: `{"method":"x"}`, Original: true}}, got, name)
 	}
 	assert.Len(t, failures, 3)
 	assert.Contains(t, failures, "panic: panic: boom")
@@ -71,37 +58,37 @@ func TestFailingFiltersFailOpen(t *testing.T) {
 
 func TestFilterRunsInOrderAndSeesThePreviousFiltersOutput(t *testing.T) {
 	var seen []string
-	rename := Func{"rename", func(_ context.Context, m *Message, out Emitter) error {
+	rename := filters.Func{"rename", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
 		return out.Emit(m.Dir, []byte(`{"method":"renamed"}`))
 	}}
-	watch := Func{"watch", func(_ context.Context, m *Message, out Emitter) error {
+	watch := filters.Func{"watch", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
 		seen = append(seen, m.Method())
 		return out.Emit(m.Dir, m.Raw)
 	}}
-	c := NewChain(capabilities.New(), rename, watch)
-	got := runChain(t, c, AgentToClient, `{"method":"orig"}`)
+	c := filters.NewChain(capabilities.New(), rename, watch)
+	got := chaintest.Run(t, c, filters.AgentToClient, `{"method":"orig"}`)
 	assert.Equal(t, []string{"renamed"}, seen)
-	assert.Equal(t, []sent{{AgentToClient, `{"method":"renamed"}`, false}}, got)
+	assert.Equal(t, []chaintest.Sent{{Dir: filters.AgentToClient, Raw: `{"method":"renamed"}`, Original: false}}, got)
 
 	st := c.Stats()
 	assert.Equal(t, "rename", st[0].Name)
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[AgentToClient])
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[AgentToClient])
+	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[filters.AgentToClient])
+	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[filters.AgentToClient])
 }
 
 func TestTheChainRecordsWhatTheClientItselfAdvertised(t *testing.T) {
 	caps := capabilities.New()
-	inject := Func{"inject", func(_ context.Context, m *Message, out Emitter) error {
+	inject := filters.Func{"inject", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
 		if m.Method() == "initialize" {
 			return out.Emit(m.Dir, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientCapabilities":{"_meta":{"terminal_output":true}}}}`))
 		}
 		return out.Emit(m.Dir, m.Raw)
 	}}
-	c := NewChain(caps, inject)
-	runChain(t, c, ClientToAgent,
+	c := filters.NewChain(caps, inject)
+	chaintest.Run(t, c, filters.ClientToAgent,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true},"clientInfo":{"name":"acpx"}}}`,
 		`{"jsonrpc":"2.0","id":"n","method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
-	runChain(t, c, AgentToClient,
+	chaintest.Run(t, c, filters.AgentToClient,
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","version":"0.13.0"}}}`,
 		`{"jsonrpc":"2.0","id":"n","result":{"sessionId":"S1"}}`)
 
@@ -138,7 +125,7 @@ func TestMessageView(t *testing.T) {
 		{raw: ``},
 	}
 	for _, c := range cases {
-		m := NewMessage(AgentToClient, []byte(c.raw), time.Time{}, nil)
+		m := filters.NewMessage(filters.AgentToClient, []byte(c.raw), time.Time{}, nil)
 		assert.Equal(t, c.valid, m.Valid(), c.raw)
 		assert.Equal(t, c.method, m.Method(), c.raw)
 		assert.Equal(t, c.id, string(m.ID()), c.raw)

@@ -12,11 +12,23 @@ func syntaxErr(i int, what string) error {
 	return fmt.Errorf("%w at offset %d: %s", ErrSyntax, i, what)
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// IsSpace reports JSON whitespace.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// TrimSpace returns b without leading and trailing JSON whitespace.
+func TrimSpace(b []byte) []byte {
+	for len(b) > 0 && IsSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && IsSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
 
 // skipSpace returns the index of the first non-whitespace byte at or after i.
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && IsSpace(b[i]) {
 		i++
 	}
 	return i

@@ -60,7 +60,7 @@ type options struct {
 	stats, version            bool
 	grace                     time.Duration
 	maxFilterLine             int
-	filters                   filters.Config
+	filters                   filterConfig
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

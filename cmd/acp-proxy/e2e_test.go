@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/linediff"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -1,17 +1,17 @@
 package main
 
 import (
+	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
 	"github.com/spf13/pflag"
-
-	"github.com/acp-proxy/acp-proxy/filters"
 )
 
 // addFilterFlags registers the flags that enable and tune filters; the live
 // proxy and replay share them, so a replay shows what the live proxy does.
-func addFilterFlags(fs *pflag.FlagSet, cfg *filters.Config) {
+func addFilterFlags(fs *pflag.FlagSet, cfg *filterConfig) {
 	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
 		"show shell commands that provably write one file (cat <<'EOF' > f, printf … > f, echo … > f) as edit calls with a diff")
-	fs.Int64Var(&cfg.MaxPatchBytes, "max-patch-bytes", filters.DefaultMaxPatchBytes,
+	fs.Int64Var(&cfg.MaxPatchBytes, "max-patch-bytes", shellpatch.DefaultMaxPatchBytes,
 		"largest existing file --shell-to-patch reads to show as the diff's old text (bytes); larger: no rewrite")
 	fs.BoolVar(&cfg.PatchOutsideCwd, "patch-outside-cwd", false,
 		"let --shell-to-patch rewrite writes outside the session's directory")
@@ -19,10 +19,10 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filters.Config) {
 		"ask the agent to stream command output (_meta.terminal_output) and show it live, coalesced, to clients that don't render it; also cleans up <persisted-output> previews")
 	fs.BoolVar(&cfg.Deltas, "deltas", false,
 		"turn accumulated output snapshots (codex-acp ≤0.13) into terminal_output deltas for clients that render them, and coalesce them for others")
-	fs.DurationVar(&cfg.CoalesceInterval, "coalesce-interval", filters.DefaultCoalesceInterval,
+	fs.DurationVar(&cfg.CoalesceInterval, "coalesce-interval", output.DefaultCoalesceInterval,
 		"at most one output update per tool call per interval for clients that get whole snapshots")
 	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
 		"show the full output claude-agent-acp saved to a file instead of its <persisted-output> preview")
-	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", filters.DefaultMaxOutputBytes,
+	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxOutputBytes,
 		"most output kept per tool call for a client without the extension (the rest is noted, and shown from rawOutput at the end), and largest saved file --expand-persisted-output shows (bytes)")
 }

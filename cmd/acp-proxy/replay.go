@@ -31,7 +31,7 @@ Flags:
 func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acp-proxy replay", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg filters.Config
+	var cfg filterConfig
 	addFilterFlags(fs, &cfg)
 	summary := fs.Bool("summary", false, "print messages and bytes per direction before → after, per filter and per tool call, instead of the trace")
 	asJSON := fs.Bool("json", false, "with --summary: print the figures as JSON")

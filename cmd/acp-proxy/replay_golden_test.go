@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"github.com/acp-proxy/acp-proxy/internal/linediff"
-	"github.com/acp-proxy/acp-proxy/internal/treecopy"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/linediff"
+	"github.com/acp-proxy/acp-proxy/internal/treecopy"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -1,10 +1,6 @@
-package filters
+package rawjson
 
-import (
-	"bytes"
-
-	"github.com/acp-proxy/acp-proxy/rawjson"
-)
+import "bytes"
 
 // Walking JSON the Message has already validated. rawjson validates every
 // byte it walks, which is right for a first look but makes each further
@@ -15,10 +11,10 @@ import (
 // searching for their closing quote, so a large string costs a memchr.
 // They must never see bytes that were not validated.
 
-// trustedSkip returns the index just past the value that starts at or
+// TrustedSkip returns the index just past the value that starts at or
 // after b[i].
-func trustedSkip(b []byte, i int) int {
-	i = trustedSpace(b, i)
+func TrustedSkip(b []byte, i int) int {
+	i = skipSpace(b, i)
 	switch b[i] {
 	case '"':
 		return trustedString(b, i)
@@ -58,42 +54,35 @@ func trustedString(b []byte, i int) int {
 			return len(b)
 		}
 		j += k
-		if backslashesBefore(b, j)%2 == 0 {
+		if BackslashesBefore(b, j)%2 == 0 {
 			return j + 1
 		}
 		j++
 	}
 }
 
-func trustedSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// trustedMembers calls fn with the raw key (between the quotes) and value
+// TrustedMembers calls fn with the raw key (between the quotes) and value
 // of each member of the object obj, until fn returns false. It does
 // nothing when obj is not an object.
-func trustedMembers(obj []byte, fn func(key, val []byte) bool) {
-	i := trustedSpace(obj, 0)
+func TrustedMembers(obj []byte, fn func(key, val []byte) bool) {
+	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return
 	}
 	i++
 	for {
-		i = trustedSpace(obj, i)
+		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return // '}'
 		}
 		ke := trustedString(obj, i)
 		key := obj[i+1 : ke-1]
-		vs := trustedSpace(obj, trustedSpace(obj, ke)+1) // past ':'
-		ve := trustedSkip(obj, vs)
+		vs := skipSpace(obj, skipSpace(obj, ke)+1) // past ':'
+		ve := TrustedSkip(obj, vs)
 		if !fn(key, obj[vs:ve]) {
 			return
 		}
-		i = trustedSpace(obj, ve)
+		i = skipSpace(obj, ve)
 		if i >= len(obj) || obj[i] != ',' {
 			return
 		}
@@ -101,24 +90,24 @@ func trustedMembers(obj []byte, fn func(key, val []byte) bool) {
 	}
 }
 
-// trustedElements calls fn with each element of the array arr, until fn
+// TrustedElements calls fn with each element of the array arr, until fn
 // returns false. It does nothing when arr is not an array.
-func trustedElements(arr []byte, fn func(el []byte) bool) {
-	i := trustedSpace(arr, 0)
+func TrustedElements(arr []byte, fn func(el []byte) bool) {
+	i := skipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return
 	}
-	i = trustedSpace(arr, i+1)
+	i = skipSpace(arr, i+1)
 	if i < len(arr) && arr[i] == ']' {
 		return
 	}
 	for i < len(arr) {
-		vs := trustedSpace(arr, i)
-		ve := trustedSkip(arr, vs)
+		vs := skipSpace(arr, i)
+		ve := TrustedSkip(arr, vs)
 		if !fn(arr[vs:ve]) {
 			return
 		}
-		i = trustedSpace(arr, ve)
+		i = skipSpace(arr, ve)
 		if i >= len(arr) || arr[i] != ',' {
 			return
 		}
@@ -126,10 +115,10 @@ func trustedElements(arr []byte, fn func(el []byte) bool) {
 	}
 }
 
-// trustedGet returns the value of the last member key of obj.
-func trustedGet(obj []byte, key string) (val []byte, ok bool) {
-	trustedMembers(obj, func(k, v []byte) bool {
-		if rawjson.KeyIs(k, key) {
+// TrustedGet returns the value of the last member key of obj.
+func TrustedGet(obj []byte, key string) (val []byte, ok bool) {
+	TrustedMembers(obj, func(k, v []byte) bool {
+		if KeyIs(k, key) {
 			val, ok = v, true
 		}
 		return true
@@ -137,17 +126,27 @@ func trustedGet(obj []byte, key string) (val []byte, ok bool) {
 	return val, ok
 }
 
-// member2 returns the raw values of two members of obj (validated JSON),
+// TrustedGet2 returns the raw values of two members of obj (validated JSON),
 // in one walk.
-func member2(obj []byte, k1, k2 string) (v1, v2 []byte) {
-	trustedMembers(obj, func(key, val []byte) bool {
+func TrustedGet2(obj []byte, k1, k2 string) (v1, v2 []byte) {
+	TrustedMembers(obj, func(key, val []byte) bool {
 		switch {
-		case rawjson.KeyIs(key, k1):
+		case KeyIs(key, k1):
 			v1 = val
-		case rawjson.KeyIs(key, k2):
+		case KeyIs(key, k2):
 			v2 = val
 		}
 		return true
 	})
 	return v1, v2
+}
+
+// BackslashesBefore counts the backslashes right before s[i]: an odd count
+// escapes s[i] inside a JSON string.
+func BackslashesBefore(s []byte, i int) int {
+	n := 0
+	for i-n > 0 && s[i-n-1] == '\\' {
+		n++
+	}
+	return n
 }

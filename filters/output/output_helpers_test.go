@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
@@ -30,11 +31,11 @@ const (
 // t0 is the fake clock's start.
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// harness runs messages through a real Chain on a fake clock, like the
+// harness runs messages through a real filters.Chain on a fake clock, like the
 // relay does: Process each line at its time, then Tick.
 type harness struct {
 	t     testing.TB
-	chain *Chain
+	chain *filters.Chain
 	now   time.Time
 	out   []string  // agent→client lines, in order
 	orig  []bool    // whether each was forwarded byte for byte
@@ -45,9 +46,9 @@ type harness struct {
 
 // newHarness starts a connection: the client's initialize with caps, and
 // the agent's answer naming agent. What they produce is discarded.
-func newHarness(t testing.TB, caps, agent string, fs ...Filter) *harness {
-	h := &harness{t: t, chain: NewChain(capabilities.New(), fs...), now: t0}
-	h.chain.OnError = func(d Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
+func newHarness(t testing.TB, caps, agent string, fs ...filters.Filter) *harness {
+	h := &harness{t: t, chain: filters.NewChain(capabilities.New(), fs...), now: t0}
+	h.chain.OnError = func(d filters.Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
 	h.client(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":` + caps + `}}`)
 	h.agent(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":"` + agent + `","version":"1"}}}`)
 	h.client(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
@@ -56,8 +57,8 @@ func newHarness(t testing.TB, caps, agent string, fs ...Filter) *harness {
 	return h
 }
 
-func (h *harness) sink(d Direction, raw []byte, original bool) error {
-	if d == AgentToClient {
+func (h *harness) sink(d filters.Direction, raw []byte, original bool) error {
+	if d == filters.AgentToClient {
 		h.out = append(h.out, string(raw))
 		h.orig = append(h.orig, original)
 	} else {
@@ -66,9 +67,9 @@ func (h *harness) sink(d Direction, raw []byte, original bool) error {
 	return nil
 }
 
-func (h *harness) process(d Direction, line string) {
+func (h *harness) process(d filters.Direction, line string) {
 	h.t.Helper()
-	m := NewMessage(d, []byte(line), h.now, nil)
+	m := filters.NewMessage(d, []byte(line), h.now, nil)
 	if err := h.chain.Process(context.Background(), m, h.sink); err != nil {
 		h.t.Fatalf("Process: %v", err)
 	}
@@ -77,15 +78,15 @@ func (h *harness) process(d Direction, line string) {
 
 func (h *harness) tick() {
 	h.t.Helper()
-	next, err := h.chain.Tick(context.Background(), AgentToClient, h.now, h.sink)
+	next, err := h.chain.Tick(context.Background(), filters.AgentToClient, h.now, h.sink)
 	if err != nil {
 		h.t.Fatalf("Tick: %v", err)
 	}
 	h.next = next
 }
 
-func (h *harness) agent(line string)  { h.process(AgentToClient, line) }
-func (h *harness) client(line string) { h.process(ClientToAgent, line) }
+func (h *harness) agent(line string)  { h.process(filters.AgentToClient, line) }
+func (h *harness) client(line string) { h.process(filters.ClientToAgent, line) }
 
 // advance moves the clock by d, ticking at every time the chain asked for
 // on the way, as the relay's timer does.
@@ -102,7 +103,7 @@ func (h *harness) advance(d time.Duration) {
 
 func (h *harness) drain() {
 	h.t.Helper()
-	if err := h.chain.Drain(context.Background(), AgentToClient, h.now, h.sink); err != nil {
+	if err := h.chain.Drain(context.Background(), filters.AgentToClient, h.now, h.sink); err != nil {
 		h.t.Fatalf("Drain: %v", err)
 	}
 }
@@ -117,13 +118,13 @@ func (h *harness) take() []string {
 // step is one row element of a scenario: a message from a side, or time
 // passing.
 type step struct {
-	dir  Direction
+	dir  filters.Direction
 	line string
 	wait time.Duration
 }
 
-func fromAgent(line string) step  { return step{dir: AgentToClient, line: line} }
-func fromClient(line string) step { return step{dir: ClientToAgent, line: line} }
+func fromAgent(line string) step  { return step{dir: filters.AgentToClient, line: line} }
+func fromClient(line string) step { return step{dir: filters.ClientToAgent, line: line} }
 func after(d time.Duration) step  { return step{wait: d} }
 func (h *harness) run(steps ...step) {
 	h.t.Helper()
@@ -131,7 +132,7 @@ func (h *harness) run(steps ...step) {
 		switch {
 		case s.wait > 0:
 			h.advance(s.wait)
-		case s.dir == AgentToClient:
+		case s.dir == filters.AgentToClient:
 			h.agent(s.line)
 		default:
 			h.client(s.line)

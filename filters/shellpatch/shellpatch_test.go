@@ -1,4 +1,4 @@
-package filters
+package shellpatch
 
 import (
 	"context"
@@ -14,18 +14,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // shellPatchSession is a chain with ShellPatch whose session "S" runs in a
 // fresh directory.
-func shellPatchSession(t *testing.T, f *ShellPatch) (*Chain, string) {
+func shellPatchSession(t *testing.T, f *ShellPatch) (*filters.Chain, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	c := NewChain(capabilities.New(), f)
-	runChain(t, c, ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	runChain(t, c, AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
+	c := filters.NewChain(capabilities.New(), f)
+	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
 	return c, dir
 }
 
@@ -50,7 +53,7 @@ func field(t *testing.T, raw string, path ...string) string {
 func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	script := "cat <<'EOF' > notes.md\n# Notes\n$HOME stays\nEOF"
-	got := runChain(t, c, AgentToClient, codexCall("call_1", script, dir))
+	got := chaintest.Run(t, c, filters.AgentToClient, codexCall("call_1", script, dir))
 	require.Len(t, got, 1)
 	msg := got[0].Raw
 	path := filepath.Join(dir, "notes.md")
@@ -63,7 +66,7 @@ func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 	assert.Equal(t, field(t, orig, "params", "update", "rawInput"), field(t, msg, "params", "update", "rawInput"), "the real command stays visible")
 
 	// Every later update keeps showing the edit; the end frees the call.
-	got = runChain(t, c, AgentToClient,
+	got = chaintest.Run(t, c, filters.AgentToClient,
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{"terminal_output":{"terminal_id":"call_1","data":""}}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"exit_code":0}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","content":[]}`))
@@ -79,7 +82,7 @@ func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
 	require.NoError(t, os.WriteFile(f, []byte("old\n"), 0o644))
 	argv, _ := json.Marshal([]string{"bash", "-lc", "printf 'new\\n' > a.txt"})
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c2","kind":"execute","status":"pending","title":"printf","rawInput":{"command":%s,"cwd":%q},"content":[{"type":"content","content":{"type":"text","text":"printf"}}]},"options":[{"kind":"allow_once","name":"Yes","optionId":"approved"},{"kind":"reject_once","name":"No","optionId":"abort"}]}}`, argv, dir)
-	got := runChain(t, c, AgentToClient, perm)
+	got := chaintest.Run(t, c, filters.AgentToClient, perm)
 	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":"old\n","newText":"new\n"}]`, f)
 	assert.JSONEq(t, want, field(t, got[0].Raw, "params", "toolCall", "content"))
 	assert.Equal(t, `"edit"`, field(t, got[0].Raw, "params", "toolCall", "kind"))
@@ -87,13 +90,13 @@ func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
 	assert.Equal(t, `0`, field(t, got[0].Raw, "id"))
 
 	require.NoError(t, os.WriteFile(f, []byte("new\n"), 0o644)) // the command ran
-	got = runChain(t, c, AgentToClient, codexCall("c2", "printf 'new\\n' > a.txt", dir))
+	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("c2", "printf 'new\\n' > a.txt", dir))
 	assert.JSONEq(t, want, field(t, got[0].Raw, "params", "update", "content"), "oldText was read once, before the write")
 }
 
 func TestClaudeCallBecomesAnEditWhenItsCommandArrives(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	got := runChain(t, c, AgentToClient,
+	got := chaintest.Run(t, c, filters.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hello world > out.txt","description":"Write"},"title":"echo hello world > out.txt"}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))
@@ -110,14 +113,14 @@ func TestCodexTypeScriptCommandLine(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	cmdline := `/bin/zsh -lc 'printf '\''%s\n'\'' "it'\''s" > q.txt'`
 	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q},"content":[{"type":"terminal","terminalId":"t1"}],"_meta":{"terminal_info":{"terminal_id":"t1","cwd":%q}}}`, cmdline, dir, dir))
-	got := runChain(t, c, AgentToClient, msg)
+	got := chaintest.Run(t, c, filters.AgentToClient, msg)
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"it's\n"}]`, filepath.Join(dir, "q.txt")), field(t, got[0].Raw, "params", "update", "content"))
 }
 
 func TestFailedWriteShowsAFailedEditWithTheError(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	runChain(t, c, AgentToClient, codexCall("c1", "echo x > f", dir))
-	got := runChain(t, c, AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
+	chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo x > f", dir))
+	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"x\n"},{"type":"content","content":{"type":"text","text":"permission denied"}}]`, filepath.Join(dir, "f")),
 		field(t, got[0].Raw, "params", "update", "content"))
 }
@@ -147,13 +150,13 @@ func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":{"sessionUpdate":"tool_call"`,
 	}
 	for _, l := range lines {
-		got := runChain(t, c, AgentToClient, l)
+		got := chaintest.Run(t, c, filters.AgentToClient, l)
 		require.Len(t, got, 1)
 		assert.True(t, got[0].Original, "rewritten: %s", l)
 	}
 	// With --patch-outside-cwd the outside write is shown.
 	c2, dir2 := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
-	got := runChain(t, c2, AgentToClient, codexCall("c", "echo x > "+outside+"/f", dir2))
+	got := chaintest.Run(t, c2, filters.AgentToClient, codexCall("c", "echo x > "+outside+"/f", dir2))
 	assert.False(t, got[0].Original)
 }
 
@@ -175,7 +178,7 @@ func BenchmarkShellPatch(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				f := &ShellPatch{}
-				m := NewMessage(AgentToClient, raw, time.Time{}, caps)
+				m := filters.NewMessage(filters.AgentToClient, raw, time.Time{}, caps)
 				_ = f.Apply(context.Background(), m, discardEmitter{})
 			}
 		})
@@ -184,7 +187,7 @@ func BenchmarkShellPatch(b *testing.B) {
 
 type discardEmitter struct{}
 
-func (discardEmitter) Emit(Direction, []byte) error { return nil }
+func (discardEmitter) Emit(filters.Direction, []byte) error { return nil }
 
 func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 	// Claude announces a terminal before its command is known; once
@@ -192,14 +195,15 @@ func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 	// complete that terminal from rawOutput.
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	c := Config{ShellToPatch: true, TerminalOutput: true, Deltas: true}.Chain(capabilities.New())
-	runChain(t, c, ClientToAgent,
+	// The chain the CLI builds for --shell-to-patch --deltas --terminal-output.
+	c := filters.NewChain(capabilities.New(), &ShellPatch{}, &output.Deltas{}, &output.TerminalOutput{}, &output.PersistedOutput{})
+	chaintest.Run(t, c, filters.ClientToAgent,
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"_meta":{"terminal_output":true}}}}`,
 		fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	runChain(t, c, AgentToClient,
+	chaintest.Run(t, c, filters.AgentToClient,
 		`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"@zed-industries/claude-agent-acp"}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
-	got := runChain(t, c, AgentToClient,
+	got := chaintest.Run(t, c, filters.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > out.txt","description":"Write"},"title":"echo hi > out.txt"}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"(Bash completed with no output)","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))

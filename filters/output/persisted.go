@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
@@ -50,7 +52,7 @@ type PersistedOutput struct {
 	ConfigDirs []string
 }
 
-var _ Filter = (*PersistedOutput)(nil)
+var _ filters.Filter = (*PersistedOutput)(nil)
 
 // ClaudeConfigDirs is where the Claude Code CLI run as the proxy's child
 // keeps its files: $CLAUDE_CONFIG_DIR, and ~/.claude.
@@ -65,7 +67,7 @@ func ClaudeConfigDirs() []string {
 	return dirs
 }
 
-// Name implements Filter.
+// Name implements filters.Filter.
 func (f *PersistedOutput) Name() string { return "persisted-output" }
 
 var (
@@ -73,12 +75,12 @@ var (
 	persistedClose = "\n</persisted-output>"
 )
 
-// Apply implements Filter.
-func (f *PersistedOutput) Apply(_ context.Context, m *Message, out Emitter) error {
-	if m.Dir != AgentToClient || !bytes.Contains(m.Raw, []byte(persistedOpen[:len(persistedOpen)-1])) {
+// Apply implements filters.Filter.
+func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	if m.Dir != filters.AgentToClient || !bytes.Contains(m.Raw, []byte(persistedOpen[:len(persistedOpen)-1])) {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	u, ok := toolUpdateOf(m)
+	u, ok := toolcall.Of(m)
 	if !ok {
 		return out.Emit(m.Dir, m.Raw)
 	}
@@ -89,26 +91,26 @@ func (f *PersistedOutput) Apply(_ context.Context, m *Message, out Emitter) erro
 		path   []string
 		expand bool
 	}
-	places := []place{{at("rawOutput"), false}}
-	tm := parseTermMeta(u.meta)
-	if tm.output != nil {
-		places = append(places, place{at("_meta", metaTerminalOutput, "data"), f.Expand})
+	places := []place{{toolcall.At("rawOutput"), false}}
+	tm := toolcall.ParseTermMeta(u.Meta)
+	if tm.Output != nil {
+		places = append(places, place{toolcall.At("_meta", toolcall.MetaTerminalOutput, "data"), f.Expand})
 	}
-	if tm.outputDelta != nil {
-		places = append(places, place{at("_meta", metaTerminalOutputDelta, "data"), f.Expand})
+	if tm.OutputDelta != nil {
+		places = append(places, place{toolcall.At("_meta", toolcall.MetaTerminalOutputDelta, "data"), f.Expand})
 	}
 	for _, p := range places {
 		if msg, err = f.cleanAt(msg, p.path, p.expand); err != nil {
 			return err
 		}
 	}
-	if u.content != nil && bytes.Contains(u.content, []byte(persistedOpen[:len(persistedOpen)-1])) {
-		content, changed, err := f.cleanContent(u.content)
+	if u.Content != nil && bytes.Contains(u.Content, []byte(persistedOpen[:len(persistedOpen)-1])) {
+		content, changed, err := f.cleanContent(u.Content)
 		if err != nil {
 			return err
 		}
 		if changed {
-			if msg, err = rawjson.Set(msg, content, at("content")...); err != nil {
+			if msg, err = rawjson.Set(msg, content, toolcall.At("content")...); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -297,7 +298,7 @@ func TestTerminalOutputPassesThrough(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var h *harness
 			if c.client == "" {
-				h = &harness{t: t, chain: NewChain(nil, &TerminalOutput{}), now: t0}
+				h = &harness{t: t, chain: filters.NewChain(nil, &TerminalOutput{}), now: t0}
 			} else {
 				h = newHarness(t, c.client, codexAgent, &TerminalOutput{})
 			}
@@ -325,10 +326,10 @@ func TestTerminalOutputUntouched(t *testing.T) {
 		``,
 	}
 	for _, client := range []string{plainClient, zedClient} {
-		for _, f := range []func() Filter{
-			func() Filter { return &TerminalOutput{} },
-			func() Filter { return &Deltas{} },
-			func() Filter { return &PersistedOutput{Expand: true} },
+		for _, f := range []func() filters.Filter{
+			func() filters.Filter { return &TerminalOutput{} },
+			func() filters.Filter { return &Deltas{} },
+			func() filters.Filter { return &PersistedOutput{Expand: true} },
 		} {
 			h := newHarness(t, client, codexAgent, f())
 			for _, msg := range msgs {

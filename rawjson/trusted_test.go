@@ -1,10 +1,6 @@
-package filters
+package rawjson
 
-import (
-	"testing"
-
-	"github.com/acp-proxy/acp-proxy/rawjson"
-)
+import "testing"
 
 var trustedCases = []string{
 	`{}`, `[]`, `{"a":1}`, ` { "a" : [1, {"b":"c\"}"}] , "d":null,"e":true } `,
@@ -20,22 +16,22 @@ func FuzzTrusted(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		if !rawjson.Valid(doc) {
+		if !Valid(doc) {
 			return
 		}
-		if end := trustedSkip(doc, 0); trustedSpace(doc, end) != len(doc) {
-			t.Fatalf("trustedSkip(%q) = %d", doc, end)
+		if end := TrustedSkip(doc, 0); skipSpace(doc, end) != len(doc) {
+			t.Fatalf("TrustedSkip(%q) = %d", doc, end)
 		}
 		var want, got []string
-		if rawjson.Members(doc, func(k, v []byte) bool { want = append(want, string(k), string(v)); return true }) == nil {
-			trustedMembers(doc, func(k, v []byte) bool { got = append(got, string(k), string(v)); return true })
+		if Members(doc, func(k, v []byte) bool { want = append(want, string(k), string(v)); return true }) == nil {
+			TrustedMembers(doc, func(k, v []byte) bool { got = append(got, string(k), string(v)); return true })
 			if !equalStrings(want, got) {
 				t.Fatalf("members of %q: trusted %q, rawjson %q", doc, got, want)
 			}
 		}
 		want, got = nil, nil
-		if rawjson.Elements(doc, func(_ int, el []byte) bool { want = append(want, string(el)); return true }) == nil {
-			trustedElements(doc, func(el []byte) bool { got = append(got, string(el)); return true })
+		if Elements(doc, func(_ int, el []byte) bool { want = append(want, string(el)); return true }) == nil {
+			TrustedElements(doc, func(el []byte) bool { got = append(got, string(el)); return true })
 			if !equalStrings(want, got) {
 				t.Fatalf("elements of %q: trusted %q, rawjson %q", doc, got, want)
 			}

@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
@@ -14,7 +16,7 @@ import (
 //
 // Client→agent, it adds params.clientCapabilities._meta.terminal_output:
 // true to initialize, so agents stream command output as the extension's
-// _meta.terminal_output deltas (ACP-NOTES §4) instead of O(n²) snapshots or
+// _meta.terminal_output deltas (docs/agents.md) instead of O(n²) snapshots or
 // nothing until the end. Every other byte of the request is kept; a request
 // that already has the key (whatever its value), or where something on the
 // path is not an object, is left alone.
@@ -53,12 +55,12 @@ type TerminalOutput struct {
 
 	prompts prompts
 	client  clientView
-	calls   callList[termCall]
+	calls   toolcall.List[termCall]
 }
 
 var (
-	_ Filter = (*TerminalOutput)(nil)
-	_ Timed  = (*TerminalOutput)(nil)
+	_ filters.Filter = (*TerminalOutput)(nil)
+	_ filters.Timed  = (*TerminalOutput)(nil)
 )
 
 // termCall is what TerminalOutput keeps for one tool call.
@@ -120,20 +122,20 @@ func (c *termCall) text() []byte {
 }
 
 // note records the terminals the extension's keys name.
-func (c *termCall) note(tm termMeta) {
-	for _, v := range [...][]byte{tm.info, tm.output, tm.outputDelta, tm.exit} {
-		if tid := terminalID(v); v != nil && tid != "" && !c.ours(tid) && len(c.tids) < 8 {
+func (c *termCall) note(tm toolcall.TermMeta) {
+	for _, v := range [...][]byte{tm.Info, tm.Output, tm.OutputDelta, tm.Exit} {
+		if tid := toolcall.TerminalID(v); v != nil && tid != "" && !c.ours(tid) && len(c.tids) < 8 {
 			c.tids = append(c.tids, tid)
 		}
 	}
-	if tm.output != nil {
-		c.key = metaTerminalOutput
-	} else if tm.outputDelta != nil {
-		c.key = metaTerminalOutputDelta
+	if tm.Output != nil {
+		c.key = toolcall.MetaTerminalOutput
+	} else if tm.OutputDelta != nil {
+		c.key = toolcall.MetaTerminalOutputDelta
 	}
 }
 
-// Name implements Filter.
+// Name implements filters.Filter.
 func (f *TerminalOutput) Name() string { return "terminal-output" }
 
 func (f *TerminalOutput) maxBytes() int64 {
@@ -150,9 +152,9 @@ func (f *TerminalOutput) interval() time.Duration {
 	return DefaultCoalesceInterval
 }
 
-// Apply implements Filter.
-func (f *TerminalOutput) Apply(_ context.Context, m *Message, out Emitter) error {
-	if m.Dir == ClientToAgent {
+// Apply implements filters.Filter.
+func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	if m.Dir == filters.ClientToAgent {
 		switch m.Method() {
 		case "initialize":
 			if raw, ok := injectTerminalOutput(m); ok {
@@ -167,17 +169,17 @@ func (f *TerminalOutput) Apply(_ context.Context, m *Message, out Emitter) error
 	if mode == clientUnknown {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	if f.calls.len() == 0 && !mentions(m.Raw, quotedTerminal) {
+	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
 		return f.other(m, out) // no call streams, and this line is not about one
 	}
-	u, isTool := toolUpdateOf(m)
-	if isTool && u.kind != "" && u.kind != "execute" && f.calls.get(u.id) != nil {
+	u, isTool := toolcall.Of(m)
+	if isTool && u.Kind != "" && u.Kind != "execute" && f.calls.Get(m.SessionID(), u.ID) != nil {
 		// The call is no longer a command (shell-to-patch shows it as an
 		// edit): it has no terminal to complete or translate any more.
 		if err := f.flush(m.Time, out, nil); err != nil {
 			return err
 		}
-		f.calls.remove(u.id)
+		f.calls.Remove(m.SessionID(), u.ID)
 		return out.Emit(m.Dir, m.Raw)
 	}
 	switch {
@@ -194,7 +196,7 @@ func (f *TerminalOutput) Apply(_ context.Context, m *Message, out Emitter) error
 // injectTerminalOutput returns the initialize request with
 // clientCapabilities._meta.terminal_output set to true (the v2 draft's
 // "capabilities" when that is what the client sent).
-func injectTerminalOutput(m *Message) ([]byte, bool) {
+func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 	params := m.Params()
 	if !m.IsRequest() || len(params) == 0 || params[0] != '{' {
 		return nil, false
@@ -205,33 +207,33 @@ func injectTerminalOutput(m *Message) ([]byte, bool) {
 			caps = "capabilities"
 		}
 	}
-	if _, ok := rawjson.Get(params, caps, "_meta", metaTerminalOutput); ok {
+	if _, ok := rawjson.Get(params, caps, "_meta", toolcall.MetaTerminalOutput); ok {
 		return nil, false
 	}
-	raw, err := rawjson.Set(m.Raw, []byte("true"), "params", caps, "_meta", metaTerminalOutput)
+	raw, err := rawjson.Set(m.Raw, []byte("true"), "params", caps, "_meta", toolcall.MetaTerminalOutput)
 	return raw, err == nil
 }
 
 // other forwards a message the filter does not change, after the output it
 // holds, and forgets the calls of a session whose turn the message ends.
-func (f *TerminalOutput) other(m *Message, out Emitter) error {
+func (f *TerminalOutput) other(m *filters.Message, out filters.Emitter) error {
 	if err := f.flush(m.Time, out, nil); err != nil {
 		return err
 	}
 	if sid, ok := f.prompts.ended(m); ok {
-		f.calls.removeSession(sid)
+		f.calls.RemoveSession(sid)
 	}
 	return out.Emit(m.Dir, m.Raw)
 }
 
 // call returns the state of u's call, creating it; a full list first sends
 // and drops its oldest call.
-func (f *TerminalOutput) call(m *Message, u *toolUpdate, out Emitter) (*termCall, error) {
-	if c := f.calls.get(u.id); c != nil {
+func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filters.Emitter) (*termCall, error) {
+	if c := f.calls.Get(m.SessionID(), u.ID); c != nil {
 		return c, nil
 	}
-	c := &termCall{session: m.SessionID(), id: u.id, fence: fenceFor(m)}
-	if old := f.calls.add(u.id, c.session, c); old != nil && old.held {
+	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m)}
+	if old := f.calls.Add(c.session, u.ID, c); old != nil && old.held {
 		return c, f.send(old, m.Time, out)
 	}
 	return c, nil
@@ -239,22 +241,22 @@ func (f *TerminalOutput) call(m *Message, u *toolUpdate, out Emitter) (*termCall
 
 // track returns the state of u's call and the output u streams, or a nil
 // call when u is about no terminal the filter follows.
-func (f *TerminalOutput) track(m *Message, u *toolUpdate, out Emitter) (c *termCall, tm termMeta, data []byte, err error) {
-	tm = parseTermMeta(u.meta)
-	if !tm.any() && f.calls.get(u.id) == nil {
+func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, data []byte, err error) {
+	tm = toolcall.ParseTermMeta(u.Meta)
+	if !tm.Any() && f.calls.Get(m.SessionID(), u.ID) == nil {
 		return nil, tm, nil, nil
 	}
 	if c, err = f.call(m, u, out); err != nil {
 		return nil, tm, nil, err
 	}
 	c.note(tm)
-	data, err = termData(tm)
+	data, err = toolcall.Data(tm)
 	return c, tm, data, err
 }
 
 // translateUpdate handles a tool_call / tool_call_update for a client
 // without the extension.
-func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter) error {
+func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
 	c, tm, data, err := f.track(m, u, out)
 	if err != nil {
 		return err
@@ -266,14 +268,14 @@ func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter)
 	if len(data) > 0 {
 		c.held = true
 	}
-	hasItems := u.content != nil && hasTerminalItem(u.content, c.ours)
+	hasItems := u.Content != nil && hasTerminalItem(u.Content, c.ours)
 	if hasItems {
-		c.template = append(c.template[:0], u.content...)
+		c.template = append(c.template[:0], u.Content...)
 	}
-	final := u.final()
+	final := u.Final()
 
 	// Output only: coalesce.
-	if len(data) > 0 && !final && u.others == 0 && tm.others == 0 && u.content == nil {
+	if len(data) > 0 && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
 		c.due = c.pace.due(f.interval(), len(c.out), len(c.out))
 		if isDue(c.due, m.Time) {
 			return f.send(c, m.Time, out)
@@ -284,29 +286,29 @@ func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter)
 	// Anything else is forwarded, without the extension's parts, after
 	// every other call's held output, and carrying this call's.
 	msg := m.Raw
-	if tm.any() {
-		if msg, err = stripTermMeta(msg, updatePath, tm); err != nil {
+	if tm.Any() {
+		if msg, err = toolcall.StripTermMeta(msg, toolcall.UpdatePath, tm); err != nil {
 			return err
 		}
 	}
 	text := c.text()
 	if final {
-		if s, ok := rawOutputText(u.rawOutput); ok && len(s) > len(c.out) {
+		if s, ok := rawOutputText(u.RawOutput); ok && len(s) > len(c.out) {
 			text = []byte(s)
 		}
 	}
 	var content []byte
 	switch {
 	case hasItems:
-		content, err = renderContent(u.content, c.ours, c.fence.quote(text))
-	case u.content == nil && len(text) > 0 && (c.held || final):
+		content, err = renderContent(u.Content, c.ours, c.fence.quote(text))
+	case u.Content == nil && len(text) > 0 && (c.held || final):
 		content, err = renderContent(c.template, c.ours, c.fence.quote(text))
 	}
 	if err != nil {
 		return err
 	}
 	if content != nil {
-		if msg, err = rawjson.Set(msg, content, at("content")...); err != nil {
+		if msg, err = rawjson.Set(msg, content, toolcall.At("content")...); err != nil {
 			return err
 		}
 	}
@@ -318,23 +320,23 @@ func (f *TerminalOutput) translateUpdate(m *Message, u *toolUpdate, out Emitter)
 		c.held = false
 	}
 	if final {
-		f.calls.remove(u.id)
+		f.calls.Remove(m.SessionID(), u.ID)
 	}
 	return out.Emit(m.Dir, msg)
 }
 
 // translatePermission removes the extension's terminals from the tool call a
 // permission request shows (claude repeats the call's content there).
-func (f *TerminalOutput) translatePermission(m *Message, out Emitter) error {
+func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emitter) error {
 	tc, ok := rawjson.Get(m.Params(), "toolCall")
 	if !ok {
 		return f.other(m, out)
 	}
 	id, _ := rawjson.GetString(tc, "toolCallId")
 	meta, _ := rawjson.Get(tc, "_meta")
-	tm := parseTermMeta(meta)
-	c := f.calls.get(id)
-	if c == nil && !tm.any() {
+	tm := toolcall.ParseTermMeta(meta)
+	c := f.calls.Get(m.SessionID(), id)
+	if c == nil && !tm.Any() {
 		return f.other(m, out)
 	}
 	probe := &termCall{}
@@ -344,8 +346,8 @@ func (f *TerminalOutput) translatePermission(m *Message, out Emitter) error {
 	probe.note(tm)
 	msg := m.Raw
 	var err error
-	if tm.any() {
-		if msg, err = stripTermMeta(msg, []string{"params", "toolCall"}, tm); err != nil {
+	if tm.Any() {
+		if msg, err = toolcall.StripTermMeta(msg, []string{"params", "toolCall"}, tm); err != nil {
 			return err
 		}
 	}
@@ -368,19 +370,19 @@ func (f *TerminalOutput) translatePermission(m *Message, out Emitter) error {
 }
 
 // send emits c's output as a content update.
-func (f *TerminalOutput) send(c *termCall, now time.Time, out Emitter) error {
+func (f *TerminalOutput) send(c *termCall, now time.Time, out filters.Emitter) error {
 	content, err := renderContent(c.template, c.ours, c.fence.quote(c.text()))
 	if err != nil {
 		return err
 	}
 	c.pace.record(now, len(c.out))
 	c.held = false
-	return out.Emit(AgentToClient, buildToolUpdate(c.session, c.id, "content", content))
+	return out.Emit(filters.AgentToClient, buildToolUpdate(c.session, c.id, "content", content))
 }
 
 // flush sends the held output of every call but except.
-func (f *TerminalOutput) flush(now time.Time, out Emitter, except *termCall) error {
-	return f.calls.each(func(c *termCall) error {
+func (f *TerminalOutput) flush(now time.Time, out filters.Emitter, except *termCall) error {
+	return f.calls.Each(func(c *termCall) error {
 		if c.held && c != except {
 			return f.send(c, now, out)
 		}
@@ -389,7 +391,7 @@ func (f *TerminalOutput) flush(now time.Time, out Emitter, except *termCall) err
 }
 
 // pass handles a tool update for a client with the extension.
-func (f *TerminalOutput) pass(m *Message, u *toolUpdate, out Emitter) error {
+func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
 	c, tm, data, err := f.track(m, u, out)
 	if err != nil {
 		return err
@@ -403,9 +405,9 @@ func (f *TerminalOutput) pass(m *Message, u *toolUpdate, out Emitter) error {
 	if msg, err = f.renameKey(msg, tm); err != nil {
 		return err
 	}
-	if u.final() {
-		f.calls.remove(u.id)
-		if rec := f.recovery(c, u.rawOutput); rec != nil {
+	if u.Final() {
+		f.calls.Remove(m.SessionID(), u.ID)
+		if rec := f.recovery(c, u.RawOutput); rec != nil {
 			if err := out.Emit(m.Dir, rec); err != nil {
 				return err
 			}
@@ -416,23 +418,23 @@ func (f *TerminalOutput) pass(m *Message, u *toolUpdate, out Emitter) error {
 
 // renameKey moves streamed output to the key the client reads, when it
 // advertised only one of terminal_output and terminal_output_delta.
-func (f *TerminalOutput) renameKey(msg []byte, tm termMeta) ([]byte, error) {
+func (f *TerminalOutput) renameKey(msg []byte, tm toolcall.TermMeta) ([]byte, error) {
 	from, val := "", []byte(nil)
 	switch {
 	case f.client.both:
 		return msg, nil
-	case f.client.key == metaTerminalOutput && tm.output == nil && tm.outputDelta != nil:
-		from, val = metaTerminalOutputDelta, tm.outputDelta
-	case f.client.key == metaTerminalOutputDelta && tm.outputDelta == nil && tm.output != nil:
-		from, val = metaTerminalOutput, tm.output
+	case f.client.key == toolcall.MetaTerminalOutput && tm.Output == nil && tm.OutputDelta != nil:
+		from, val = toolcall.MetaTerminalOutputDelta, tm.OutputDelta
+	case f.client.key == toolcall.MetaTerminalOutputDelta && tm.OutputDelta == nil && tm.Output != nil:
+		from, val = toolcall.MetaTerminalOutput, tm.Output
 	default:
 		return msg, nil
 	}
-	msg, _, err := rawjson.Delete(msg, at("_meta", from)...)
+	msg, _, err := rawjson.Delete(msg, toolcall.At("_meta", from)...)
 	if err != nil {
 		return nil, err
 	}
-	return rawjson.Set(msg, val, at("_meta", f.client.key)...)
+	return rawjson.Set(msg, val, toolcall.At("_meta", f.client.key)...)
 }
 
 // recovery is the delta that completes c's streamed output from the
@@ -454,9 +456,9 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(key, val))
 }
 
-// Tick implements Timed: it sends the held output that is due.
-func (f *TerminalOutput) Tick(d Direction, now time.Time, out Emitter) time.Time {
-	if d != AgentToClient {
+// Tick implements filters.Timed: it sends the held output that is due.
+func (f *TerminalOutput) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
+	if d != filters.AgentToClient {
 		return time.Time{}
 	}
 	return sendDue(&f.calls, now,
@@ -464,9 +466,9 @@ func (f *TerminalOutput) Tick(d Direction, now time.Time, out Emitter) time.Time
 		func(c *termCall) error { return f.send(c, now, out) })
 }
 
-// Drain implements Timed: it sends everything held.
-func (f *TerminalOutput) Drain(d Direction, out Emitter) {
-	if d == AgentToClient {
+// Drain implements filters.Timed: it sends everything held.
+func (f *TerminalOutput) Drain(d filters.Direction, out filters.Emitter) {
+	if d == filters.AgentToClient {
 		_ = f.flush(time.Time{}, out, nil)
 	}
 }

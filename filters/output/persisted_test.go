@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"os"

@@ -1,81 +1,13 @@
-package filters
+package output
 
 import (
 	"bytes"
 	"sync"
 
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
-
-// maxCalls bounds the tool calls an output filter keeps state for. Calls
-// end (status completed/failed) or their turn ends long before this; the
-// bound is for agents that do neither.
-const maxCalls = 128
-
-// callList is the per tool call state of a filter, in the order the calls
-// were first seen, which is the order held output is flushed in. It is used
-// by the agent→client direction only.
-type callList[T any] struct {
-	items []callEntry[T]
-}
-
-type callEntry[T any] struct {
-	id, session string
-	v           *T
-}
-
-func (l *callList[T]) get(id string) *T {
-	for i := range l.items {
-		if l.items[i].id == id {
-			return l.items[i].v
-		}
-	}
-	return nil
-}
-
-func (l *callList[T]) len() int { return len(l.items) }
-
-// add appends v for call id. When the list is full it first removes and
-// returns the oldest call, for the caller to flush.
-func (l *callList[T]) add(id, session string, v *T) (evicted *T) {
-	if len(l.items) >= maxCalls {
-		evicted = l.items[0].v
-		l.items = append(l.items[:0], l.items[1:]...)
-	}
-	l.items = append(l.items, callEntry[T]{id, session, v})
-	return evicted
-}
-
-func (l *callList[T]) remove(id string) {
-	for i := range l.items {
-		if l.items[i].id == id {
-			l.items = append(l.items[:i], l.items[i+1:]...)
-			return
-		}
-	}
-}
-
-// removeSession drops the calls of session.
-func (l *callList[T]) removeSession(session string) {
-	kept := l.items[:0]
-	for _, e := range l.items {
-		if e.session != session {
-			kept = append(kept, e)
-		}
-	}
-	clear(l.items[len(kept):])
-	l.items = kept
-}
-
-// each calls fn for every call, oldest first.
-func (l *callList[T]) each(fn func(v *T) error) error {
-	for _, e := range l.items {
-		if err := fn(e.v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // prompts remembers the client's session/prompt requests, so the agent→client
 // side knows when a turn ends (the response) and can free its calls' state.
@@ -86,7 +18,7 @@ type prompts struct {
 }
 
 // observe records a client→agent session/prompt request.
-func (p *prompts) observe(m *Message) {
+func (p *prompts) observe(m *filters.Message) {
 	if !m.IsRequest() {
 		return
 	}
@@ -105,7 +37,7 @@ func (p *prompts) observe(m *Message) {
 }
 
 // ended reports the session whose prompt m (agent→client) answers.
-func (p *prompts) ended(m *Message) (string, bool) {
+func (p *prompts) ended(m *filters.Message) (string, bool) {
 	if bytes.HasPrefix(m.Raw, notificationStart) || !mentions(m.Raw, quotedStopReason) && !mentions(m.Raw, quotedError) {
 		return "", false
 	}
@@ -142,7 +74,7 @@ type clientView struct {
 	both bool
 }
 
-func (v *clientView) load(m *Message) clientMode {
+func (v *clientView) load(m *filters.Message) clientMode {
 	if v.mode != clientUnknown || m.Caps == nil {
 		return v.mode
 	}
@@ -152,9 +84,9 @@ func (v *clientView) load(m *Message) clientMode {
 	}
 	switch {
 	case c.TerminalOutput:
-		v.mode, v.key, v.both = clientSpeaks, metaTerminalOutput, c.TerminalOutputDelta
+		v.mode, v.key, v.both = clientSpeaks, toolcall.MetaTerminalOutput, c.TerminalOutputDelta
 	case c.TerminalOutputDelta:
-		v.mode, v.key = clientSpeaks, metaTerminalOutputDelta
+		v.mode, v.key = clientSpeaks, toolcall.MetaTerminalOutputDelta
 	default:
 		v.mode = clientTranslated
 	}

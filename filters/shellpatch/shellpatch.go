@@ -1,4 +1,4 @@
-package filters
+package shellpatch
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 	"github.com/acp-proxy/acp-proxy/shellwrite"
 )
@@ -43,12 +45,12 @@ type shellCall struct {
 	diff      []byte // JSON content item
 }
 
-var _ Filter = (*ShellPatch)(nil)
+var _ filters.Filter = (*ShellPatch)(nil)
 
 func (*ShellPatch) Name() string { return "shell-to-patch" }
 
-func (s *ShellPatch) Apply(_ context.Context, m *Message, out Emitter) error {
-	if m.Dir != AgentToClient || !s.mayConcern(m.Raw) {
+func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	if m.Dir != filters.AgentToClient || !s.mayConcern(m.Raw) {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	var (
@@ -58,7 +60,7 @@ func (s *ShellPatch) Apply(_ context.Context, m *Message, out Emitter) error {
 	switch {
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		raw, err = s.rewrite(m, []string{"params", "toolCall"}, true)
-	case isToolUpdate(m):
+	case toolcall.IsToolUpdate(m):
 		raw, err = s.rewrite(m, []string{"params", "update"}, m.UpdateKind() == "tool_call")
 	}
 	if err != nil {
@@ -92,7 +94,7 @@ func (s *ShellPatch) mayConcern(raw []byte) bool {
 
 // rewrite returns the message with the call at path shown as an edit, or
 // nil to leave it alone.
-func (s *ShellPatch) rewrite(m *Message, path []string, announces bool) ([]byte, error) {
+func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) ([]byte, error) {
 	callRaw, ok := rawjson.Get(m.Raw, path...)
 	if !ok {
 		return nil, nil
@@ -138,7 +140,7 @@ func mayRedirect(raw []byte) bool {
 }
 
 // recognise decides whether the call's command provably writes one file.
-func (s *ShellPatch) recognise(m *Message, callRaw, rawInput []byte) *shellCall {
+func (s *ShellPatch) recognise(m *filters.Message, callRaw, rawInput []byte) *shellCall {
 	script, cwd, ok := commandOf(callRaw, rawInput)
 	if !ok {
 		return nil
@@ -193,7 +195,7 @@ func newShellCall(w shellwrite.Write, old []byte, exists bool, root string) *she
 }
 
 // commandOf finds the shell script and its working directory in rawInput,
-// in each agent's shape (ACP-NOTES §6). cwd "" means the session's.
+// in each agent's shape (docs/agents.md). cwd "" means the session's.
 func commandOf(callRaw, rawInput []byte) (script, cwd string, ok bool) {
 	cmd, ok := rawjson.Get(rawInput, "command")
 	if !ok {
@@ -285,7 +287,7 @@ func (s *ShellPatch) show(raw []byte, path []string, callRaw []byte, call *shell
 		}
 	}
 	if meta, ok := rawjson.Get(callRaw, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
-		for _, k := range []string{metaTerminalInfo, metaTerminalOutput, metaTerminalOutputDelta, metaTerminalExit} {
+		for _, k := range []string{toolcall.MetaTerminalInfo, toolcall.MetaTerminalOutput, toolcall.MetaTerminalOutputDelta, toolcall.MetaTerminalExit} {
 			var err error
 			raw, _, err = rawjson.Delete(raw, append(path[:len(path):len(path)], "_meta", k)...)
 			if err != nil {

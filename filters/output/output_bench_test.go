@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
@@ -19,13 +20,13 @@ func BenchmarkOutputFiltersUnchanged(b *testing.B) {
 	}
 	chains := []struct {
 		name string
-		fs   func() []Filter
+		fs   func() []filters.Filter
 	}{
-		{"none", func() []Filter { return nil }},
-		{"terminal-output", func() []Filter { return []Filter{&TerminalOutput{}} }},
-		{"deltas", func() []Filter { return []Filter{&Deltas{}} }},
-		{"persisted-output", func() []Filter { return []Filter{&PersistedOutput{Expand: true}} }},
-		{"all", func() []Filter { return []Filter{&Deltas{}, &TerminalOutput{}, &PersistedOutput{}} }},
+		{"none", func() []filters.Filter { return nil }},
+		{"terminal-output", func() []filters.Filter { return []filters.Filter{&TerminalOutput{}} }},
+		{"deltas", func() []filters.Filter { return []filters.Filter{&Deltas{}} }},
+		{"persisted-output", func() []filters.Filter { return []filters.Filter{&PersistedOutput{Expand: true}} }},
+		{"all", func() []filters.Filter { return []filters.Filter{&Deltas{}, &TerminalOutput{}, &PersistedOutput{}} }},
 	}
 	for _, msg := range msgs {
 		for _, ch := range chains {
@@ -36,12 +37,12 @@ func BenchmarkOutputFiltersUnchanged(b *testing.B) {
 				b.Run(msg.name+"/"+ch.name+"/"+client.name, func(b *testing.B) {
 					h := newHarness(b, client.caps, codexAgent, ch.fs()...)
 					raw := []byte(msg.line)
-					sink := func(Direction, []byte, bool) error { return nil }
+					sink := func(filters.Direction, []byte, bool) error { return nil }
 					ctx := context.Background()
 					b.SetBytes(int64(len(raw)))
 					b.ReportAllocs()
 					for b.Loop() {
-						m := NewMessage(AgentToClient, raw, t0, nil)
+						m := filters.NewMessage(filters.AgentToClient, raw, t0, nil)
 						if err := h.chain.Process(ctx, m, sink); err != nil {
 							b.Fatal(err)
 						}

@@ -1,4 +1,4 @@
-package filters
+package output
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
@@ -42,12 +44,12 @@ type Deltas struct {
 
 	prompts prompts
 	client  clientView
-	calls   callList[deltaCall]
+	calls   toolcall.List[deltaCall]
 }
 
 var (
-	_ Filter = (*Deltas)(nil)
-	_ Timed  = (*Deltas)(nil)
+	_ filters.Filter = (*Deltas)(nil)
+	_ filters.Timed  = (*Deltas)(nil)
 )
 
 // deltaCall is what Deltas keeps for one execute call.
@@ -67,7 +69,7 @@ type deltaCall struct {
 	due     time.Time
 }
 
-// Name implements Filter.
+// Name implements filters.Filter.
 func (f *Deltas) Name() string { return "deltas" }
 
 func (f *Deltas) interval() time.Duration {
@@ -77,9 +79,9 @@ func (f *Deltas) interval() time.Duration {
 	return DefaultCoalesceInterval
 }
 
-// Apply implements Filter.
-func (f *Deltas) Apply(_ context.Context, m *Message, out Emitter) error {
-	if m.Dir == ClientToAgent {
+// Apply implements filters.Filter.
+func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	if m.Dir == filters.ClientToAgent {
 		if m.Method() == "session/prompt" {
 			f.prompts.observe(m)
 		}
@@ -90,8 +92,8 @@ func (f *Deltas) Apply(_ context.Context, m *Message, out Emitter) error {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	// Without a call kept, only an execute tool_call is of interest.
-	if f.calls.len() > 0 || mentions(m.Raw, quotedExecute) {
-		if u, ok := toolUpdateOf(m); ok {
+	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) {
+		if u, ok := toolcall.Of(m); ok {
 			if mode == clientSpeaks {
 				return f.toDeltas(m, &u, out)
 			}
@@ -102,31 +104,31 @@ func (f *Deltas) Apply(_ context.Context, m *Message, out Emitter) error {
 		return err
 	}
 	if sid, ok := f.prompts.ended(m); ok {
-		f.calls.removeSession(sid)
+		f.calls.RemoveSession(sid)
 	}
 	return out.Emit(m.Dir, m.Raw)
 }
 
 // toDeltas handles a tool update for a client with the extension.
-func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
-	if u.sessionUpdate == "tool_call" {
+func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+	if u.SessionUpdate == "tool_call" {
 		return f.giveTerminal(m, u, out)
 	}
-	c := f.calls.get(u.id)
+	c := f.calls.Get(m.SessionID(), u.ID)
 	if c == nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	final := u.final()
+	final := u.Final()
 	if final {
-		f.calls.remove(u.id)
+		f.calls.Remove(m.SessionID(), u.ID)
 	}
 	if !c.convert {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	var delta []byte
-	snap := u.content != nil
+	snap := u.Content != nil
 	if snap {
-		text, ok := snapshotText(u.content)
+		text, ok := snapshotText(u.Content)
 		if ok {
 			delta, ok = c.extend(text, final)
 		}
@@ -137,7 +139,7 @@ func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
 			return out.Emit(m.Dir, m.Raw)
 		}
 	}
-	msg, err := editUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
+	msg, err := toolcall.EditUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
 		var err error
 		if snap {
 			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
@@ -145,7 +147,7 @@ func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
 			}
 		}
 		if !final && len(delta) > 0 {
-			val := appendTermValue(nil, u.id, quoteRaw(delta))
+			val := appendTermValue(nil, u.ID, quoteRaw(delta))
 			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
 		}
 		return upd, err
@@ -154,7 +156,7 @@ func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
 		return err
 	}
 	if !final {
-		if len(delta) == 0 && snap && u.others == 0 && u.meta == nil {
+		if len(delta) == 0 && snap && u.Others == 0 && u.Meta == nil {
 			return nil // the same snapshot again: nothing to show
 		}
 		c.body = append(c.body, delta...)
@@ -168,14 +170,14 @@ func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
 			return err
 		}
 	}
-	if rest := c.recover(u.rawOutput); rest != "" {
+	if rest := c.recover(u.RawOutput); rest != "" {
 		if err := out.Emit(m.Dir, f.dataUpdate(c, rawjson.Quote(rest))); err != nil {
 			return err
 		}
 	}
-	if tm := parseTermMeta(u.meta); tm.exit == nil {
-		exit := appendTermExit(nil, u.id, exitCode(u.rawOutput))
-		if msg, err = rawjson.Set(msg, exit, at("_meta", metaTerminalExit)...); err != nil {
+	if tm := toolcall.ParseTermMeta(u.Meta); tm.Exit == nil {
+		exit := appendTermExit(nil, u.ID, exitCode(u.RawOutput))
+		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", toolcall.MetaTerminalExit)...); err != nil {
 			return err
 		}
 	}
@@ -184,21 +186,21 @@ func (f *Deltas) toDeltas(m *Message, u *toolUpdate, out Emitter) error {
 
 // giveTerminal adds a display terminal to an execute tool_call that has
 // neither content nor one of its own.
-func (f *Deltas) giveTerminal(m *Message, u *toolUpdate, out Emitter) error {
-	if u.kind != "execute" || parseTermMeta(u.meta).any() || !emptyArray(u.content) || f.calls.get(u.id) != nil {
+func (f *Deltas) giveTerminal(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+	if u.Kind != "execute" || toolcall.ParseTermMeta(u.Meta).Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	tid := rawjson.Quote(u.id)
+	tid := rawjson.Quote(u.ID)
 	content := append(append([]byte(`[{"type":"terminal","terminalId":`), tid...), "}]"...)
-	msg, err := rawjson.Set(m.Raw, content, at("content")...)
+	msg, err := rawjson.Set(m.Raw, content, toolcall.At("content")...)
 	if err != nil {
 		return err
 	}
 	info := append(append([]byte(`{"terminal_id":`), tid...), '}')
-	if msg, err = rawjson.Set(msg, info, at("_meta", metaTerminalInfo)...); err != nil {
+	if msg, err = rawjson.Set(msg, info, toolcall.At("_meta", toolcall.MetaTerminalInfo)...); err != nil {
 		return err
 	}
-	f.calls.add(u.id, m.SessionID(), &deltaCall{session: m.SessionID(), id: u.id, convert: true})
+	f.calls.Add(m.SessionID(), u.ID, &deltaCall{session: m.SessionID(), id: u.ID, convert: true})
 	return out.Emit(m.Dir, msg)
 }
 
@@ -246,11 +248,11 @@ func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
 }
 
 // coalesce handles a tool update for a client without the extension.
-func (f *Deltas) coalesce(m *Message, u *toolUpdate, out Emitter) error {
-	c := f.calls.get(u.id)
-	if u.sessionUpdate == "tool_call" && u.kind == "execute" && c == nil {
-		c = &deltaCall{session: m.SessionID(), id: u.id}
-		if old := f.calls.add(u.id, c.session, c); old != nil && old.pending {
+func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+	c := f.calls.Get(m.SessionID(), u.ID)
+	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
+		c = &deltaCall{session: m.SessionID(), id: u.ID}
+		if old := f.calls.Add(c.session, u.ID, c); old != nil && old.pending {
 			if err := f.send(old, m.Time, out); err != nil {
 				return err
 			}
@@ -260,45 +262,45 @@ func (f *Deltas) coalesce(m *Message, u *toolUpdate, out Emitter) error {
 	if c == nil {
 		return f.forward(m, out, nil)
 	}
-	_, snap := snapshotText(u.content)
-	if snap && u.others == 0 && u.meta == nil && !u.final() {
+	_, snap := snapshotText(u.Content)
+	if snap && u.Others == 0 && u.Meta == nil && !u.Final() {
 		c.latest = append(c.latest[:0], m.Raw...)
 		c.pending = true
-		c.due = c.pace.due(f.interval(), len(m.Raw), len(u.content))
+		c.due = c.pace.due(f.interval(), len(m.Raw), len(u.Content))
 		if isDue(c.due, m.Time) {
 			return f.send(c, m.Time, out)
 		}
 		return nil
 	}
-	if u.content != nil {
+	if u.Content != nil {
 		// The agent's own content replaces what is held.
 		c.pending = false
 		if snap {
 			c.latest = append(c.latest[:0], m.Raw...)
 		}
 	}
-	if !u.final() {
+	if !u.Final() {
 		return f.forward(m, out, nil)
 	}
-	f.calls.remove(u.id)
+	f.calls.Remove(m.SessionID(), u.ID)
 	msg := m.Raw
-	if u.content == nil && c.latest != nil {
-		content := c.recoverContent(u.rawOutput)
+	if u.Content == nil && c.latest != nil {
+		content := c.recoverContent(u.RawOutput)
 		if content == nil && c.pending {
-			content, _ = rawjson.Get(c.latest, at("content")...)
+			content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
 		}
 		if content != nil {
 			var err error
-			if msg, err = rawjson.Set(msg, content, at("content")...); err != nil {
+			if msg, err = rawjson.Set(msg, content, toolcall.At("content")...); err != nil {
 				return err
 			}
 		}
 	}
-	return f.forward(&Message{Dir: m.Dir, Raw: msg, Time: m.Time}, out, c)
+	return f.forward(&filters.Message{Dir: m.Dir, Raw: msg, Time: m.Time}, out, c)
 }
 
 // forward emits m after the held snapshots of every call but except.
-func (f *Deltas) forward(m *Message, out Emitter, except *deltaCall) error {
+func (f *Deltas) forward(m *filters.Message, out filters.Emitter, except *deltaCall) error {
 	if err := f.flush(m.Time, out, except); err != nil {
 		return err
 	}
@@ -312,7 +314,7 @@ func (c *deltaCall) recoverContent(rawOutput []byte) []byte {
 	if !ok {
 		return nil
 	}
-	content, _ := rawjson.Get(c.latest, at("content")...)
+	content, _ := rawjson.Get(c.latest, toolcall.At("content")...)
 	raw, ok := snapshotText(content)
 	if !ok {
 		return nil
@@ -343,15 +345,15 @@ func (c *deltaCall) recoverContent(rawOutput []byte) []byte {
 }
 
 // send emits c's held snapshot.
-func (f *Deltas) send(c *deltaCall, now time.Time, out Emitter) error {
+func (f *Deltas) send(c *deltaCall, now time.Time, out filters.Emitter) error {
 	c.pending = false
 	c.pace.record(now, len(c.latest))
-	return out.Emit(AgentToClient, c.latest)
+	return out.Emit(filters.AgentToClient, c.latest)
 }
 
 // flush sends the held snapshot of every call but except.
-func (f *Deltas) flush(now time.Time, out Emitter, except *deltaCall) error {
-	return f.calls.each(func(c *deltaCall) error {
+func (f *Deltas) flush(now time.Time, out filters.Emitter, except *deltaCall) error {
+	return f.calls.Each(func(c *deltaCall) error {
 		if c.pending && c != except {
 			return f.send(c, now, out)
 		}
@@ -359,9 +361,9 @@ func (f *Deltas) flush(now time.Time, out Emitter, except *deltaCall) error {
 	})
 }
 
-// Tick implements Timed: it sends the held snapshots that are due.
-func (f *Deltas) Tick(d Direction, now time.Time, out Emitter) time.Time {
-	if d != AgentToClient {
+// Tick implements filters.Timed: it sends the held snapshots that are due.
+func (f *Deltas) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
+	if d != filters.AgentToClient {
 		return time.Time{}
 	}
 	return sendDue(&f.calls, now,
@@ -369,9 +371,9 @@ func (f *Deltas) Tick(d Direction, now time.Time, out Emitter) time.Time {
 		func(c *deltaCall) error { return f.send(c, now, out) })
 }
 
-// Drain implements Timed: it sends everything held.
-func (f *Deltas) Drain(d Direction, out Emitter) {
-	if d == AgentToClient {
+// Drain implements filters.Timed: it sends everything held.
+func (f *Deltas) Drain(d filters.Direction, out filters.Emitter) {
+	if d == filters.AgentToClient {
 		_ = f.flush(time.Time{}, out, nil)
 	}
 }
@@ -384,15 +386,15 @@ func snapshotText(content []byte) ([]byte, bool) {
 	}
 	var item []byte
 	n := 0
-	trustedElements(content, func(el []byte) bool { item, n = el, n+1; return n < 2 })
+	rawjson.TrustedElements(content, func(el []byte) bool { item, n = el, n+1; return n < 2 })
 	if n != 1 {
 		return nil, false
 	}
-	typ, inner := member2(item, "type", "content")
+	typ, inner := rawjson.TrustedGet2(item, "type", "content")
 	if string(typ) != `"content"` {
 		return nil, false
 	}
-	typ, text := member2(inner, "type", "text")
+	typ, text := rawjson.TrustedGet2(inner, "type", "text")
 	if string(typ) != `"text"` || len(text) < 2 || text[0] != '"' {
 		return nil, false
 	}
@@ -418,7 +420,7 @@ func splitFence(text []byte, nl string) (open, body, closing []byte) {
 	rest := text[i:]
 	for _, c := range [...]string{nl + "```" + nl, nl + "```"} {
 		cut := len(rest) - len(c)
-		if bytes.HasSuffix(rest, []byte(c)) && (nl != `\n` || backslashesBefore(rest, cut)%2 == 0) {
+		if bytes.HasSuffix(rest, []byte(c)) && (nl != `\n` || rawjson.BackslashesBefore(rest, cut)%2 == 0) {
 			return text[:i], rest[:cut], rest[cut:]
 		}
 	}
@@ -429,15 +431,6 @@ func isLangByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("_+-.#", b) >= 0
 }
 
-// backslashesBefore counts the backslashes right before s[i].
-func backslashesBefore(s []byte, i int) int {
-	n := 0
-	for i-n > 0 && s[i-n-1] == '\\' {
-		n++
-	}
-	return n
-}
-
 // highSurrogateTail is 6 when s (JSON string bytes) ends with the escape
 // of a UTF-16 high surrogate (\ud800–\udbff), else 0.
 func highSurrogateTail(s []byte) int {
@@ -445,7 +438,7 @@ func highSurrogateTail(s []byte) int {
 		return 0
 	}
 	t := s[len(s)-6:]
-	if t[0] != '\\' || t[1] != 'u' || (t[2] != 'd' && t[2] != 'D') || backslashesBefore(s, len(s)-6)%2 != 0 {
+	if t[0] != '\\' || t[1] != 'u' || (t[2] != 'd' && t[2] != 'D') || rawjson.BackslashesBefore(s, len(s)-6)%2 != 0 {
 		return 0
 	}
 	switch t[3] {

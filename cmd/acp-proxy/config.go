@@ -1,14 +1,17 @@
-package filters
+package main
 
 import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
 )
 
-// Config says which filters run and how. The zero value enables none: a
+// filterConfig says which filters run and how. The zero value enables none: a
 // byte-exact relay.
-type Config struct {
+type filterConfig struct {
 	// Filters are added to the chain in this order, whatever order the
 	// flags were given in (the canonical order, documented in README.md).
 
@@ -16,7 +19,7 @@ type Config struct {
 	// edit calls with a diff (see ShellPatch).
 	ShellToPatch bool
 	// MaxPatchBytes bounds the existing file read as a diff's oldText;
-	// zero means DefaultMaxPatchBytes.
+	// zero means shellpatch.DefaultMaxPatchBytes.
 	MaxPatchBytes int64
 	// PatchOutsideCwd also rewrites writes outside the session's directory.
 	PatchOutsideCwd bool
@@ -33,41 +36,38 @@ type Config struct {
 
 	// CoalesceInterval bounds how often the output of one tool call is
 	// re-sent to a client without the extension; zero means
-	// DefaultCoalesceInterval.
+	// output.DefaultCoalesceInterval.
 	CoalesceInterval time.Duration
 	// MaxOutputBytes bounds a saved output file shown in full; zero means
-	// DefaultMaxOutputBytes.
+	// output.DefaultMaxOutputBytes.
 	MaxOutputBytes int64
 }
 
-// DefaultCoalesceInterval bounds how long coalesced output waits.
-const DefaultCoalesceInterval = 100 * time.Millisecond
-
 // Chain builds the chain cfg asks for, reading and recording negotiated
 // state in caps.
-func (cfg Config) Chain(caps *capabilities.Negotiated) *Chain {
-	var fs []Filter
+func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
+	var fs []filters.Filter
 	// shell-to-patch runs first: a call it shows as an edit loses its
 	// terminal, so the output filters leave it alone.
 	if cfg.ShellToPatch {
-		fs = append(fs, &ShellPatch{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd})
+		fs = append(fs, &shellpatch.ShellPatch{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd})
 	}
 	// deltas runs before terminal-output, so that for a client with the
 	// extension terminal-output sees the deltas deltas made (and completes
 	// them from rawOutput), and persisted-output last, so it cleans the
 	// text the other two produced.
 	if cfg.Deltas {
-		fs = append(fs, &Deltas{Interval: cfg.CoalesceInterval})
+		fs = append(fs, &output.Deltas{Interval: cfg.CoalesceInterval})
 	}
 	if cfg.TerminalOutput {
-		fs = append(fs, &TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes})
+		fs = append(fs, &output.TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes})
 	}
 	if cfg.TerminalOutput || cfg.ExpandPersistedOutput {
-		fs = append(fs, &PersistedOutput{
+		fs = append(fs, &output.PersistedOutput{
 			Expand:     cfg.ExpandPersistedOutput,
 			MaxBytes:   cfg.MaxOutputBytes,
-			ConfigDirs: ClaudeConfigDirs(),
+			ConfigDirs: output.ClaudeConfigDirs(),
 		})
 	}
-	return NewChain(caps, fs...)
+	return filters.NewChain(caps, fs...)
 }

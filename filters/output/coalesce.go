@@ -1,6 +1,10 @@
-package filters
+package output
 
-import "time"
+import (
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
+)
 
 // The coalescing policy, shared by the terminal-output translation and by
 // deltas for clients without the extension. Such a client can only be shown
@@ -24,6 +28,9 @@ import "time"
 // output is shown every interval; and a slow large one at most every
 // interval, at an average of 32 KiB/s (a 320 KB output that still grows is
 // re-sent about every 10 s).
+// DefaultCoalesceInterval bounds how long coalesced output waits.
+const DefaultCoalesceInterval = 100 * time.Millisecond
+
 const (
 	budgetFactor = 2
 	budgetSlack  = 64 << 10
@@ -75,8 +82,8 @@ func earliest(a, b time.Time) time.Time {
 // sendDue sends every call of l that holds output due at now (held reports
 // whether a call holds output, and when it is due) and returns when the next
 // held call is due: the Tick of both coalescing filters.
-func sendDue[T any](l *callList[T], now time.Time, held func(*T) (bool, time.Time), send func(*T) error) (next time.Time) {
-	_ = l.each(func(c *T) error {
+func sendDue[T any](l *toolcall.List[T], now time.Time, held func(*T) (bool, time.Time), send func(*T) error) (next time.Time) {
+	_ = l.Each(func(c *T) error {
 		h, due := held(c)
 		if !h {
 			return nil

@@ -1,0 +1,157 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// Output the proxy shows a client: fenced text, content items with the
+// terminal replaced, and the messages the filters build themselves.
+
+// rawOutputText is the command output an agent reports when a call ends:
+// claude's rawOutput string, or codex's aggregated_output (stdout and
+// stderr interleaved), else stdout followed by stderr. codex's
+// formatted_output is truncated and never used.
+func rawOutputText(raw []byte) (string, bool) {
+	if raw == nil {
+		return "", false
+	}
+	if s, err := rawjson.Unquote(raw); err == nil {
+		return s, true
+	}
+	if s, ok := rawjson.GetString(raw, "aggregated_output"); ok {
+		return s, true
+	}
+	out, ok := rawjson.GetString(raw, "stdout")
+	if errs, eok := rawjson.GetString(raw, "stderr"); eok {
+		out += errs
+		ok = true
+	}
+	return out, ok
+}
+
+// fence is how an agent shows command output as markdown when the client
+// has no terminal: codex-acp writes "```sh\n" + output without its trailing
+// newlines + "\n```\n"; claude-agent-acp the same with "console" and no
+// newline after the closing fence.
+type fence struct{ open, close string }
+
+var (
+	fenceCodex  = fence{"```sh\n", "\n```\n"}
+	fenceClaude = fence{"```console\n", "\n```"}
+)
+
+// fenceFor picks the agent's own fence, by the name it gave in initialize.
+func fenceFor(m *filters.Message) fence {
+	if m.Caps != nil {
+		if a, ok := m.Caps.Agent(); ok && strings.Contains(a.Name, "claude") {
+			return fenceClaude
+		}
+	}
+	return fenceCodex
+}
+
+// quote returns output fenced with f as a JSON string, or nil when there
+// is no output.
+func (f fence) quote(output []byte) []byte {
+	if len(output) == 0 {
+		return nil
+	}
+	return rawjson.AppendQuote(nil, f.open+string(bytes.TrimRight(output, "\n"))+f.close)
+}
+
+// hasTerminalItem reports whether the content array holds a terminal item
+// whose terminalId ours accepts.
+func hasTerminalItem(content []byte, ours func(string) bool) bool {
+	found := false
+	rawjson.TrustedElements(content, func(el []byte) bool {
+		if typ, tid := rawjson.TrustedGet2(el, "type", "terminalId"); string(typ) == `"terminal"` {
+			s, _ := rawjson.Unquote(tid)
+			found = ours(s)
+		}
+		return !found
+	})
+	return found
+}
+
+// renderContent returns the content array with its terminal items that ours
+// accepts replaced: the first by a text item showing quoted (a JSON
+// string), the others dropped, as is the first when quoted is nil. Every
+// other item is kept as it is. A nil content is an array of the text item.
+func renderContent(content []byte, ours func(string) bool, quoted []byte) ([]byte, error) {
+	out := []byte{'['}
+	placed := false
+	add := func(el []byte) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, el...)
+	}
+	text := func() {
+		if !placed && quoted != nil {
+			add(appendTextItem(nil, quoted))
+		}
+		placed = true
+	}
+	if content == nil {
+		text()
+		return append(out, ']'), nil
+	}
+	if c := bytes.TrimSpace(content); len(c) == 0 || c[0] != '[' {
+		return nil, fmt.Errorf("content is not an array")
+	}
+	rawjson.TrustedElements(content, func(el []byte) bool {
+		if typ, tid := rawjson.TrustedGet2(el, "type", "terminalId"); string(typ) == `"terminal"` {
+			if s, _ := rawjson.Unquote(tid); ours(s) {
+				text()
+				return true
+			}
+		}
+		add(el)
+		return true
+	})
+	return append(out, ']'), nil
+}
+
+// appendTextItem appends a tool call content item showing the JSON string
+// quoted.
+func appendTextItem(dst, quoted []byte) []byte {
+	dst = append(dst, `{"type":"content","content":{"type":"text","text":`...)
+	dst = append(dst, quoted...)
+	return append(dst, "}}"...)
+}
+
+// buildToolUpdate builds a tool_call_update notification for a call with
+// one member after its id: key with the raw JSON val.
+func buildToolUpdate(sessionID, callID, key string, val []byte) []byte {
+	dst := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`)
+	dst = rawjson.AppendQuote(dst, sessionID)
+	dst = append(dst, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
+	dst = rawjson.AppendQuote(dst, callID)
+	dst = append(dst, ',')
+	dst = rawjson.AppendQuote(dst, key)
+	dst = append(dst, ':')
+	dst = append(dst, val...)
+	return append(dst, "}}}"...)
+}
+
+// wrapMember returns {"key":val}.
+func wrapMember(key string, val []byte) []byte {
+	dst := rawjson.AppendQuote([]byte{'{'}, key)
+	dst = append(dst, ':')
+	dst = append(dst, val...)
+	return append(dst, '}')
+}
+
+// appendTermValue appends {"terminal_id":…,"data":…}, data a JSON string.
+func appendTermValue(dst []byte, tid string, data []byte) []byte {
+	dst = append(dst, `{"terminal_id":`...)
+	dst = rawjson.AppendQuote(dst, tid)
+	dst = append(dst, `,"data":`...)
+	dst = append(dst, data...)
+	return append(dst, '}')
+}

@@ -1,0 +1,92 @@
+package toolcall
+
+import "github.com/acp-proxy/acp-proxy/rawjson"
+
+// The terminal-output extension's _meta keys (docs/agents.md, "The
+// terminal-output extension"). terminal_output and terminal_output_delta
+// both carry {terminal_id, data}.
+const (
+	MetaTerminalInfo        = "terminal_info"
+	MetaTerminalOutput      = "terminal_output"
+	MetaTerminalOutputDelta = "terminal_output_delta"
+	MetaTerminalExit        = "terminal_exit"
+)
+
+// TermMeta is the terminal-output extension's part of an update's _meta.
+type TermMeta struct {
+	Info, Output, OutputDelta, Exit []byte // raw values, nil when absent
+	Others                          int    // other _meta keys
+}
+
+// Any reports whether any of the extension's keys is present.
+func (t TermMeta) Any() bool {
+	return t.Info != nil || t.Output != nil || t.OutputDelta != nil || t.Exit != nil
+}
+
+// ParseTermMeta reads the extension's keys from a _meta object (validated
+// JSON, or nil).
+func ParseTermMeta(meta []byte) TermMeta {
+	var t TermMeta
+	if meta == nil {
+		return t
+	}
+	rawjson.TrustedMembers(meta, func(key, val []byte) bool {
+		switch {
+		case rawjson.KeyIs(key, MetaTerminalInfo):
+			t.Info = val
+		case rawjson.KeyIs(key, MetaTerminalOutput):
+			t.Output = val
+		case rawjson.KeyIs(key, MetaTerminalOutputDelta):
+			t.OutputDelta = val
+		case rawjson.KeyIs(key, MetaTerminalExit):
+			t.Exit = val
+		default:
+			t.Others++
+		}
+		return true
+	})
+	return t
+}
+
+// TerminalID is the terminal_id of an extension value, or "".
+func TerminalID(val []byte) string {
+	s, _ := rawjson.GetString(val, "terminal_id")
+	return s
+}
+
+// StripTermMeta deletes the extension's keys from the _meta of the object
+// at base in msg, and _meta itself when nothing else is left in it.
+func StripTermMeta(msg []byte, base []string, t TermMeta) ([]byte, error) {
+	path := func(keys ...string) []string { return append(append([]string(nil), base...), keys...) }
+	var err error
+	for _, k := range []string{MetaTerminalInfo, MetaTerminalOutput, MetaTerminalOutputDelta, MetaTerminalExit} {
+		if msg, _, err = rawjson.Delete(msg, path("_meta", k)...); err != nil {
+			return nil, err
+		}
+	}
+	if t.Others == 0 {
+		msg, _, err = rawjson.Delete(msg, path("_meta")...)
+	}
+	return msg, err
+}
+
+// Data is the output an update streams, decoded: the data of
+// terminal_output, then of terminal_output_delta.
+func Data(t TermMeta) ([]byte, error) {
+	var out []byte
+	for _, v := range [...][]byte{t.Output, t.OutputDelta} {
+		if v == nil {
+			continue
+		}
+		raw, ok := rawjson.Get(v, "data")
+		if !ok || rawjson.IsNull(raw) {
+			continue
+		}
+		s, err := rawjson.Unquote(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s...)
+	}
+	return out, nil
+}

@@ -1,0 +1,61 @@
+package toolcall
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+func TestListKeysCallsBySessionAndID(t *testing.T) {
+	var l List[string]
+	a, b := "call_0 of s1", "call_0 of s2"
+	l.Add("s1", "call_0", &a)
+	l.Add("s2", "call_0", &b)
+	assert.Equal(t, &a, l.Get("s1", "call_0"))
+	assert.Equal(t, &b, l.Get("s2", "call_0"))
+	assert.Nil(t, l.Get("s3", "call_0"))
+
+	l.Remove("s1", "call_0")
+	assert.Nil(t, l.Get("s1", "call_0"))
+	assert.Equal(t, &b, l.Get("s2", "call_0"), "removing one session's call keeps the other's")
+
+	l.RemoveSession("s2")
+	assert.Zero(t, l.Len())
+}
+
+func TestListEvictsTheOldestPastMax(t *testing.T) {
+	l := List[int]{Max: 2}
+	one, two, three := 1, 2, 3
+	assert.Nil(t, l.Add("s", "1", &one))
+	assert.Nil(t, l.Add("s", "2", &two))
+	assert.Equal(t, &one, l.Add("s", "3", &three))
+	var order []int
+	require.NoError(t, l.Each(func(v *int) error { order = append(order, *v); return nil }))
+	assert.Equal(t, []int{2, 3}, order)
+}
+
+func TestOfReadsAToolCallUpdate(t *testing.T) {
+	raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","rawInput":{"command":"ls"},"rawOutput":"x","content":[],"_meta":{"terminal_exit":{"terminal_id":"c1","exit_code":0},"other":1}}}}`
+	m := filters.NewMessage(filters.AgentToClient, []byte(raw), time.Time{}, nil)
+	u, ok := Of(m)
+	require.True(t, ok)
+	assert.Equal(t, "c1", u.ID)
+	assert.True(t, u.Final())
+	assert.Equal(t, `{"command":"ls"}`, string(u.RawInput))
+	assert.Equal(t, `"x"`, string(u.RawOutput))
+	assert.Equal(t, 3, u.Others, "status, rawInput, rawOutput")
+
+	tm := ParseTermMeta(u.Meta)
+	assert.True(t, tm.Any())
+	assert.Equal(t, "c1", TerminalID(tm.Exit))
+	stripped, err := StripTermMeta([]byte(raw), UpdatePath, tm)
+	require.NoError(t, err)
+	assert.Contains(t, string(stripped), `"_meta":{"other":1}`, "other _meta keys stay")
+
+	_, ok = Of(filters.NewMessage(filters.ClientToAgent, []byte(raw), time.Time{}, nil))
+	assert.False(t, ok, "only the agent sends tool calls")
+}
