@@ -4,7 +4,8 @@ package acpclient
 // terminal-output extension (codecompanion, acpx, Toad).
 const PlainCapabilities = `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}`
 
-// ZedLikeCapabilities adds the _meta Zed advertises (ACP-NOTES §4), which
+// ZedLikeCapabilities adds the _meta Zed advertises (docs/agents.md, "The
+// terminal-output extension"), which
 // turns on the terminal-output extension in the agents. fs and terminal stay
 // false, unlike Zed, because this client answers fs/* and terminal/* with
 // -32601.

@@ -36,7 +36,8 @@ type ToolContent struct {
 }
 
 // TerminalMeta is the value of the terminal-output extension keys
-// (ACP-NOTES §4): terminal_info, terminal_output(_delta), terminal_exit.
+// (docs/agents.md, "The terminal-output extension"): terminal_info,
+// terminal_output(_delta), terminal_exit.
 type TerminalMeta struct {
 	TerminalID string `json:"terminal_id"`
 	CWD        string `json:"cwd"`

@@ -45,7 +45,8 @@ const (
 	// persistedLines print over 30,000 characters, which the Claude CLI
 	// saves to a file and shows as a <persisted-output> preview.
 	persistedLines = 4000
-	// bigLines is the generated trace's command (ACP-NOTES §5.1).
+	// bigLines is the generated trace's command (docs/agents.md, "Measured:
+	// a 35,001-line command").
 	bigLines = 35001
 	// heredocFile and heredocContent are what the heredoc fixtures write.
 	heredocFile    = "hello.py"

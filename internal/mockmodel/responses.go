@@ -119,7 +119,8 @@ func toolOutputsThisTurn(input []json.RawMessage) (int, error) {
 	return n, nil
 }
 
-// shellTool picks the tool codex offers for shell commands (ACP-NOTES §5.1):
+// shellTool picks the tool codex offers for shell commands (docs/agents.md,
+// "The model's shell tools"):
 // unified exec's exec_command, else shell_command (0.16 without unified
 // exec), else shell (0.13 without unified exec). Empty: none offered.
 func shellTool(req responsesRequest) string {

@@ -8,7 +8,8 @@ import (
 // DefaultCodexAnswerDelay is how long [Responses] waits before the final
 // answer of a turn. codex's unified exec reports a command's end
 // asynchronously: if the turn ends first, the agent never sends the final
-// tool_call_update (ACP-NOTES §5.1, §10).
+// tool_call_update (docs/agents.md, "Limits: 10,000 updates, lost output,
+// a lost end").
 const DefaultCodexAnswerDelay = time.Second
 
 // DefaultAnswer is the final text of a turn when [Script.Answer] is empty.

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// ClaudeOptions configures a claude-agent-acp run (ACP-NOTES §10).
+// ClaudeOptions configures a claude-agent-acp run (docs/agents.md, "Running
+// the agents offline").
 type ClaudeOptions struct {
 	// ModelURL is the mock Messages API, mockmodel.Messages.URL(). Required.
 	ModelURL string

@@ -11,7 +11,8 @@ import (
 )
 
 // TestClaudeSmoke runs a five-line command through claude-agent-acp 0.23.1
-// with each client kind and checks the shapes of ACP-NOTES §5.3.
+// with each client kind and checks the shapes docs/agents.md describes
+// ("claude-agent-acp 0.23.1").
 func TestClaudeSmoke(t *testing.T) {
 	for _, cl := range clients {
 		t.Run(cl.name, func(t *testing.T) {

@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// CodexOptions configures a codex-acp run (ACP-NOTES §10).
+// CodexOptions configures a codex-acp run (docs/agents.md, "Running the
+// agents offline").
 type CodexOptions struct {
 	// ModelBaseURL is the mock provider's base URL,
 	// mockmodel.Responses.BaseURL(). Required.

@@ -10,8 +10,8 @@ import (
 )
 
 // TestCodexAsksPermission: with approval_policy "untrusted" codex-acp asks
-// before running the command. ACP-NOTES §5.1 says the request comes before
-// the tool_call; that holds for unified exec only.
+// before running the command. The request comes before the tool_call with
+// unified exec only (docs/agents.md, "Permission requests").
 func TestCodexAsksPermission(t *testing.T) {
 	for _, version := range []string{"0.13", "0.16"} {
 		for _, unified := range []bool{true, false} {

@@ -14,7 +14,7 @@ import (
 
 // TestCodexSmoke runs a five-line command through each codex-acp version,
 // shell tool and client kind, straight to the agent, and checks the tool
-// call has the shape ACP-NOTES §5.1 describes.
+// call has the shape docs/agents.md describes ("codex-acp (Rust)").
 func TestCodexSmoke(t *testing.T) {
 	for _, version := range []string{"0.13", "0.16"} {
 		for _, unified := range []bool{true, false} {
@@ -44,7 +44,8 @@ func TestCodexSmoke(t *testing.T) {
 	}
 }
 
-// codexShellTool is the tool the model gets (ACP-NOTES §5.1).
+// codexShellTool is the tool the model gets (docs/agents.md, "The model's
+// shell tools").
 func codexShellTool(version string, unified bool) string {
 	switch {
 	case unified:

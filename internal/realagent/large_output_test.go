@@ -11,7 +11,8 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
 
-// largeLines is the line count of the big-output command (ACP-NOTES §5.1).
+// largeLines is the line count of the big-output command (docs/agents.md,
+// "Measured: a 35,001-line command").
 const largeLines = 35001
 
 // TestCodex013LargeOutputPlain runs a 35,001-line command through codex-acp

@@ -85,7 +85,8 @@ func decodeCodexRawOutput(t *testing.T, u acpclient.ToolUpdate) codexRawOutput {
 }
 
 // codexFence is how codex-acp shows output without the extension
-// (ACP-NOTES §5.1): the output with trailing newlines trimmed, fenced sh.
+// (docs/agents.md, "The fence"): the output with trailing newlines
+// trimmed, fenced sh.
 func codexFence(output string) string {
 	return "```sh\n" + strings.TrimRight(output, "\n") + "\n```\n"
 }
