@@ -38,8 +38,9 @@ type filterConfig struct {
 	// re-sent to a client without the extension; zero means
 	// output.DefaultCoalesceInterval.
 	CoalesceInterval time.Duration
-	// MaxOutputBytes bounds a saved output file shown in full; zero means
-	// output.DefaultMaxOutputBytes.
+	// MaxOutputBytes bounds the output of one tool call the proxy holds:
+	// kept for translation and recovery, or read from a saved file shown
+	// in full; zero means output.DefaultMaxCallOutputBytes.
 	MaxOutputBytes int64
 }
 

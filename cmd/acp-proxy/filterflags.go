@@ -23,6 +23,6 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filterConfig) {
 		"at most one output update per tool call per interval for clients that get whole snapshots")
 	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
 		"show the full output claude-agent-acp saved to a file instead of its <persisted-output> preview")
-	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxOutputBytes,
+	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxCallOutputBytes,
 		"most output kept per tool call for a client without the extension (the rest is noted, and shown from rawOutput at the end), and largest saved file --expand-persisted-output shows (bytes)")
 }

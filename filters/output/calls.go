@@ -9,6 +9,16 @@ import (
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
+// DefaultMaxCallOutputBytes is how much of one tool call's output the
+// proxy holds in memory at most (--max-output-bytes), wherever it holds
+// it: the output kept per call to translate it for a client without the
+// extension or to complete it from rawOutput when the call ends
+// (TerminalOutput.MaxBytes), and a saved output file read to be shown in
+// full in place of its preview (PersistedOutput.MaxBytes). A command that
+// never stops printing, or a huge saved file, so cannot grow the proxy
+// without bound.
+const DefaultMaxCallOutputBytes = 8 << 20
+
 // prompts remembers the client's session/prompt requests, so the agent→client
 // side knows when a turn ends (the response) and can free its calls' state.
 // Both directions use it.

@@ -42,9 +42,7 @@ type Deltas struct {
 	// DefaultCoalesceInterval.
 	Interval time.Duration
 
-	prompts prompts
-	client  clientView
-	calls   toolcall.List[deltaCall]
+	coalescer[deltaCall, *deltaCall]
 }
 
 var (
@@ -63,21 +61,16 @@ type deltaCall struct {
 	body    []byte // the output sent as deltas, as JSON string bytes
 
 	// For a client without it.
-	latest  []byte // the latest snapshot message (held or sent)
-	pending bool   // latest is held, not sent yet
-	pace    pacer
-	due     time.Time
+	latest []byte // the latest snapshot message (held or sent)
+	held   slot   // latest is held while held.held
 }
+
+func (c *deltaCall) slot() *slot { return &c.held }
+
+func (c *deltaCall) heldUpdate() ([]byte, int, error) { return c.latest, len(c.latest), nil }
 
 // Name implements filters.Filter.
 func (f *Deltas) Name() string { return "deltas" }
-
-func (f *Deltas) interval() time.Duration {
-	if f.Interval > 0 {
-		return f.Interval
-	}
-	return DefaultCoalesceInterval
-}
 
 // Apply implements filters.Filter.
 func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
@@ -100,13 +93,7 @@ func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitte
 			return f.coalesce(m, &u, out)
 		}
 	}
-	if err := f.flush(m.Time, out, nil); err != nil {
-		return err
-	}
-	if sid, ok := f.prompts.ended(m); ok {
-		f.calls.RemoveSession(sid)
-	}
-	return out.Emit(m.Dir, m.Raw)
+	return f.forward(m, out)
 }
 
 // toDeltas handles a tool update for a client with the extension.
@@ -252,41 +239,34 @@ func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Em
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
 		c = &deltaCall{session: m.SessionID(), id: u.ID}
-		if old := f.calls.Add(c.session, u.ID, c); old != nil && old.pending {
-			if err := f.send(old, m.Time, out); err != nil {
-				return err
-			}
+		if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
+			return err
 		}
-		return f.forward(m, out, nil)
+		return f.forward(m, out)
 	}
 	if c == nil {
-		return f.forward(m, out, nil)
+		return f.forward(m, out)
 	}
 	_, snap := snapshotText(u.Content)
 	if snap && u.Others == 0 && u.Meta == nil && !u.Final() {
 		c.latest = append(c.latest[:0], m.Raw...)
-		c.pending = true
-		c.due = c.pace.due(f.interval(), len(m.Raw), len(u.Content))
-		if isDue(c.due, m.Time) {
-			return f.send(c, m.Time, out)
-		}
-		return nil
+		return f.hold(c, interval(f.Interval), len(m.Raw), len(u.Content), m.Time, out)
 	}
 	if u.Content != nil {
 		// The agent's own content replaces what is held.
-		c.pending = false
+		c.held.held = false
 		if snap {
 			c.latest = append(c.latest[:0], m.Raw...)
 		}
 	}
 	if !u.Final() {
-		return f.forward(m, out, nil)
+		return f.forward(m, out)
 	}
 	f.calls.Remove(m.SessionID(), u.ID)
 	msg := m.Raw
 	if u.Content == nil && c.latest != nil {
 		content := c.recoverContent(u.RawOutput)
-		if content == nil && c.pending {
+		if content == nil && c.held.held {
 			content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
 		}
 		if content != nil {
@@ -296,15 +276,10 @@ func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Em
 			}
 		}
 	}
-	return f.forward(&filters.Message{Dir: m.Dir, Raw: msg, Time: m.Time}, out, c)
-}
-
-// forward emits m after the held snapshots of every call but except.
-func (f *Deltas) forward(m *filters.Message, out filters.Emitter, except *deltaCall) error {
-	if err := f.flush(m.Time, out, except); err != nil {
+	if err := f.flush(m.Time, out, c); err != nil {
 		return err
 	}
-	return out.Emit(m.Dir, m.Raw)
+	return out.Emit(m.Dir, msg)
 }
 
 // recoverContent is the content showing rawOutput's text, fenced as the
@@ -342,40 +317,6 @@ func (c *deltaCall) recoverContent(rawOutput []byte) []byte {
 		return nil
 	}
 	return item(string(open) + full + string(closing))
-}
-
-// send emits c's held snapshot.
-func (f *Deltas) send(c *deltaCall, now time.Time, out filters.Emitter) error {
-	c.pending = false
-	c.pace.record(now, len(c.latest))
-	return out.Emit(filters.AgentToClient, c.latest)
-}
-
-// flush sends the held snapshot of every call but except.
-func (f *Deltas) flush(now time.Time, out filters.Emitter, except *deltaCall) error {
-	return f.calls.Each(func(c *deltaCall) error {
-		if c.pending && c != except {
-			return f.send(c, now, out)
-		}
-		return nil
-	})
-}
-
-// Tick implements filters.Timed: it sends the held snapshots that are due.
-func (f *Deltas) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
-	if d != filters.AgentToClient {
-		return time.Time{}
-	}
-	return sendDue(&f.calls, now,
-		func(c *deltaCall) (bool, time.Time) { return c.pending, c.due },
-		func(c *deltaCall) error { return f.send(c, now, out) })
-}
-
-// Drain implements filters.Timed: it sends everything held.
-func (f *Deltas) Drain(d filters.Direction, out filters.Emitter) {
-	if d == filters.AgentToClient {
-		_ = f.flush(time.Time{}, out, nil)
-	}
 }
 
 // snapshotText returns the text of content when it is exactly one text

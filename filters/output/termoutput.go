@@ -48,14 +48,12 @@ type TerminalOutput struct {
 	Interval time.Duration
 	// MaxBytes bounds the output kept per call for a client without the
 	// extension, so a command that never stops printing cannot grow the
-	// proxy without bound; zero means DefaultMaxOutputBytes. Past it the
+	// proxy without bound; zero means DefaultMaxCallOutputBytes. Past it the
 	// client is told what is not shown, and the final update still shows
 	// the agent's complete rawOutput.
 	MaxBytes int64
 
-	prompts prompts
-	client  clientView
-	calls   toolcall.List[termCall]
+	coalescer[termCall, *termCall]
 }
 
 var (
@@ -73,14 +71,23 @@ type termCall struct {
 	template []byte // the last content the agent sent with one of tids in it
 	out      []byte // the output streamed so far, up to MaxBytes
 	dropped  int    // bytes streamed past MaxBytes, not kept
-	pace     pacer
-	held     bool      // out grew since it was last sent
-	due      time.Time // when the held output may go
+	held     slot   // held.held: out grew since it was last sent
 
 	// Pass-through for a client with the extension.
 	streamed int          // bytes of output streamed
 	hash     maphash.Hash // of those bytes
 	key      string       // the _meta key the agent streams under
+}
+
+func (c *termCall) slot() *slot { return &c.held }
+
+// heldUpdate is a content update showing the output.
+func (c *termCall) heldUpdate() ([]byte, int, error) {
+	content, err := renderContent(c.template, c.ours, c.fence.quote(c.text()))
+	if err != nil {
+		return nil, 0, err
+	}
+	return buildToolUpdate(c.session, c.id, "content", content), len(c.out), nil
 }
 
 func (c *termCall) ours(tid string) bool {
@@ -142,14 +149,7 @@ func (f *TerminalOutput) maxBytes() int64 {
 	if f.MaxBytes > 0 {
 		return f.MaxBytes
 	}
-	return DefaultMaxOutputBytes
-}
-
-func (f *TerminalOutput) interval() time.Duration {
-	if f.Interval > 0 {
-		return f.Interval
-	}
-	return DefaultCoalesceInterval
+	return DefaultMaxCallOutputBytes
 }
 
 // Apply implements filters.Filter.
@@ -170,7 +170,7 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 		return out.Emit(m.Dir, m.Raw)
 	}
 	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
-		return f.other(m, out) // no call streams, and this line is not about one
+		return f.forward(m, out) // no call streams, and this line is not about one
 	}
 	u, isTool := toolcall.Of(m)
 	if isTool && u.Kind != "" && u.Kind != "execute" && f.calls.Get(m.SessionID(), u.ID) != nil {
@@ -190,7 +190,7 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 	case mode == clientTranslated && m.Method() == "session/request_permission":
 		return f.translatePermission(m, out)
 	}
-	return f.other(m, out)
+	return f.forward(m, out)
 }
 
 // injectTerminalOutput returns the initialize request with
@@ -214,18 +214,6 @@ func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 	return raw, err == nil
 }
 
-// other forwards a message the filter does not change, after the output it
-// holds, and forgets the calls of a session whose turn the message ends.
-func (f *TerminalOutput) other(m *filters.Message, out filters.Emitter) error {
-	if err := f.flush(m.Time, out, nil); err != nil {
-		return err
-	}
-	if sid, ok := f.prompts.ended(m); ok {
-		f.calls.RemoveSession(sid)
-	}
-	return out.Emit(m.Dir, m.Raw)
-}
-
 // call returns the state of u's call, creating it; a full list first sends
 // and drops its oldest call.
 func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filters.Emitter) (*termCall, error) {
@@ -233,10 +221,7 @@ func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filter
 		return c, nil
 	}
 	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m)}
-	if old := f.calls.Add(c.session, u.ID, c); old != nil && old.held {
-		return c, f.send(old, m.Time, out)
-	}
-	return c, nil
+	return c, f.add(c.session, u.ID, c, m.Time, out)
 }
 
 // track returns the state of u's call and the output u streams, or a nil
@@ -262,11 +247,11 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 		return err
 	}
 	if c == nil {
-		return f.other(m, out)
+		return f.forward(m, out)
 	}
 	c.keep(data, f.maxBytes())
 	if len(data) > 0 {
-		c.held = true
+		c.held.held = true
 	}
 	hasItems := u.Content != nil && hasTerminalItem(u.Content, c.ours)
 	if hasItems {
@@ -276,11 +261,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 
 	// Output only: coalesce.
 	if len(data) > 0 && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
-		c.due = c.pace.due(f.interval(), len(c.out), len(c.out))
-		if isDue(c.due, m.Time) {
-			return f.send(c, m.Time, out)
-		}
-		return nil
+		return f.hold(c, interval(f.Interval), len(c.out), len(c.out), m.Time, out)
 	}
 
 	// Anything else is forwarded, without the extension's parts, after
@@ -301,7 +282,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 	switch {
 	case hasItems:
 		content, err = renderContent(u.Content, c.ours, c.fence.quote(text))
-	case u.Content == nil && len(text) > 0 && (c.held || final):
+	case u.Content == nil && len(text) > 0 && (c.held.held || final):
 		content, err = renderContent(c.template, c.ours, c.fence.quote(text))
 	}
 	if err != nil {
@@ -316,8 +297,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 		return err
 	}
 	if content != nil && len(text) > 0 {
-		c.pace.record(m.Time, len(text))
-		c.held = false
+		sent(c, m.Time, len(text))
 	}
 	if final {
 		f.calls.Remove(m.SessionID(), u.ID)
@@ -330,14 +310,14 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emitter) error {
 	tc, ok := rawjson.Get(m.Params(), "toolCall")
 	if !ok {
-		return f.other(m, out)
+		return f.forward(m, out)
 	}
 	id, _ := rawjson.GetString(tc, "toolCallId")
 	meta, _ := rawjson.Get(tc, "_meta")
 	tm := toolcall.ParseTermMeta(meta)
 	c := f.calls.Get(m.SessionID(), id)
 	if c == nil && !tm.Any() {
-		return f.other(m, out)
+		return f.forward(m, out)
 	}
 	probe := &termCall{}
 	if c != nil {
@@ -367,27 +347,6 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 		return err
 	}
 	return out.Emit(m.Dir, msg)
-}
-
-// send emits c's output as a content update.
-func (f *TerminalOutput) send(c *termCall, now time.Time, out filters.Emitter) error {
-	content, err := renderContent(c.template, c.ours, c.fence.quote(c.text()))
-	if err != nil {
-		return err
-	}
-	c.pace.record(now, len(c.out))
-	c.held = false
-	return out.Emit(filters.AgentToClient, buildToolUpdate(c.session, c.id, "content", content))
-}
-
-// flush sends the held output of every call but except.
-func (f *TerminalOutput) flush(now time.Time, out filters.Emitter, except *termCall) error {
-	return f.calls.Each(func(c *termCall) error {
-		if c.held && c != except {
-			return f.send(c, now, out)
-		}
-		return nil
-	})
 }
 
 // pass handles a tool update for a client with the extension.
@@ -454,21 +413,4 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	}
 	val := appendTermValue(nil, c.tids[0], rawjson.Quote(s[c.streamed:]))
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(key, val))
-}
-
-// Tick implements filters.Timed: it sends the held output that is due.
-func (f *TerminalOutput) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
-	if d != filters.AgentToClient {
-		return time.Time{}
-	}
-	return sendDue(&f.calls, now,
-		func(c *termCall) (bool, time.Time) { return c.held, c.due },
-		func(c *termCall) error { return f.send(c, now, out) })
-}
-
-// Drain implements filters.Timed: it sends everything held.
-func (f *TerminalOutput) Drain(d filters.Direction, out filters.Emitter) {
-	if d == filters.AgentToClient {
-		_ = f.flush(time.Time{}, out, nil)
-	}
 }
