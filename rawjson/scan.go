@@ -1,6 +1,7 @@
 package rawjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -124,6 +125,10 @@ func isHex(c byte) bool {
 func skipString(b []byte, i int) (int, error) {
 	i++
 	for i < len(b) {
+		i = plainRun(b, i)
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -150,6 +155,29 @@ func skipString(b []byte, i int) (int, error) {
 		}
 	}
 	return i, syntaxErr(i, "unterminated string")
+}
+
+// Eight bytes at a time, as one word: lo has 0x01 in every byte, hi 0x80.
+const (
+	lo = 0x0101010101010101
+	hi = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte at or after b[i] that a
+// string scan must look at ('"', '\\' or a control character), eight bytes
+// at a time, or a later index within the last eight bytes. Long strings
+// (command output) so cost a fraction of a byte-by-byte scan.
+func plainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q := w ^ ('"' * lo)   // zero bytes where '"'
+		bs := w ^ ('\\' * lo) // zero bytes where '\\'
+		special := (q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w
+		if special&hi != 0 {
+			return i
+		}
+	}
+	return i
 }
 
 func skipObject(b []byte, i, depth int) (int, error) {

@@ -2,10 +2,7 @@ package output
 
 import (
 	"context"
-	"fmt"
-	"hash/maphash"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -67,27 +64,25 @@ type termCall struct {
 	tids        []string // the extension's terminals announced for the call
 	fence       fence
 
+	out stream // the output streamed so far, up to MaxBytes kept
+
 	// Translation for a client without the extension.
 	template []byte // the last content the agent sent with one of tids in it
-	out      []byte // the output streamed so far, up to MaxBytes
-	dropped  int    // bytes streamed past MaxBytes, not kept
 	held     slot   // held.held: out grew since it was last sent
 
 	// Pass-through for a client with the extension.
-	streamed int          // bytes of output streamed
-	hash     maphash.Hash // of those bytes
-	key      string       // the _meta key the agent streams under
+	key string // the _meta key the agent streams under
 }
 
 func (c *termCall) slot() *slot { return &c.held }
 
 // heldUpdate is a content update showing the output.
 func (c *termCall) heldUpdate() ([]byte, int, error) {
-	content, err := renderContent(c.template, c.ours, c.fence.quote(c.text()))
+	content, err := renderContent(c.template, c.ours, c.fence.quoteEscaped(c.out.text()))
 	if err != nil {
 		return nil, 0, err
 	}
-	return buildToolUpdate(c.session, c.id, "content", content), len(c.out), nil
+	return buildToolUpdate(c.session, c.id, "content", content), len(c.out.kept), nil
 }
 
 func (c *termCall) ours(tid string) bool {
@@ -97,35 +92,6 @@ func (c *termCall) ours(tid string) bool {
 		}
 	}
 	return false
-}
-
-// keep appends streamed output, up to max bytes in all.
-func (c *termCall) keep(data []byte, limit int64) {
-	room := int(limit) - len(c.out)
-	if room >= len(data) && c.dropped == 0 {
-		c.out = append(c.out, data...)
-		return
-	}
-	room = max(0, room)
-	if c.dropped == 0 {
-		// Cut at a rune boundary, so the shown text stays valid UTF-8.
-		for room > 0 && room < len(data) && !utf8.RuneStart(data[room]) {
-			room--
-		}
-		c.out = append(c.out, data[:room]...)
-		data = data[room:]
-	}
-	c.dropped += len(data)
-}
-
-// text is the output to show: all of it, or what was kept and a note of
-// what was not.
-func (c *termCall) text() []byte {
-	if c.dropped == 0 {
-		return c.out
-	}
-	return fmt.Appendf(append([]byte(nil), c.out...),
-		"\n[acp-proxy: %d more bytes of output are not shown (over --max-output-bytes); the agent's full output follows when the command ends, if it sends one]\n", c.dropped)
 }
 
 // note records the terminals the extension's keys name.
@@ -235,8 +201,8 @@ func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filte
 		return nil, tm, nil, err
 	}
 	c.note(tm)
-	data, err = toolcall.Data(tm)
-	return c, tm, data, err
+	output, delta := toolcall.RawData(tm)
+	return c, tm, append(output, delta...), nil
 }
 
 // translateUpdate handles a tool_call / tool_call_update for a client
@@ -249,7 +215,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 	if c == nil {
 		return f.forward(m, out)
 	}
-	c.keep(data, f.maxBytes())
+	c.out.add(data, f.maxBytes(), true)
 	if len(data) > 0 {
 		c.held.held = true
 	}
@@ -261,7 +227,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 
 	// Output only: coalesce.
 	if len(data) > 0 && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
-		return f.hold(c, interval(f.Interval), len(c.out), len(c.out), m.Time, out)
+		return f.hold(c, interval(f.Interval), len(c.out.kept), len(c.out.kept), m.Time, out)
 	}
 
 	// Anything else is forwarded, without the extension's parts, after
@@ -272,18 +238,18 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 			return err
 		}
 	}
-	text := c.text()
+	text := c.out.text()
 	if final {
-		if s, ok := rawOutputText(u.RawOutput); ok && len(s) > len(c.out) {
-			text = []byte(s)
+		if s, ok := rawOutputEscaped(u.RawOutput); ok && len(s) > len(c.out.kept) {
+			text = s
 		}
 	}
 	var content []byte
 	switch {
 	case hasItems:
-		content, err = renderContent(u.Content, c.ours, c.fence.quote(text))
+		content, err = renderContent(u.Content, c.ours, c.fence.quoteEscaped(text))
 	case u.Content == nil && len(text) > 0 && (c.held.held || final):
-		content, err = renderContent(c.template, c.ours, c.fence.quote(text))
+		content, err = renderContent(c.template, c.ours, c.fence.quoteEscaped(text))
 	}
 	if err != nil {
 		return err
@@ -334,7 +300,7 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 	if content, ok := rawjson.Get(tc, "content"); ok && hasTerminalItem(content, probe.ours) {
 		var quoted []byte
 		if c != nil {
-			quoted = c.fence.quote(c.text())
+			quoted = c.fence.quoteEscaped(c.out.text())
 		}
 		if content, err = renderContent(content, probe.ours, quoted); err != nil {
 			return err
@@ -358,8 +324,7 @@ func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filter
 	if c == nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	c.hash.Write(data)
-	c.streamed += len(data)
+	c.out.add(data, f.maxBytes(), false)
 	msg := m.Raw
 	if msg, err = f.renameKey(msg, tm); err != nil {
 		return err
@@ -399,18 +364,21 @@ func (f *TerminalOutput) renameKey(msg []byte, tm toolcall.TermMeta) ([]byte, er
 // recovery is the delta that completes c's streamed output from the
 // rawOutput of its final update, when the stream is a strict prefix of it.
 func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
-	s, ok := rawOutputText(rawOutput)
-	if !ok || len(c.tids) == 0 || len(s) <= c.streamed {
+	if len(c.tids) == 0 {
 		return nil
 	}
-	seed := c.hash.Seed()
-	if maphash.String(seed, s[:c.streamed]) != c.hash.Sum64() {
+	s, ok := rawOutputEscaped(rawOutput)
+	if !ok {
+		return nil
+	}
+	rest := c.out.rest(s)
+	if rest == nil {
 		return nil
 	}
 	key := f.client.key
 	if f.client.both && c.key != "" {
 		key = c.key
 	}
-	val := appendTermValue(nil, c.tids[0], rawjson.Quote(s[c.streamed:]))
+	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(key, val))
 }

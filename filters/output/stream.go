@@ -1,0 +1,213 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// stream is the output a call streamed, kept as the agent sent it: JSON
+// string bytes (escaped, without the quotes), the data of its
+// terminal_output(_delta) values one after the other. Output is decoded
+// only when a call ends and its recovery needs it, so passing a stream on
+// costs a copy and a hash, not a decode.
+type stream struct {
+	kept    []byte       // the first bytes streamed, up to the limit once decoded
+	decoded int          // kept's length decoded, once counted
+	counted bool         // decoded is kept's length
+	total   int          // bytes streamed
+	dropped int          // decoded bytes streamed past the limit, not kept (at least 1 once any is)
+	hash    maphash.Hash // of every byte streamed
+}
+
+// add appends the JSON string bytes esc, keeping output of at most limit
+// bytes (decoded) in all. The cut falls between two characters. Escaped
+// output is never shorter than decoded, so the decoded length is counted
+// only once the escaped bytes pass the limit, and what is dropped only
+// when count says it is shown.
+func (s *stream) add(esc []byte, limit int64, count bool) {
+	if len(esc) == 0 {
+		return
+	}
+	s.hash.Write(esc)
+	s.total += len(esc)
+	switch {
+	case s.dropped > 0 && count:
+		s.dropped += decodedLen(esc)
+		return
+	case s.dropped > 0:
+		return
+	case !s.counted && int64(len(s.kept)+len(esc)) <= limit:
+		s.kept = append(s.kept, esc...)
+		return
+	case !s.counted:
+		s.decoded, s.counted = decodedLen(s.kept), true
+	}
+	if d := decodedLen(esc); int64(s.decoded+d) <= limit {
+		s.kept = append(s.kept, esc...)
+		s.decoded += d
+		return
+	}
+	cut, n := cutDecoded(esc, int(limit)-s.decoded)
+	s.kept = append(s.kept, esc[:cut]...)
+	s.decoded += n
+	s.dropped += max(1, decodedLen(esc[cut:]))
+}
+
+// text is the output to show, as JSON string bytes: all of it, or what was
+// kept and a note of what was not.
+func (s *stream) text() []byte {
+	if s.dropped == 0 {
+		return s.kept
+	}
+	note := fmt.Sprintf("\n[acp-proxy: %d more bytes of output are not shown (over --max-output-bytes); the agent's full output follows when the command ends, if it sends one]\n", s.dropped)
+	q := rawjson.Quote(note)
+	return append(append([]byte(nil), s.kept...), q[1:len(q)-1]...)
+}
+
+// rest is what final (the whole output as JSON string bytes, from
+// rawOutput) holds past what was streamed, as JSON string bytes, when the
+// stream is a strict prefix of it; else nil. The agent escapes its stream
+// and its rawOutput alike, so comparing the bytes as sent needs no
+// decoding; when they differ, and everything streamed was kept, the two
+// are decoded and compared.
+func (s *stream) rest(final []byte) []byte {
+	if len(final) > s.total && charBoundary(final, s.total) == s.total && maphash.Bytes(s.hash.Seed(), final[:s.total]) == s.hash.Sum64() {
+		return final[s.total:]
+	}
+	if s.dropped > 0 || s.total != len(s.kept) {
+		return nil
+	}
+	sent, err := unquoteBody(s.kept)
+	if err != nil {
+		return nil
+	}
+	all, err := unquoteBody(final)
+	if err != nil || len(all) <= len(sent) || !strings.HasPrefix(all, sent) {
+		return nil
+	}
+	q := rawjson.Quote(all[len(sent):])
+	return q[1 : len(q)-1]
+}
+
+// unquoteBody decodes JSON string bytes.
+func unquoteBody(esc []byte) (string, error) { return rawjson.Unquote(quoteRaw(esc)) }
+
+// charBoundary returns the largest i ≤ n at which the JSON string bytes esc
+// can be cut between two characters: not inside an escape or a UTF-8
+// sequence.
+func charBoundary(esc []byte, n int) int {
+	if n >= len(esc) {
+		return len(esc)
+	}
+	for n > 0 && !utf8.RuneStart(esc[n]) {
+		n--
+	}
+	// An escape is at most 6 bytes (\uXXXX): cut before one that n falls in.
+	for back := 1; back <= 5 && n-back >= 0; back++ {
+		i := n - back
+		if esc[i] != '\\' || rawjson.BackslashesBefore(esc, i)%2 != 0 {
+			continue
+		}
+		if back == 1 || esc[i+1] == 'u' {
+			return i
+		}
+		break
+	}
+	return n
+}
+
+// cutDecoded returns the longest prefix of the JSON string bytes esc
+// whose decoded length n is at most room, as its length in esc.
+func cutDecoded(esc []byte, room int) (cut, n int) {
+	for cut < len(esc) {
+		step := 1
+		switch {
+		case esc[cut] == '\\':
+			step = escapeLen(esc[cut:])
+		case esc[cut] >= utf8.RuneSelf:
+			_, step = utf8.DecodeRune(esc[cut:])
+		}
+		d := decodedLen(esc[cut : cut+step])
+		if n+d > room {
+			break
+		}
+		cut, n = cut+step, n+d
+	}
+	return cut, n
+}
+
+// escapeLen is the length of the escape esc starts with, a surrogate pair
+// counting as one.
+func escapeLen(esc []byte) int {
+	if len(esc) < 6 || esc[1] != 'u' {
+		return min(2, len(esc))
+	}
+	if r := hexRune(esc[2:6]); r >= 0xd800 && r < 0xdc00 && len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' {
+		return 12
+	}
+	return 6
+}
+
+// decodedLen is the length of JSON string bytes once decoded.
+func decodedLen(esc []byte) int {
+	n := len(esc)
+	for i := 0; ; {
+		k := bytes.IndexByte(esc[i:], '\\')
+		if k < 0 || i+k+1 >= len(esc) {
+			return n
+		}
+		i += k
+		if esc[i+1] != 'u' || i+6 > len(esc) {
+			n--
+			i += 2
+			continue
+		}
+		r := hexRune(esc[i+2 : i+6])
+		switch {
+		case r >= 0xd800 && r < 0xdc00 && i+12 <= len(esc) && esc[i+6] == '\\' && esc[i+7] == 'u':
+			n -= 12 - 4 // a surrogate pair: one 4-byte rune
+			i += 12
+		case r >= 0xd800 && r < 0xe000:
+			n -= 6 - 3 // alone: U+FFFD
+			i += 6
+		default:
+			n -= 6 - utf8.RuneLen(r)
+			i += 6
+		}
+	}
+}
+
+func hexRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		}
+	}
+	return r
+}
+
+// trimNewlines removes the newlines that end JSON string bytes (\n and
+// \u000a escapes).
+func trimNewlines(esc []byte) []byte {
+	for {
+		switch {
+		case bytes.HasSuffix(esc, []byte(`\n`)) && rawjson.BackslashesBefore(esc, len(esc)-2)%2 == 0:
+			esc = esc[:len(esc)-2]
+		case len(esc) >= 6 && bytes.EqualFold(esc[len(esc)-6:], []byte(`\u000a`)) && rawjson.BackslashesBefore(esc, len(esc)-6)%2 == 0:
+			esc = esc[:len(esc)-6]
+		default:
+			return esc
+		}
+	}
+}
