@@ -21,16 +21,27 @@ import (
 //     budgetSlack (64 KiB) + rateBytes (32 KiB) per second since the first
 //     send. Otherwise it waits until the budget allows it, or the output
 //     has grown enough.
+//   - Tail: while the command runs, an update shows at most
+//     DefaultLiveTailBytes (--live-tail-bytes) of output: past it, the last
+//     lines within it, after a line "… N earlier lines not shown (live
+//     tail) …" (stream.live), so a send costs at most the budget.
 //   - Final: the update that ends the call carries the complete output, once.
 //
-// A fast large stream (35,001 lines, 374 KB, in about a second) is so sent
-// at sizes about doubling each time, several times while it runs, for at
-// most 2 × its size + 64 KiB (+ 32 KiB/s) before the final copy; a small
-// output is shown every interval; and a slow large one at most every
-// interval, at an average of 32 KiB/s (a 320 KB output that still grows is
-// re-sent about every 10 s).
+// A small output is so shown every interval, whole; a large one every
+// interval as a tail of at most the tail budget, as long as the bytes sent
+// stay within the budget (a tail of 64 KiB of a 374 KB output that grows
+// in about a second is sent at most every interval); and the final update
+// shows it all once.
 // DefaultCoalesceInterval bounds how long coalesced output waits.
 const DefaultCoalesceInterval = 100 * time.Millisecond
+
+// DefaultLiveTailBytes is how much of a running command's output a client
+// without the extension is sent per update (--live-tail-bytes): past it,
+// the update shows the last lines within it, after a line saying how many
+// came before (a live tail); the update that ends the call shows all of
+// it. So the bytes sent while a command runs grow with the updates, not
+// with updates × output.
+const DefaultLiveTailBytes = 64 << 10
 
 const (
 	budgetFactor = 2

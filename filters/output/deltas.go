@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,10 @@ type Deltas struct {
 	// Interval is the coalescing interval; zero means
 	// DefaultCoalesceInterval.
 	Interval time.Duration
+	// LiveTailBytes bounds the output shown per coalesced update to a
+	// client without the extension while a command runs (a live tail, see
+	// stream.live); zero means DefaultLiveTailBytes.
+	LiveTailBytes int
 
 	coalescer[deltaCall, *deltaCall]
 }
@@ -63,11 +68,38 @@ type deltaCall struct {
 	// For a client without it.
 	latest []byte // the latest snapshot message (held or sent)
 	held   slot   // latest is held while held.held
+	tail   int    // the live tail's budget (stream.live)
+	tailed bool   // what was sent of latest is a live tail
 }
 
 func (c *deltaCall) slot() *slot { return &c.held }
 
-func (c *deltaCall) heldUpdate() ([]byte, int, error) { return c.latest, len(c.latest), nil }
+// heldUpdate is the latest snapshot, its output cut to a live tail when
+// it is longer than the budget.
+func (c *deltaCall) heldUpdate() ([]byte, int, error) {
+	msg, tailed, err := liveSnapshot(c.latest, c.tail)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.tailed = tailed
+	return msg, len(msg), nil
+}
+
+// liveSnapshot is the snapshot message msg with its output cut to its last
+// lines within budget bytes, after a line saying how many came before
+// (stream.live), and whether it was cut.
+func liveSnapshot(msg []byte, budget int) ([]byte, bool, error) {
+	content, _ := rawjson.Get(msg, toolcall.At("content")...)
+	text, ok := snapshotText(content)
+	if !ok || len(text) <= budget {
+		return msg, false, nil
+	}
+	open, body, closing := splitFence(text, `\n`)
+	tail := tailLines(body, budget)
+	quoted := slices.Concat([]byte{'"'}, open, tailMarker(countNewlines(body[:len(body)-len(tail)])), tail, closing, []byte{'"'})
+	out, err := rawjson.Set(msg, append(appendTextItem([]byte{'['}, quoted), ']'), toolcall.At("content")...)
+	return out, err == nil, err
+}
 
 // Name implements filters.Filter.
 func (f *Deltas) Name() string { return "deltas" }
@@ -238,7 +270,10 @@ func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
 func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
-		c = &deltaCall{session: m.SessionID(), id: u.ID}
+		c = &deltaCall{session: m.SessionID(), id: u.ID, tail: f.LiveTailBytes}
+		if c.tail <= 0 {
+			c.tail = DefaultLiveTailBytes
+		}
 		if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
 			return err
 		}
@@ -250,11 +285,11 @@ func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Em
 	_, snap := snapshotText(u.Content)
 	if snap && u.Others == 0 && u.Meta == nil && !u.Final() {
 		c.latest = append(c.latest[:0], m.Raw...)
-		return f.hold(c, interval(f.Interval), len(m.Raw), len(u.Content), m.Time, out)
+		return f.hold(c, interval(f.Interval), min(len(m.Raw), c.tail), len(u.Content), m.Time, out)
 	}
 	if u.Content != nil {
 		// The agent's own content replaces what is held.
-		c.held.held = false
+		c.held.held, c.tailed = false, false
 		if snap {
 			c.latest = append(c.latest[:0], m.Raw...)
 		}
@@ -266,7 +301,7 @@ func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Em
 	msg := m.Raw
 	if u.Content == nil && c.latest != nil {
 		content := c.recoverContent(u.RawOutput)
-		if content == nil && c.held.held {
+		if content == nil && (c.held.held || c.tailed) {
 			content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
 		}
 		if content != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -22,7 +23,16 @@ type stream struct {
 	total   int          // bytes streamed
 	dropped int          // decoded bytes streamed past the limit, not kept (at least 1 once any is)
 	hash    maphash.Hash // of every byte streamed
+
+	// For a live tail (counted by add only when count is set).
+	tail   int    // the live view's budget in bytes; zero: DefaultLiveTailBytes
+	lines  int    // newlines streamed
+	recent []byte // once output is dropped: the latest bytes streamed, up to recentMax
 }
+
+// recentMax bounds stream.recent: room for a tail of budget bytes, and
+// for the lines that make it up.
+func recentMax(budget int) int { return 2*budget + 4096 }
 
 // add appends the JSON string bytes esc, keeping output of at most limit
 // bytes (decoded) in all. The cut falls between two characters. Escaped
@@ -35,9 +45,13 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 	}
 	s.hash.Write(esc)
 	s.total += len(esc)
+	if count {
+		s.lines += countNewlines(esc)
+	}
 	switch {
 	case s.dropped > 0 && count:
 		s.dropped += decodedLen(esc)
+		s.keepRecent(esc)
 		return
 	case s.dropped > 0:
 		return
@@ -56,6 +70,102 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 	s.kept = append(s.kept, esc[:cut]...)
 	s.decoded += n
 	s.dropped += max(1, decodedLen(esc[cut:]))
+	if count {
+		s.keepRecent(s.kept[charBoundary(s.kept, max(0, len(s.kept)-recentMax(s.budget()))):])
+		s.keepRecent(esc[cut:])
+	}
+}
+
+// keepRecent appends esc to recent, dropping its oldest bytes past
+// recentMax.
+func (s *stream) keepRecent(esc []byte) {
+	s.recent = append(s.recent, esc...)
+	if over := len(s.recent) - recentMax(s.budget()); over > 0 {
+		cut := charBoundary(s.recent, over)
+		n := copy(s.recent, s.recent[cut:])
+		s.recent = s.recent[:n]
+	}
+}
+
+func (s *stream) budget() int {
+	if s.tail > 0 {
+		return s.tail
+	}
+	return DefaultLiveTailBytes
+}
+
+// live is the output to show while the command runs, as JSON string
+// bytes: all of it (text) while what was streamed fits in the budget,
+// else its last lines within the budget after a first line saying how
+// many lines come before them (tailMarker). So what a client without the
+// extension is sent while a command runs stays bounded, however long the
+// output grows.
+func (s *stream) live() []byte {
+	if s.total <= s.budget() {
+		return s.text()
+	}
+	src := s.kept
+	if s.dropped > 0 {
+		src = s.recent
+	}
+	tail := tailLines(src, s.budget())
+	return append(tailMarker(s.lines-countNewlines(tail)), tail...)
+}
+
+// tailLines is the end of esc (JSON string bytes) within budget bytes,
+// starting at a line's start when one is there, else between characters.
+func tailLines(esc []byte, budget int) []byte {
+	if len(esc) <= budget {
+		return esc
+	}
+	tail := esc[charBoundary(esc, len(esc)-budget):]
+	for i := 0; i+1 < len(tail); {
+		k := bytes.Index(tail[i:], []byte(`\n`))
+		if k < 0 {
+			break
+		}
+		if i += k; rawjson.BackslashesBefore(tail, i)%2 == 0 && i+2 < len(tail) {
+			return tail[i+2:]
+		}
+		i += 2
+	}
+	return tail
+}
+
+// tailMarker is the first line of a live tail, as JSON string bytes:
+//
+//	… 12,345 earlier lines not shown (live tail) …
+func tailMarker(earlier int) []byte {
+	q := rawjson.Quote("… " + thousands(earlier) + " earlier lines not shown (live tail) …\n")
+	return q[1 : len(q)-1]
+}
+
+// thousands formats n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// countNewlines counts the newlines in JSON string bytes (\n and \u000a).
+func countNewlines(esc []byte) int {
+	n := 0
+	for i := 0; ; {
+		k := bytes.IndexByte(esc[i:], '\\')
+		if k < 0 || i+k+1 >= len(esc) {
+			return n
+		}
+		i += k
+		switch {
+		case esc[i+1] == 'n':
+			n++
+		case esc[i+1] == 'u' && i+6 <= len(esc) && hexRune(esc[i+2:i+6]) == '\n':
+			n++
+		}
+		i += escapeLen(esc[i:])
+	}
 }
 
 // text is the output to show, as JSON string bytes: all of it, or what was

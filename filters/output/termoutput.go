@@ -49,6 +49,10 @@ type TerminalOutput struct {
 	// client is told what is not shown, and the final update still shows
 	// the agent's complete rawOutput.
 	MaxBytes int64
+	// LiveTailBytes bounds the output shown per update to a client without
+	// the extension while a command runs (a live tail, see stream.live);
+	// zero means DefaultLiveTailBytes.
+	LiveTailBytes int
 
 	coalescer[termCall, *termCall]
 }
@@ -78,11 +82,12 @@ func (c *termCall) slot() *slot { return &c.held }
 
 // heldUpdate is a content update showing the output.
 func (c *termCall) heldUpdate() ([]byte, int, error) {
-	content, err := renderContent(c.template, c.ours, c.fence.quoteEscaped(c.out.text()))
+	text := c.out.live()
+	content, err := renderContent(c.template, c.ours, c.fence.quoteEscaped(text))
 	if err != nil {
 		return nil, 0, err
 	}
-	return buildToolUpdate(c.session, c.id, "content", content), len(c.out.kept), nil
+	return buildToolUpdate(c.session, c.id, "content", content), len(text), nil
 }
 
 func (c *termCall) ours(tid string) bool {
@@ -186,7 +191,7 @@ func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filter
 	if c := f.calls.Get(m.SessionID(), u.ID); c != nil {
 		return c, nil
 	}
-	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m)}
+	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m), out: stream{tail: f.LiveTailBytes}}
 	return c, f.add(c.session, u.ID, c, m.Time, out)
 }
 
@@ -227,7 +232,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 
 	// Output only: coalesce.
 	if len(data) > 0 && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
-		return f.hold(c, interval(f.Interval), len(c.out.kept), len(c.out.kept), m.Time, out)
+		return f.hold(c, interval(f.Interval), min(c.out.total, c.out.budget()), c.out.total, m.Time, out)
 	}
 
 	// Anything else is forwarded, without the extension's parts, after
@@ -238,8 +243,9 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 			return err
 		}
 	}
-	text := c.out.text()
+	text := c.out.live()
 	if final {
+		text = c.out.text()
 		if s, ok := rawOutputEscaped(u.RawOutput); ok && len(s) > len(c.out.kept) {
 			text = s
 		}
@@ -300,7 +306,7 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 	if content, ok := rawjson.Get(tc, "content"); ok && hasTerminalItem(content, probe.ours) {
 		var quoted []byte
 		if c != nil {
-			quoted = c.fence.quoteEscaped(c.out.text())
+			quoted = c.fence.quoteEscaped(c.out.live())
 		}
 		if content, err = renderContent(content, probe.ours, quoted); err != nil {
 			return err
