@@ -76,12 +76,14 @@ const (
 // initialize has been seen.
 type clientView struct {
 	mode clientMode
-	// key is the _meta key the client reads streamed output from:
-	// terminal_output, or terminal_output_delta for a client that
-	// advertised only that variant.
+	// delta: the client advertised terminal_output_delta, so it appends
+	// terminal_output_delta chunks, and takes a terminal_output as a
+	// replacement of the terminal's output (claude-agent-acp's reading of
+	// the two keys).
+	delta bool
+	// key is the _meta key the client appends streamed output from:
+	// terminal_output_delta when it advertised that, else terminal_output.
 	key string
-	// both: the client advertised both variants, so any key is fine.
-	both bool
 }
 
 func (v *clientView) load(m *filters.Message) clientMode {
@@ -93,10 +95,10 @@ func (v *clientView) load(m *filters.Message) clientMode {
 		return clientUnknown
 	}
 	switch {
-	case c.TerminalOutput:
-		v.mode, v.key, v.both = clientSpeaks, toolcall.MetaTerminalOutput, c.TerminalOutputDelta
 	case c.TerminalOutputDelta:
-		v.mode, v.key = clientSpeaks, toolcall.MetaTerminalOutputDelta
+		v.mode, v.key, v.delta = clientSpeaks, toolcall.MetaTerminalOutputDelta, true
+	case c.TerminalOutput:
+		v.mode, v.key = clientSpeaks, toolcall.MetaTerminalOutput
 	default:
 		v.mode = clientTranslated
 	}

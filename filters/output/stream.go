@@ -22,7 +22,7 @@ type stream struct {
 	counted bool         // decoded is kept's length
 	total   int          // bytes streamed
 	dropped int          // decoded bytes streamed past the limit, not kept (at least 1 once any is)
-	hash    maphash.Hash // of every byte streamed
+	hash    maphash.Hash // of the bytes streamed past kept (kept is compared as it is)
 
 	// For a live tail (counted by add only when count is set).
 	tail   int    // the live view's budget in bytes; zero: DefaultLiveTailBytes
@@ -43,17 +43,18 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 	if len(esc) == 0 {
 		return
 	}
-	s.hash.Write(esc)
 	s.total += len(esc)
 	if count {
 		s.lines += countNewlines(esc)
 	}
 	switch {
 	case s.dropped > 0 && count:
+		s.hash.Write(esc)
 		s.dropped += decodedLen(esc)
 		s.keepRecent(esc)
 		return
 	case s.dropped > 0:
+		s.hash.Write(esc)
 		return
 	case !s.counted && int64(len(s.kept)+len(esc)) <= limit:
 		s.kept = append(s.kept, esc...)
@@ -68,6 +69,7 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 	}
 	cut, n := cutDecoded(esc, int(limit)-s.decoded)
 	s.kept = append(s.kept, esc[:cut]...)
+	s.hash.Write(esc[cut:])
 	s.decoded += n
 	s.dropped += max(1, decodedLen(esc[cut:]))
 	if count {
@@ -180,29 +182,43 @@ func (s *stream) text() []byte {
 }
 
 // rest is what final (the whole output as JSON string bytes, from
-// rawOutput) holds past what was streamed, as JSON string bytes, when the
-// stream is a strict prefix of it; else nil. The agent escapes its stream
+// rawOutput) holds past what was streamed, when the stream is a strict
+// prefix of it; else nil.
+func (s *stream) rest(final []byte) []byte {
+	if rest, ok := s.suffix(final); ok && len(rest) > 0 {
+		return rest
+	}
+	return nil
+}
+
+// suffix is what final (JSON string bytes) holds past what was streamed,
+// and whether the stream is a prefix of it. The agent escapes its stream
 // and its rawOutput alike, so comparing the bytes as sent needs no
 // decoding; when they differ, and everything streamed was kept, the two
 // are decoded and compared.
-func (s *stream) rest(final []byte) []byte {
-	if len(final) > s.total && charBoundary(final, s.total) == s.total && maphash.Bytes(s.hash.Seed(), final[:s.total]) == s.hash.Sum64() {
-		return final[s.total:]
+func (s *stream) suffix(final []byte) ([]byte, bool) {
+	k := len(s.kept)
+	if len(final) >= s.total && charBoundary(final, s.total) == s.total && bytes.Equal(final[:k], s.kept) &&
+		(s.total == k || maphash.Bytes(s.hash.Seed(), final[k:s.total]) == s.hash.Sum64()) {
+		return final[s.total:], true
 	}
 	if s.dropped > 0 || s.total != len(s.kept) {
-		return nil
+		return nil, false
 	}
 	sent, err := unquoteBody(s.kept)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	all, err := unquoteBody(final)
-	if err != nil || len(all) <= len(sent) || !strings.HasPrefix(all, sent) {
-		return nil
+	if err != nil || !strings.HasPrefix(all, sent) {
+		return nil, false
 	}
 	q := rawjson.Quote(all[len(sent):])
-	return q[1 : len(q)-1]
+	return q[1 : len(q)-1], true
 }
+
+// reset forgets the output streamed: the terminal's output was replaced.
+func (s *stream) reset() { *s = stream{tail: s.tail, kept: s.kept[:0]} }
 
 // unquoteBody decodes JSON string bytes.
 func unquoteBody(esc []byte) (string, error) { return rawjson.Unquote(quoteRaw(esc)) }

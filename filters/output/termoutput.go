@@ -74,8 +74,10 @@ type termCall struct {
 	template []byte // the last content the agent sent with one of tids in it
 	held     slot   // held.held: out grew since it was last sent
 
-	// Pass-through for a client with the extension.
-	key string // the _meta key the agent streams under
+	// deltas: the agent streamed the call under terminal_output_delta, so
+	// a terminal_output of the call replaces the terminal's output
+	// (claude-agent-acp ≥ 0.100) rather than appending to it.
+	deltas bool
 }
 
 func (c *termCall) slot() *slot { return &c.held }
@@ -106,11 +108,34 @@ func (c *termCall) note(tm toolcall.TermMeta) {
 			c.tids = append(c.tids, tid)
 		}
 	}
-	if tm.Output != nil {
-		c.key = toolcall.MetaTerminalOutput
-	} else if tm.OutputDelta != nil {
-		c.key = toolcall.MetaTerminalOutputDelta
+}
+
+// outputChunk is what one update streams, as JSON string bytes: output under
+// terminal_output, which replaces the terminal's output when replace is
+// set, and delta under terminal_output_delta, appended after it.
+type outputChunk struct {
+	output, delta []byte
+	replace       bool
+}
+
+// streamed reads what tm streams for the call.
+func (c *termCall) streamed(tm toolcall.TermMeta) outputChunk {
+	var k outputChunk
+	k.output, k.delta = toolcall.RawData(tm)
+	k.replace = tm.Output != nil && c.deltas
+	if tm.OutputDelta != nil {
+		c.deltas = true
 	}
+	return k
+}
+
+// apply adds k to the call's output.
+func (c *termCall) apply(k outputChunk, limit int64, count bool) {
+	if k.replace {
+		c.out.reset()
+	}
+	c.out.add(k.output, limit, count)
+	c.out.add(k.delta, limit, count)
 }
 
 // Name implements filters.Filter.
@@ -197,31 +222,31 @@ func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filter
 
 // track returns the state of u's call and the output u streams, or a nil
 // call when u is about no terminal the filter follows.
-func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, data []byte, err error) {
+func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, k outputChunk, err error) {
 	tm = toolcall.ParseTermMeta(u.Meta)
 	if !tm.Any() && f.calls.Get(m.SessionID(), u.ID) == nil {
-		return nil, tm, nil, nil
+		return nil, tm, k, nil
 	}
 	if c, err = f.call(m, u, out); err != nil {
-		return nil, tm, nil, err
+		return nil, tm, k, err
 	}
 	c.note(tm)
-	output, delta := toolcall.RawData(tm)
-	return c, tm, append(output, delta...), nil
+	return c, tm, c.streamed(tm), nil
 }
 
 // translateUpdate handles a tool_call / tool_call_update for a client
 // without the extension.
 func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
-	c, tm, data, err := f.track(m, u, out)
+	c, tm, k, err := f.track(m, u, out)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return f.forward(m, out)
 	}
-	c.out.add(data, f.maxBytes(), true)
-	if len(data) > 0 {
+	c.apply(k, f.maxBytes(), true)
+	streams := len(k.output) > 0 || len(k.delta) > 0 || k.replace
+	if streams {
 		c.held.held = true
 	}
 	hasItems := u.Content != nil && hasTerminalItem(u.Content, c.ours)
@@ -231,7 +256,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 	final := u.Final()
 
 	// Output only: coalesce.
-	if len(data) > 0 && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
+	if streams && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
 		return f.hold(c, interval(f.Interval), min(c.out.total, c.out.budget()), c.out.total, m.Time, out)
 	}
 
@@ -323,16 +348,23 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 
 // pass handles a tool update for a client with the extension.
 func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
-	c, tm, data, err := f.track(m, u, out)
+	c, tm, k, err := f.track(m, u, out)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	c.out.add(data, f.maxBytes(), false)
+	// A replacement that extends what the terminal shows can be sent
+	// as what it adds, to a client that only appends.
+	var added []byte
+	extends := false
+	if k.replace && !f.client.delta {
+		added, extends = c.out.suffix(k.output)
+	}
+	c.apply(k, f.maxBytes(), false)
 	msg := m.Raw
-	if msg, err = f.renameKey(msg, tm); err != nil {
+	if msg, err = f.clientKeys(msg, tm, k, added, extends); err != nil {
 		return err
 	}
 	if u.Final() {
@@ -346,25 +378,33 @@ func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filter
 	return out.Emit(m.Dir, msg)
 }
 
-// renameKey moves streamed output to the key the client reads, when it
-// advertised only one of terminal_output and terminal_output_delta.
-func (f *TerminalOutput) renameKey(msg []byte, tm toolcall.TermMeta) ([]byte, error) {
-	from, val := "", []byte(nil)
+// clientKeys puts streamed output under the keys the client reads. A client
+// that advertised terminal_output_delta is sent every append as
+// terminal_output_delta, and terminal_output only for a replacement, as
+// claude-agent-acp does for such a client. A client that advertised only
+// terminal_output appends whatever it gets under that key: it is sent
+// appends as terminal_output, and a replacement as what it adds when it
+// extends what the terminal shows (added, extends); any other replacement
+// is passed on, the best it can be shown.
+func (f *TerminalOutput) clientKeys(msg []byte, tm toolcall.TermMeta, k outputChunk, added []byte, extends bool) ([]byte, error) {
+	move := func(from string, val []byte, to string) ([]byte, error) {
+		msg, _, err := rawjson.Delete(msg, toolcall.At("_meta", from)...)
+		if err != nil {
+			return nil, err
+		}
+		return rawjson.Set(msg, val, toolcall.At("_meta", to)...)
+	}
 	switch {
-	case f.client.both:
-		return msg, nil
-	case f.client.key == toolcall.MetaTerminalOutput && tm.Output == nil && tm.OutputDelta != nil:
-		from, val = toolcall.MetaTerminalOutputDelta, tm.OutputDelta
-	case f.client.key == toolcall.MetaTerminalOutputDelta && tm.OutputDelta == nil && tm.Output != nil:
-		from, val = toolcall.MetaTerminalOutput, tm.Output
-	default:
-		return msg, nil
+	case tm.Output != nil && tm.OutputDelta != nil:
+		return msg, nil // both at once: as the agent sent them
+	case f.client.delta && tm.Output != nil && !k.replace:
+		return move(toolcall.MetaTerminalOutput, tm.Output, toolcall.MetaTerminalOutputDelta)
+	case !f.client.delta && tm.OutputDelta != nil:
+		return move(toolcall.MetaTerminalOutputDelta, tm.OutputDelta, toolcall.MetaTerminalOutput)
+	case !f.client.delta && k.replace && extends:
+		return rawjson.Set(msg, quoteRaw(added), toolcall.At("_meta", toolcall.MetaTerminalOutput, "data")...)
 	}
-	msg, _, err := rawjson.Delete(msg, toolcall.At("_meta", from)...)
-	if err != nil {
-		return nil, err
-	}
-	return rawjson.Set(msg, val, toolcall.At("_meta", f.client.key)...)
+	return msg, nil
 }
 
 // recovery is the delta that completes c's streamed output from the
@@ -381,10 +421,6 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	if rest == nil {
 		return nil
 	}
-	key := f.client.key
-	if f.client.both && c.key != "" {
-		key = c.key
-	}
 	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
-	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(key, val))
+	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }
