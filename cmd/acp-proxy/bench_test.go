@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/pipebench"
 	"github.com/acp-proxy/acp-proxy/proxy"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
@@ -37,10 +36,7 @@ func BenchmarkTerminalOutputStream(b *testing.B) {
 	head, line := terminalStream(10 << 10)
 	for _, run := range runs {
 		b.Run(run.name, func(b *testing.B) {
-			relay := func(dst io.Writer, src io.Reader) error {
-				_, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, make([]byte, 32<<10))
-				return err
-			}
+			relay := pipebench.CopyLoop
 			if run.cfg != nil {
 				r := &proxy.Relay{Chain: run.cfg.Chain(capabilities.New())}
 				if r.Chain.Len() == 0 {
@@ -56,7 +52,7 @@ func BenchmarkTerminalOutputStream(b *testing.B) {
 					return conn.Pump(context.Background(), filters.AgentToClient, src)
 				}
 			}
-			streamBench(b, head, line, relay)
+			pipebench.Run(b, head, line, relay)
 		})
 	}
 }
@@ -77,43 +73,4 @@ func terminalStream(size int) (head, update []byte) {
 	}
 	update = append(rawjson.AppendQuote([]byte(start), data.String()), "}}}}}\n"...)
 	return head, update
-}
-
-// streamBench runs relay over OS pipes: a writer goroutine sends head, then
-// b.N copies of line; a reader drains the other end.
-func streamBench(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reader) error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	drained := make(chan int64)
-	go func() {
-		n, _ := io.Copy(io.Discard, outR)
-		drained <- n
-	}()
-	go func() {
-		w := bufio.NewWriterSize(inW, 1<<20)
-		w.Write(head)
-		for range b.N {
-			w.Write(line)
-		}
-		w.Flush()
-		inW.Close()
-	}()
-	b.ResetTimer()
-	if err := relay(outW, inR); err != nil {
-		b.Fatal(err)
-	}
-	outW.Close()
-	if n, want := <-drained, int64(len(head)+b.N*len(line)); n < want {
-		b.Fatalf("relayed %d bytes, want at least %d", n, want)
-	}
-	inR.Close()
-	outR.Close()
 }

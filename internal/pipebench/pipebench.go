@@ -1,0 +1,58 @@
+// Package pipebench measures a relay between OS pipes, as the proxy runs
+// between an editor and an agent, for the relay benchmarks of proxy and
+// cmd/acp-proxy.
+package pipebench
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"testing"
+)
+
+// Run runs relay over OS pipes: a writer goroutine sends head, then b.N
+// copies of line; a reader goroutine drains the other end, which must
+// receive at least as many bytes (a filter may add some).
+func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reader) error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	drained := make(chan int64)
+	go func() {
+		n, _ := io.Copy(io.Discard, outR)
+		drained <- n
+	}()
+	go func() {
+		w := bufio.NewWriterSize(inW, 1<<20)
+		w.Write(head)
+		for range b.N {
+			w.Write(line)
+		}
+		w.Flush()
+		inW.Close()
+	}()
+	b.ResetTimer()
+	if err := relay(outW, inR); err != nil {
+		b.Fatal(err)
+	}
+	outW.Close()
+	if n, want := <-drained, int64(len(head)+b.N*len(line)); n < want {
+		b.Fatalf("relayed %d bytes, want at least %d", n, want)
+	}
+	inR.Close()
+	outR.Close()
+}
+
+// CopyLoop is the baseline: the bare 32 KiB copy loop io.Copy falls back to
+// for pipes.
+func CopyLoop(dst io.Writer, src io.Reader) error {
+	_, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, make([]byte, 32<<10))
+	return err
+}
