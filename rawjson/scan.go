@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrSyntax reports bytes that are not valid JSON.
@@ -165,16 +166,18 @@ const (
 
 // plainRun returns the index of the first byte at or after b[i] that a
 // string scan must look at ('"', '\\' or a control character), eight bytes
-// at a time, or a later index within the last eight bytes. Long strings
-// (command output) so cost a fraction of a byte-by-byte scan.
+// at a time, or an index within the last eight bytes, before any such
+// byte. Long strings (command output) so cost a fraction of a byte-by-byte
+// scan.
 func plainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])
 		q := w ^ ('"' * lo)   // zero bytes where '"'
 		bs := w ^ ('\\' * lo) // zero bytes where '\\'
-		special := (q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w
-		if special&hi != 0 {
-			return i
+		// The lowest flagged byte is a real one: a false flag comes
+		// from a borrow, so only above a real one.
+		if special := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w) & hi; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
 		}
 	}
 	return i
