@@ -78,12 +78,13 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 	}
 }
 
-// keepRecent appends esc to recent, dropping its oldest bytes past
-// recentMax.
+// keepRecent appends esc to recent, dropping its oldest bytes down to
+// recentMax once it holds twice that (so the copy is paid once per
+// recentMax bytes streamed).
 func (s *stream) keepRecent(esc []byte) {
 	s.recent = append(s.recent, esc...)
-	if over := len(s.recent) - recentMax(s.budget()); over > 0 {
-		cut := charBoundary(s.recent, over)
+	if keep := recentMax(s.budget()); len(s.recent) > 2*keep {
+		cut := charBoundary(s.recent, len(s.recent)-keep)
 		n := copy(s.recent, s.recent[cut:])
 		s.recent = s.recent[:n]
 	}
