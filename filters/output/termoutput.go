@@ -27,14 +27,18 @@ import (
 //     terminal_exit _meta keys are removed (other _meta keys stay; a _meta
 //     left empty is removed), and the streamed output becomes a text
 //     content item fenced like the agent's own fallback, sent live under
-//     the coalescing policy (coalesce.go). The update that ends the call
-//     carries the complete output, from rawOutput when that holds more than
-//     was streamed.
+//     the coalescing policy (coalesce.go) as a live tail of at most
+//     LiveTailBytes. The update that ends the call carries the complete
+//     output, from rawOutput when that holds more than was streamed.
 //   - A client with the extension gets the messages as they are, except
 //     that output the agent reported in rawOutput but never streamed (codex
-//     stops after 10,000 deltas) is sent as one more delta before the end.
-//     A client that advertised only terminal_output_delta gets that key,
-//     and one with only terminal_output that one.
+//     stops after 10,000 deltas) is sent as one more delta before the end,
+//     and that streamed output is put under the keys the client reads
+//     (clientKeys).
+//
+// Both keys append, except that a terminal_output of a call that already
+// streamed under terminal_output_delta replaces the terminal's output
+// (docs/terminal-output.md).
 //   - Before initialize is seen, nothing is changed.
 //
 // Held output is sent before any other message of the direction, so a
@@ -43,11 +47,12 @@ type TerminalOutput struct {
 	// Interval is the coalescing interval; zero means
 	// DefaultCoalesceInterval.
 	Interval time.Duration
-	// MaxBytes bounds the output kept per call for a client without the
-	// extension, so a command that never stops printing cannot grow the
-	// proxy without bound; zero means DefaultMaxCallOutputBytes. Past it the
-	// client is told what is not shown, and the final update still shows
-	// the agent's complete rawOutput.
+	// MaxBytes bounds the output kept per call (to translate it, or to
+	// complete it from rawOutput), so a command that never stops printing
+	// cannot grow the proxy without bound; zero means
+	// DefaultMaxCallOutputBytes. Past it a client without the extension is
+	// told what is not shown, and the final update still shows the agent's
+	// complete rawOutput; for a client with it, the rest is hashed.
 	MaxBytes int64
 	// LiveTailBytes bounds the output shown per update to a client without
 	// the extension while a command runs (a live tail, see stream.live);

@@ -93,24 +93,3 @@ func RawData(t TermMeta) (output, delta []byte) {
 	}
 	return get(t.Output), get(t.OutputDelta)
 }
-
-// Data is the output an update streams, decoded: the data of
-// terminal_output, then of terminal_output_delta.
-func Data(t TermMeta) ([]byte, error) {
-	var out []byte
-	for _, v := range [...][]byte{t.Output, t.OutputDelta} {
-		if v == nil {
-			continue
-		}
-		raw, ok := rawjson.Get(v, "data")
-		if !ok || rawjson.IsNull(raw) {
-			continue
-		}
-		s, err := rawjson.Unquote(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s...)
-	}
-	return out, nil
-}
