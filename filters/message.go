@@ -132,7 +132,11 @@ func (m *Message) SessionID() string {
 	m.parse()
 	if !m.v.sessionParsed {
 		m.v.sessionParsed = true
-		m.v.sessionID, _ = rawjson.GetString(m.v.params, "sessionId")
+		// parse validated params: a trusted walk stops at the key
+		// rather than validating a large update after it.
+		if raw, ok := rawjson.TrustedGet(m.v.params, "sessionId"); ok {
+			m.v.sessionID, _ = rawjson.Unquote(raw)
+		}
 	}
 	return m.v.sessionID
 }

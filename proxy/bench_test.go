@@ -13,6 +13,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/pipebench"
 )
 
 // The relay's throughput is measured pipe to pipe, as it runs between an
@@ -26,37 +27,9 @@ func benchLine(size int) []byte {
 	return slices.Concat(head, body, tail)
 }
 
-// pipeBench runs relay over OS pipes: a writer goroutine sends b.N lines in,
-// a reader goroutine drains the other end.
+// pipeBench runs relay over OS pipes on b.N lines of size bytes.
 func pipeBench(b *testing.B, size int, relay func(dst io.Writer, src io.Reader) error) {
-	line := benchLine(size)
-	inR, inW, _ := os.Pipe()
-	outR, outW, _ := os.Pipe()
-	b.SetBytes(int64(len(line)))
-	b.ReportAllocs()
-	drained := make(chan int64)
-	go func() {
-		n, _ := io.Copy(io.Discard, outR)
-		drained <- n
-	}()
-	go func() {
-		w := bufio.NewWriterSize(inW, 1<<20)
-		for range b.N {
-			w.Write(line)
-		}
-		w.Flush()
-		inW.Close()
-	}()
-	b.ResetTimer()
-	if err := relay(outW, inR); err != nil {
-		b.Fatal(err)
-	}
-	outW.Close()
-	if n := <-drained; n != int64(b.N*len(line)) {
-		b.Fatalf("relayed %d bytes, want %d", n, b.N*len(line))
-	}
-	inR.Close()
-	outR.Close()
+	pipebench.Run(b, nil, benchLine(size), relay)
 }
 
 func BenchmarkThroughput(b *testing.B) {
@@ -66,10 +39,7 @@ func BenchmarkThroughput(b *testing.B) {
 	for _, size := range []int{200, 10 << 10, 1 << 20} {
 		name := map[int]string{200: "200B", 10 << 10: "10KB", 1 << 20: "1MB"}[size]
 		b.Run(name+"/baseline-copy", func(b *testing.B) {
-			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {
-				_, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, make([]byte, 32<<10))
-				return err
-			})
+			pipeBench(b, size, pipebench.CopyLoop)
 		})
 		b.Run(name+"/relay", func(b *testing.B) {
 			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {

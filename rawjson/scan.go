@@ -1,8 +1,10 @@
 package rawjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrSyntax reports bytes that are not valid JSON.
@@ -124,6 +126,10 @@ func isHex(c byte) bool {
 func skipString(b []byte, i int) (int, error) {
 	i++
 	for i < len(b) {
+		i = plainRun(b, i)
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -150,6 +156,31 @@ func skipString(b []byte, i int) (int, error) {
 		}
 	}
 	return i, syntaxErr(i, "unterminated string")
+}
+
+// Eight bytes at a time, as one word: lo has 0x01 in every byte, hi 0x80.
+const (
+	lo = 0x0101010101010101
+	hi = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte at or after b[i] that a
+// string scan must look at ('"', '\\' or a control character), eight bytes
+// at a time, or an index within the last eight bytes, before any such
+// byte. Long strings (command output) so cost a fraction of a byte-by-byte
+// scan.
+func plainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q := w ^ ('"' * lo)   // zero bytes where '"'
+		bs := w ^ ('\\' * lo) // zero bytes where '\\'
+		// The lowest flagged byte is a real one: a false flag comes
+		// from a borrow, so only above a real one.
+		if special := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w) & hi; special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	return i
 }
 
 func skipObject(b []byte, i, depth int) (int, error) {

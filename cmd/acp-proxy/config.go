@@ -38,9 +38,14 @@ type filterConfig struct {
 	// re-sent to a client without the extension; zero means
 	// output.DefaultCoalesceInterval.
 	CoalesceInterval time.Duration
-	// MaxOutputBytes bounds a saved output file shown in full; zero means
-	// output.DefaultMaxOutputBytes.
+	// MaxOutputBytes bounds the output of one tool call the proxy holds:
+	// kept for translation and recovery, or read from a saved file shown
+	// in full; zero means output.DefaultMaxCallOutputBytes.
 	MaxOutputBytes int64
+	// LiveTailBytes bounds the output per update a client without the
+	// extension is sent while a command runs; zero means
+	// output.DefaultLiveTailBytes.
+	LiveTailBytes int
 }
 
 // Chain builds the chain cfg asks for, reading and recording negotiated
@@ -57,10 +62,10 @@ func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
 	// them from rawOutput), and persisted-output last, so it cleans the
 	// text the other two produced.
 	if cfg.Deltas {
-		fs = append(fs, &output.Deltas{Interval: cfg.CoalesceInterval})
+		fs = append(fs, &output.Deltas{Interval: cfg.CoalesceInterval, LiveTailBytes: cfg.LiveTailBytes})
 	}
 	if cfg.TerminalOutput {
-		fs = append(fs, &output.TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes})
+		fs = append(fs, &output.TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes, LiveTailBytes: cfg.LiveTailBytes})
 	}
 	if cfg.TerminalOutput || cfg.ExpandPersistedOutput {
 		fs = append(fs, &output.PersistedOutput{

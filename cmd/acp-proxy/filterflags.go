@@ -21,8 +21,10 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filterConfig) {
 		"turn accumulated output snapshots (codex-acp ≤0.13) into terminal_output deltas for clients that render them, and coalesce them for others")
 	fs.DurationVar(&cfg.CoalesceInterval, "coalesce-interval", output.DefaultCoalesceInterval,
 		"at most one output update per tool call per interval for clients that get whole snapshots")
+	fs.IntVar(&cfg.LiveTailBytes, "live-tail-bytes", output.DefaultLiveTailBytes,
+		"while a command runs, show clients that don't render the extension at most this much of its output per update: the last lines, marked as a tail (the whole output comes at the end)")
 	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
 		"show the full output claude-agent-acp saved to a file instead of its <persisted-output> preview")
-	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxOutputBytes,
+	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxCallOutputBytes,
 		"most output kept per tool call for a client without the extension (the rest is noted, and shown from rawOutput at the end), and largest saved file --expand-persisted-output shows (bytes)")
 }

@@ -9,6 +9,16 @@ import (
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
+// DefaultMaxCallOutputBytes is how much of one tool call's output the
+// proxy holds in memory at most (--max-output-bytes), wherever it holds
+// it: the output kept per call to translate it for a client without the
+// extension or to complete it from rawOutput when the call ends
+// (TerminalOutput.MaxBytes), and a saved output file read to be shown in
+// full in place of its preview (PersistedOutput.MaxBytes). A command that
+// never stops printing, or a huge saved file, so cannot grow the proxy
+// without bound.
+const DefaultMaxCallOutputBytes = 8 << 20
+
 // prompts remembers the client's session/prompt requests, so the agent→client
 // side knows when a turn ends (the response) and can free its calls' state.
 // Both directions use it.
@@ -66,12 +76,14 @@ const (
 // initialize has been seen.
 type clientView struct {
 	mode clientMode
-	// key is the _meta key the client reads streamed output from:
-	// terminal_output, or terminal_output_delta for a client that
-	// advertised only that variant.
+	// delta: the client advertised terminal_output_delta, so it appends
+	// terminal_output_delta chunks, and takes a terminal_output as a
+	// replacement of the terminal's output (claude-agent-acp's reading of
+	// the two keys).
+	delta bool
+	// key is the _meta key the client appends streamed output from:
+	// terminal_output_delta when it advertised that, else terminal_output.
 	key string
-	// both: the client advertised both variants, so any key is fine.
-	both bool
 }
 
 func (v *clientView) load(m *filters.Message) clientMode {
@@ -83,10 +95,10 @@ func (v *clientView) load(m *filters.Message) clientMode {
 		return clientUnknown
 	}
 	switch {
-	case c.TerminalOutput:
-		v.mode, v.key, v.both = clientSpeaks, toolcall.MetaTerminalOutput, c.TerminalOutputDelta
 	case c.TerminalOutputDelta:
-		v.mode, v.key = clientSpeaks, toolcall.MetaTerminalOutputDelta
+		v.mode, v.key, v.delta = clientSpeaks, toolcall.MetaTerminalOutputDelta, true
+	case c.TerminalOutput:
+		v.mode, v.key = clientSpeaks, toolcall.MetaTerminalOutput
 	default:
 		v.mode = clientTranslated
 	}

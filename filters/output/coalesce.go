@@ -3,6 +3,7 @@ package output
 import (
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 )
 
@@ -20,16 +21,27 @@ import (
 //     budgetSlack (64 KiB) + rateBytes (32 KiB) per second since the first
 //     send. Otherwise it waits until the budget allows it, or the output
 //     has grown enough.
+//   - Tail: while the command runs, an update shows at most
+//     DefaultLiveTailBytes (--live-tail-bytes) of output: past it, the last
+//     lines within it, after a line "… N earlier lines not shown (live
+//     tail) …" (stream.live), so a send costs at most the budget.
 //   - Final: the update that ends the call carries the complete output, once.
 //
-// A fast large stream (35,001 lines, 374 KB, in about a second) is so sent
-// at sizes about doubling each time, several times while it runs, for at
-// most 2 × its size + 64 KiB (+ 32 KiB/s) before the final copy; a small
-// output is shown every interval; and a slow large one at most every
-// interval, at an average of 32 KiB/s (a 320 KB output that still grows is
-// re-sent about every 10 s).
+// A small output is so shown every interval, whole; a large one every
+// interval as a tail of at most the tail budget, as long as the bytes sent
+// stay within the budget (a tail of 64 KiB of a 374 KB output that grows
+// in about a second is sent at most every interval); and the final update
+// shows it all once.
 // DefaultCoalesceInterval bounds how long coalesced output waits.
 const DefaultCoalesceInterval = 100 * time.Millisecond
+
+// DefaultLiveTailBytes is how much of a running command's output a client
+// without the extension is sent per update (--live-tail-bytes): past it,
+// the update shows the last lines within it, after a line saying how many
+// came before (a live tail); the update that ends the call shows all of
+// it. So the bytes sent while a command runs grow with the updates, not
+// with updates × output.
+const DefaultLiveTailBytes = 64 << 10
 
 const (
 	budgetFactor = 2
@@ -79,20 +91,128 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// sendDue sends every call of l that holds output due at now (held reports
-// whether a call holds output, and when it is due) and returns when the next
-// held call is due: the Tick of both coalescing filters.
-func sendDue[T any](l *toolcall.List[T], now time.Time, held func(*T) (bool, time.Time), send func(*T) error) (next time.Time) {
-	_ = l.Each(func(c *T) error {
-		h, due := held(c)
-		if !h {
-			return nil
+// interval is d, or DefaultCoalesceInterval when d is not positive.
+func interval(d time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return DefaultCoalesceInterval
+}
+
+// slot is a call's place under the policy: what was sent, and whether and
+// until when output is held.
+type slot struct {
+	pace pacer
+	held bool      // output waits to be sent
+	due  time.Time // when the held output may go
+}
+
+// heldCall is the per-call state of a coalescing filter.
+type heldCall interface {
+	slot() *slot
+	// heldUpdate is the message that shows what the call holds, and its
+	// cost for the budget.
+	heldUpdate() (msg []byte, cost int, err error)
+}
+
+// coalescer is what both coalescing filters (Deltas for a client without
+// the extension, TerminalOutput's translation) keep and do alike: the
+// calls, the turns they belong to, what the client advertised, and
+// sending held output under the policy. Its Tick and Drain are the
+// filters'. T is the filter's per-call state.
+type coalescer[T any, P interface {
+	*T
+	heldCall
+}] struct {
+	prompts prompts
+	client  clientView
+	calls   toolcall.List[T]
+}
+
+// add starts keeping c for call id of session; a full list first sends and
+// forgets its oldest call.
+func (k *coalescer[T, P]) add(session, id string, c P, now time.Time, out filters.Emitter) error {
+	if old := P(k.calls.Add(session, id, (*T)(c))); old != nil && old.slot().held {
+		return k.send(old, now, out)
+	}
+	return nil
+}
+
+// hold keeps c's output back until the policy lets it go (at once, when it
+// already does): cost is what sending it costs, size the output's size.
+func (k *coalescer[T, P]) hold(c P, every time.Duration, cost, size int, now time.Time, out filters.Emitter) error {
+	s := c.slot()
+	s.held = true
+	s.due = s.pace.due(every, cost, size)
+	if isDue(s.due, now) {
+		return k.send(c, now, out)
+	}
+	return nil
+}
+
+// sent notes that c's output went out at now inside another message.
+func sent[P heldCall](c P, now time.Time, cost int) {
+	s := c.slot()
+	s.pace.record(now, cost)
+	s.held = false
+}
+
+// send emits c's held output.
+func (k *coalescer[T, P]) send(c P, now time.Time, out filters.Emitter) error {
+	msg, cost, err := c.heldUpdate()
+	if err != nil {
+		return err
+	}
+	sent(c, now, cost)
+	return out.Emit(filters.AgentToClient, msg)
+}
+
+// flush sends the held output of every call but except.
+func (k *coalescer[T, P]) flush(now time.Time, out filters.Emitter, except P) error {
+	return k.calls.Each(func(t *T) error {
+		if c := P(t); c != except && c.slot().held {
+			return k.send(c, now, out)
 		}
-		if isDue(due, now) {
-			return send(c)
+		return nil
+	})
+}
+
+// forward emits m, which the filter does not change, after the output it
+// holds, and forgets the calls of a session whose turn m ends.
+func (k *coalescer[T, P]) forward(m *filters.Message, out filters.Emitter) error {
+	if err := k.flush(m.Time, out, nil); err != nil {
+		return err
+	}
+	if sid, ok := k.prompts.ended(m); ok {
+		k.calls.RemoveSession(sid)
+	}
+	return out.Emit(m.Dir, m.Raw)
+}
+
+// Tick implements filters.Timed: it sends the held output that is due, and
+// returns when the next is.
+func (k *coalescer[T, P]) Tick(d filters.Direction, now time.Time, out filters.Emitter) (next time.Time) {
+	if d != filters.AgentToClient {
+		return time.Time{}
+	}
+	_ = k.calls.Each(func(t *T) error {
+		c := P(t)
+		s := c.slot()
+		switch {
+		case !s.held:
+		case isDue(s.due, now):
+			return k.send(c, now, out)
+		default:
+			next = earliest(next, s.due)
 		}
-		next = earliest(next, due)
 		return nil
 	})
 	return next
+}
+
+// Drain implements filters.Timed: it sends everything held.
+func (k *coalescer[T, P]) Drain(d filters.Direction, out filters.Emitter) {
+	if d == filters.AgentToClient {
+		_ = k.flush(time.Time{}, out, nil)
+	}
 }

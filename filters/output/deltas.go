@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,10 +42,12 @@ type Deltas struct {
 	// Interval is the coalescing interval; zero means
 	// DefaultCoalesceInterval.
 	Interval time.Duration
+	// LiveTailBytes bounds the output shown per coalesced update to a
+	// client without the extension while a command runs (a live tail, see
+	// stream.live); zero means DefaultLiveTailBytes.
+	LiveTailBytes int
 
-	prompts prompts
-	client  clientView
-	calls   toolcall.List[deltaCall]
+	coalescer[deltaCall, *deltaCall]
 }
 
 var (
@@ -63,21 +66,43 @@ type deltaCall struct {
 	body    []byte // the output sent as deltas, as JSON string bytes
 
 	// For a client without it.
-	latest  []byte // the latest snapshot message (held or sent)
-	pending bool   // latest is held, not sent yet
-	pace    pacer
-	due     time.Time
+	latest []byte // the latest snapshot message (held or sent)
+	held   slot   // latest is held while held.held
+	tail   int    // the live tail's budget (stream.live)
+	tailed bool   // what was sent of latest is a live tail
+}
+
+func (c *deltaCall) slot() *slot { return &c.held }
+
+// heldUpdate is the latest snapshot, its output cut to a live tail when
+// it is longer than the budget.
+func (c *deltaCall) heldUpdate() ([]byte, int, error) {
+	msg, tailed, err := liveSnapshot(c.latest, c.tail)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.tailed = tailed
+	return msg, len(msg), nil
+}
+
+// liveSnapshot is the snapshot message msg with its output cut to its last
+// lines within budget bytes, after a line saying how many came before
+// (stream.live), and whether it was cut.
+func liveSnapshot(msg []byte, budget int) ([]byte, bool, error) {
+	content, _ := rawjson.Get(msg, toolcall.At("content")...)
+	text, ok := snapshotText(content)
+	if !ok || len(text) <= budget {
+		return msg, false, nil
+	}
+	open, body, closing := splitFence(text, `\n`)
+	tail := tailLines(body, budget)
+	quoted := slices.Concat([]byte{'"'}, open, tailMarker(countNewlines(body[:len(body)-len(tail)])), tail, closing, []byte{'"'})
+	out, err := rawjson.Set(msg, append(appendTextItem([]byte{'['}, quoted), ']'), toolcall.At("content")...)
+	return out, err == nil, err
 }
 
 // Name implements filters.Filter.
 func (f *Deltas) Name() string { return "deltas" }
-
-func (f *Deltas) interval() time.Duration {
-	if f.Interval > 0 {
-		return f.Interval
-	}
-	return DefaultCoalesceInterval
-}
 
 // Apply implements filters.Filter.
 func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
@@ -100,13 +125,7 @@ func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitte
 			return f.coalesce(m, &u, out)
 		}
 	}
-	if err := f.flush(m.Time, out, nil); err != nil {
-		return err
-	}
-	if sid, ok := f.prompts.ended(m); ok {
-		f.calls.RemoveSession(sid)
-	}
-	return out.Emit(m.Dir, m.Raw)
+	return f.forward(m, out)
 }
 
 // toDeltas handles a tool update for a client with the extension.
@@ -251,42 +270,38 @@ func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
 func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
-		c = &deltaCall{session: m.SessionID(), id: u.ID}
-		if old := f.calls.Add(c.session, u.ID, c); old != nil && old.pending {
-			if err := f.send(old, m.Time, out); err != nil {
-				return err
-			}
+		c = &deltaCall{session: m.SessionID(), id: u.ID, tail: f.LiveTailBytes}
+		if c.tail <= 0 {
+			c.tail = DefaultLiveTailBytes
 		}
-		return f.forward(m, out, nil)
+		if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
+			return err
+		}
+		return f.forward(m, out)
 	}
 	if c == nil {
-		return f.forward(m, out, nil)
+		return f.forward(m, out)
 	}
 	_, snap := snapshotText(u.Content)
 	if snap && u.Others == 0 && u.Meta == nil && !u.Final() {
 		c.latest = append(c.latest[:0], m.Raw...)
-		c.pending = true
-		c.due = c.pace.due(f.interval(), len(m.Raw), len(u.Content))
-		if isDue(c.due, m.Time) {
-			return f.send(c, m.Time, out)
-		}
-		return nil
+		return f.hold(c, interval(f.Interval), min(len(m.Raw), c.tail), len(u.Content), m.Time, out)
 	}
 	if u.Content != nil {
 		// The agent's own content replaces what is held.
-		c.pending = false
+		c.held.held, c.tailed = false, false
 		if snap {
 			c.latest = append(c.latest[:0], m.Raw...)
 		}
 	}
 	if !u.Final() {
-		return f.forward(m, out, nil)
+		return f.forward(m, out)
 	}
 	f.calls.Remove(m.SessionID(), u.ID)
 	msg := m.Raw
 	if u.Content == nil && c.latest != nil {
 		content := c.recoverContent(u.RawOutput)
-		if content == nil && c.pending {
+		if content == nil && (c.held.held || c.tailed) {
 			content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
 		}
 		if content != nil {
@@ -296,15 +311,10 @@ func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Em
 			}
 		}
 	}
-	return f.forward(&filters.Message{Dir: m.Dir, Raw: msg, Time: m.Time}, out, c)
-}
-
-// forward emits m after the held snapshots of every call but except.
-func (f *Deltas) forward(m *filters.Message, out filters.Emitter, except *deltaCall) error {
-	if err := f.flush(m.Time, out, except); err != nil {
+	if err := f.flush(m.Time, out, c); err != nil {
 		return err
 	}
-	return out.Emit(m.Dir, m.Raw)
+	return out.Emit(m.Dir, msg)
 }
 
 // recoverContent is the content showing rawOutput's text, fenced as the
@@ -342,40 +352,6 @@ func (c *deltaCall) recoverContent(rawOutput []byte) []byte {
 		return nil
 	}
 	return item(string(open) + full + string(closing))
-}
-
-// send emits c's held snapshot.
-func (f *Deltas) send(c *deltaCall, now time.Time, out filters.Emitter) error {
-	c.pending = false
-	c.pace.record(now, len(c.latest))
-	return out.Emit(filters.AgentToClient, c.latest)
-}
-
-// flush sends the held snapshot of every call but except.
-func (f *Deltas) flush(now time.Time, out filters.Emitter, except *deltaCall) error {
-	return f.calls.Each(func(c *deltaCall) error {
-		if c.pending && c != except {
-			return f.send(c, now, out)
-		}
-		return nil
-	})
-}
-
-// Tick implements filters.Timed: it sends the held snapshots that are due.
-func (f *Deltas) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
-	if d != filters.AgentToClient {
-		return time.Time{}
-	}
-	return sendDue(&f.calls, now,
-		func(c *deltaCall) (bool, time.Time) { return c.pending, c.due },
-		func(c *deltaCall) error { return f.send(c, now, out) })
-}
-
-// Drain implements filters.Timed: it sends everything held.
-func (f *Deltas) Drain(d filters.Direction, out filters.Emitter) {
-	if d == filters.AgentToClient {
-		_ = f.flush(time.Time{}, out, nil)
-	}
 }
 
 // snapshotText returns the text of content when it is exactly one text

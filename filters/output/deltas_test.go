@@ -123,13 +123,18 @@ func TestDeltasForTerminalClients(t *testing.T) {
 	}
 }
 
+// TestDeltasDeltaVariant: a client that advertised terminal_output_delta,
+// alone or with terminal_output, is sent the deltas under that key, the one
+// it appends from.
 func TestDeltasDeltaVariant(t *testing.T) {
-	h := newHarness(t, deltaClient, codexAgent, &Deltas{})
-	h.agent(execCall("t1"))
-	h.agent(snap("t1", "ab"))
-	got := h.take()
-	require.Len(t, got, 2)
-	assert.Equal(t, upd("t1", `"_meta":{"terminal_output_delta":{"terminal_id":"t1","data":"ab"}}`), got[1])
+	for _, caps := range []string{deltaClient, bothClient} {
+		h := newHarness(t, caps, codexAgent, &Deltas{})
+		h.agent(execCall("t1"))
+		h.agent(snap("t1", "ab"))
+		got := h.take()
+		require.Len(t, got, 2)
+		assert.Equal(t, upd("t1", `"_meta":{"terminal_output_delta":{"terminal_id":"t1","data":"ab"}}`), got[1], caps)
+	}
 }
 
 func TestDeltasCoalescesForPlainClients(t *testing.T) {

@@ -63,11 +63,11 @@ func BenchmarkSnapshots(b *testing.B) {
 	cuts := snapshotCuts(output, 1745)
 	for _, client := range []struct{ name, caps string }{{"zed", zedClient}, {"plain", plainClient}} {
 		b.Run(client.name, func(b *testing.B) {
-			var in, live, msgs, end, data int
+			var in, live, msgs, end, data, largest int
 			for b.Loop() {
 				h := newHarness(b, client.caps, codexAgent, &Deltas{}, &TerminalOutput{})
 				h.agent(execCall("t1"))
-				in, live, msgs, end, data = 0, 0, 0, 0, 0
+				in, live, msgs, end, data, largest = 0, 0, 0, 0, 0, 0
 				for _, cut := range cuts {
 					b.StopTimer()
 					s := snap("t1", output[:cut])
@@ -77,6 +77,7 @@ func BenchmarkSnapshots(b *testing.B) {
 					h.advance(500 * time.Microsecond)
 					for _, l := range h.take() {
 						live += len(l)
+						largest = max(largest, len(l))
 						msgs++
 						if raw, ok := rawjson.Get([]byte(l), "params", "update", "_meta", "terminal_output", "data"); ok {
 							data += len(raw) - 2
@@ -96,6 +97,7 @@ func BenchmarkSnapshots(b *testing.B) {
 			b.ReportMetric(float64(live), "B_out_live/op")
 			b.ReportMetric(float64(end), "B_out_end/op")
 			b.ReportMetric(float64(msgs), "msgs_out/op")
+			b.ReportMetric(float64(largest), "B_largest_live")
 			b.ReportMetric(float64(live)/float64(len(output)), "live/output")
 			if data > 0 {
 				b.ReportMetric(float64(data)/float64(len(output)), "data/output")
@@ -115,16 +117,23 @@ func BenchmarkTranslate(b *testing.B) {
 		deltas = append(deltas, out("t1", output[i:min(i+size, len(output))]))
 	}
 	final := codexEnd("t1", "completed", output, 0)
-	var in, sent, msgs int
+	var in, sent, msgs, largest int
 	for b.Loop() {
 		h := newHarness(b, plainClient, codexAgent, &Deltas{}, &TerminalOutput{}, &PersistedOutput{})
 		h.agent(termCallMsg("t1"))
-		in, sent, msgs = 0, 0, 0
-		for _, d := range append(deltas, final) {
+		in, sent, msgs, largest = 0, 0, 0, 0
+		for _, d := range deltas {
 			in += len(d)
 			h.agent(d)
 			h.advance(100 * time.Microsecond)
 		}
+		for _, l := range h.take() {
+			sent += len(l)
+			largest = max(largest, len(l))
+			msgs++
+		}
+		in += len(final)
+		h.agent(final)
 		for _, l := range h.take() {
 			sent += len(l)
 			msgs++
@@ -132,5 +141,6 @@ func BenchmarkTranslate(b *testing.B) {
 	}
 	b.ReportMetric(float64(in), "B_in/op")
 	b.ReportMetric(float64(sent), "B_out/op")
+	b.ReportMetric(float64(largest), "B_largest_live")
 	b.ReportMetric(float64(msgs), "msgs_out/op")
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
-// DefaultMaxOutputBytes bounds a saved output file that
-// --expand-persisted-output shows in place of the preview.
-const DefaultMaxOutputBytes = 8 << 20
-
 // PersistedOutput is the persisted-output filter (on with --terminal-output
 // or --expand-persisted-output). The Claude Code CLI saves a tool result
 // over 30,000 characters to a file and gives the agent, and so the client,
@@ -44,7 +40,7 @@ const DefaultMaxOutputBytes = 8 << 20
 // the output is not sent twice. A block it cannot parse is left as it is.
 type PersistedOutput struct {
 	Expand bool
-	// MaxBytes bounds the file read; zero means DefaultMaxOutputBytes.
+	// MaxBytes bounds the file read; zero means DefaultMaxCallOutputBytes.
 	MaxBytes int64
 	// ConfigDirs are the Claude config directories whose
 	// projects/<slug>/<session>/tool-results/ files may be read; see
@@ -256,7 +252,7 @@ func (f *PersistedOutput) savedFile(path string) (string, bool) {
 	}
 	max := f.MaxBytes
 	if max <= 0 {
-		max = DefaultMaxOutputBytes
+		max = DefaultMaxCallOutputBytes
 	}
 	file, err := os.Open(resolved)
 	if err != nil {

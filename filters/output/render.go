@@ -34,6 +34,36 @@ func rawOutputText(raw []byte) (string, bool) {
 	return out, ok
 }
 
+// rawOutputEscaped is rawOutputText as JSON string bytes (escaped, without
+// the quotes): the bytes of the message itself when the output is one
+// string there, so that it need not be decoded.
+func rawOutputEscaped(raw []byte) ([]byte, bool) {
+	if raw == nil {
+		return nil, false
+	}
+	str := func(v []byte) ([]byte, bool) {
+		v = bytes.TrimSpace(v)
+		if len(v) < 2 || v[0] != '"' {
+			return nil, false
+		}
+		return v[1 : len(v)-1], true
+	}
+	if s, ok := str(raw); ok {
+		return s, true
+	}
+	if v, ok := rawjson.Get(raw, "aggregated_output"); ok {
+		if s, ok := str(v); ok {
+			return s, true
+		}
+	}
+	s, ok := rawOutputText(raw)
+	if !ok {
+		return nil, false
+	}
+	q := rawjson.Quote(s)
+	return q[1 : len(q)-1], true
+}
+
 // fence is how an agent shows command output as markdown when the client
 // has no terminal: codex-acp writes "```sh\n" + output without its trailing
 // newlines + "\n```\n"; claude-agent-acp the same with "console" and no
@@ -62,6 +92,16 @@ func (f fence) quote(output []byte) []byte {
 		return nil
 	}
 	return rawjson.AppendQuote(nil, f.open+string(bytes.TrimRight(output, "\n"))+f.close)
+}
+
+// quoteEscaped is quote for output given as JSON string bytes.
+func (f fence) quoteEscaped(esc []byte) []byte {
+	if len(esc) == 0 {
+		return nil
+	}
+	open, closing := rawjson.Quote(f.open), rawjson.Quote(f.close)
+	dst := append(open[:len(open)-1:len(open)-1], trimNewlines(esc)...)
+	return append(dst, closing[1:]...)
 }
 
 // hasTerminalItem reports whether the content array holds a terminal item

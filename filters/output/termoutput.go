@@ -2,10 +2,7 @@ package output
 
 import (
 	"context"
-	"fmt"
-	"hash/maphash"
 	"time"
-	"unicode/utf8"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -30,14 +27,18 @@ import (
 //     terminal_exit _meta keys are removed (other _meta keys stay; a _meta
 //     left empty is removed), and the streamed output becomes a text
 //     content item fenced like the agent's own fallback, sent live under
-//     the coalescing policy (coalesce.go). The update that ends the call
-//     carries the complete output, from rawOutput when that holds more than
-//     was streamed.
+//     the coalescing policy (coalesce.go) as a live tail of at most
+//     LiveTailBytes. The update that ends the call carries the complete
+//     output, from rawOutput when that holds more than was streamed.
 //   - A client with the extension gets the messages as they are, except
 //     that output the agent reported in rawOutput but never streamed (codex
-//     stops after 10,000 deltas) is sent as one more delta before the end.
-//     A client that advertised only terminal_output_delta gets that key,
-//     and one with only terminal_output that one.
+//     stops after 10,000 deltas) is sent as one more delta before the end,
+//     and that streamed output is put under the keys the client reads
+//     (clientKeys).
+//
+// Both keys append, except that a terminal_output of a call that already
+// streamed under terminal_output_delta replaces the terminal's output
+// (docs/terminal-output.md).
 //   - Before initialize is seen, nothing is changed.
 //
 // Held output is sent before any other message of the direction, so a
@@ -46,16 +47,19 @@ type TerminalOutput struct {
 	// Interval is the coalescing interval; zero means
 	// DefaultCoalesceInterval.
 	Interval time.Duration
-	// MaxBytes bounds the output kept per call for a client without the
-	// extension, so a command that never stops printing cannot grow the
-	// proxy without bound; zero means DefaultMaxOutputBytes. Past it the
-	// client is told what is not shown, and the final update still shows
-	// the agent's complete rawOutput.
+	// MaxBytes bounds the output kept per call (to translate it, or to
+	// complete it from rawOutput), so a command that never stops printing
+	// cannot grow the proxy without bound; zero means
+	// DefaultMaxCallOutputBytes. Past it a client without the extension is
+	// told what is not shown, and the final update still shows the agent's
+	// complete rawOutput; for a client with it, the rest is hashed.
 	MaxBytes int64
+	// LiveTailBytes bounds the output shown per update to a client without
+	// the extension while a command runs (a live tail, see stream.live);
+	// zero means DefaultLiveTailBytes.
+	LiveTailBytes int
 
-	prompts prompts
-	client  clientView
-	calls   toolcall.List[termCall]
+	coalescer[termCall, *termCall]
 }
 
 var (
@@ -69,18 +73,28 @@ type termCall struct {
 	tids        []string // the extension's terminals announced for the call
 	fence       fence
 
+	out stream // the output streamed so far, up to MaxBytes kept
+
 	// Translation for a client without the extension.
 	template []byte // the last content the agent sent with one of tids in it
-	out      []byte // the output streamed so far, up to MaxBytes
-	dropped  int    // bytes streamed past MaxBytes, not kept
-	pace     pacer
-	held     bool      // out grew since it was last sent
-	due      time.Time // when the held output may go
+	held     slot   // held.held: out grew since it was last sent
 
-	// Pass-through for a client with the extension.
-	streamed int          // bytes of output streamed
-	hash     maphash.Hash // of those bytes
-	key      string       // the _meta key the agent streams under
+	// deltas: the agent streamed the call under terminal_output_delta, so
+	// a terminal_output of the call replaces the terminal's output
+	// (claude-agent-acp ≥ 0.100) rather than appending to it.
+	deltas bool
+}
+
+func (c *termCall) slot() *slot { return &c.held }
+
+// heldUpdate is a content update showing the output.
+func (c *termCall) heldUpdate() ([]byte, int, error) {
+	text := c.out.live()
+	content, err := renderContent(c.template, c.ours, c.fence.quoteEscaped(text))
+	if err != nil {
+		return nil, 0, err
+	}
+	return buildToolUpdate(c.session, c.id, "content", content), len(text), nil
 }
 
 func (c *termCall) ours(tid string) bool {
@@ -92,35 +106,6 @@ func (c *termCall) ours(tid string) bool {
 	return false
 }
 
-// keep appends streamed output, up to max bytes in all.
-func (c *termCall) keep(data []byte, limit int64) {
-	room := int(limit) - len(c.out)
-	if room >= len(data) && c.dropped == 0 {
-		c.out = append(c.out, data...)
-		return
-	}
-	room = max(0, room)
-	if c.dropped == 0 {
-		// Cut at a rune boundary, so the shown text stays valid UTF-8.
-		for room > 0 && room < len(data) && !utf8.RuneStart(data[room]) {
-			room--
-		}
-		c.out = append(c.out, data[:room]...)
-		data = data[room:]
-	}
-	c.dropped += len(data)
-}
-
-// text is the output to show: all of it, or what was kept and a note of
-// what was not.
-func (c *termCall) text() []byte {
-	if c.dropped == 0 {
-		return c.out
-	}
-	return fmt.Appendf(append([]byte(nil), c.out...),
-		"\n[acp-proxy: %d more bytes of output are not shown (over --max-output-bytes); the agent's full output follows when the command ends, if it sends one]\n", c.dropped)
-}
-
 // note records the terminals the extension's keys name.
 func (c *termCall) note(tm toolcall.TermMeta) {
 	for _, v := range [...][]byte{tm.Info, tm.Output, tm.OutputDelta, tm.Exit} {
@@ -128,11 +113,34 @@ func (c *termCall) note(tm toolcall.TermMeta) {
 			c.tids = append(c.tids, tid)
 		}
 	}
-	if tm.Output != nil {
-		c.key = toolcall.MetaTerminalOutput
-	} else if tm.OutputDelta != nil {
-		c.key = toolcall.MetaTerminalOutputDelta
+}
+
+// outputChunk is what one update streams, as JSON string bytes: output under
+// terminal_output, which replaces the terminal's output when replace is
+// set, and delta under terminal_output_delta, appended after it.
+type outputChunk struct {
+	output, delta []byte
+	replace       bool
+}
+
+// streamed reads what tm streams for the call.
+func (c *termCall) streamed(tm toolcall.TermMeta) outputChunk {
+	var k outputChunk
+	k.output, k.delta = toolcall.RawData(tm)
+	k.replace = tm.Output != nil && c.deltas
+	if tm.OutputDelta != nil {
+		c.deltas = true
 	}
+	return k
+}
+
+// apply adds k to the call's output.
+func (c *termCall) apply(k outputChunk, limit int64, count bool) {
+	if k.replace {
+		c.out.reset()
+	}
+	c.out.add(k.output, limit, count)
+	c.out.add(k.delta, limit, count)
 }
 
 // Name implements filters.Filter.
@@ -142,14 +150,7 @@ func (f *TerminalOutput) maxBytes() int64 {
 	if f.MaxBytes > 0 {
 		return f.MaxBytes
 	}
-	return DefaultMaxOutputBytes
-}
-
-func (f *TerminalOutput) interval() time.Duration {
-	if f.Interval > 0 {
-		return f.Interval
-	}
-	return DefaultCoalesceInterval
+	return DefaultMaxCallOutputBytes
 }
 
 // Apply implements filters.Filter.
@@ -170,7 +171,7 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 		return out.Emit(m.Dir, m.Raw)
 	}
 	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
-		return f.other(m, out) // no call streams, and this line is not about one
+		return f.forward(m, out) // no call streams, and this line is not about one
 	}
 	u, isTool := toolcall.Of(m)
 	if isTool && u.Kind != "" && u.Kind != "execute" && f.calls.Get(m.SessionID(), u.ID) != nil {
@@ -190,7 +191,7 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 	case mode == clientTranslated && m.Method() == "session/request_permission":
 		return f.translatePermission(m, out)
 	}
-	return f.other(m, out)
+	return f.forward(m, out)
 }
 
 // injectTerminalOutput returns the initialize request with
@@ -214,59 +215,44 @@ func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 	return raw, err == nil
 }
 
-// other forwards a message the filter does not change, after the output it
-// holds, and forgets the calls of a session whose turn the message ends.
-func (f *TerminalOutput) other(m *filters.Message, out filters.Emitter) error {
-	if err := f.flush(m.Time, out, nil); err != nil {
-		return err
-	}
-	if sid, ok := f.prompts.ended(m); ok {
-		f.calls.RemoveSession(sid)
-	}
-	return out.Emit(m.Dir, m.Raw)
-}
-
 // call returns the state of u's call, creating it; a full list first sends
 // and drops its oldest call.
 func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filters.Emitter) (*termCall, error) {
 	if c := f.calls.Get(m.SessionID(), u.ID); c != nil {
 		return c, nil
 	}
-	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m)}
-	if old := f.calls.Add(c.session, u.ID, c); old != nil && old.held {
-		return c, f.send(old, m.Time, out)
-	}
-	return c, nil
+	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m), out: stream{tail: f.LiveTailBytes}}
+	return c, f.add(c.session, u.ID, c, m.Time, out)
 }
 
 // track returns the state of u's call and the output u streams, or a nil
 // call when u is about no terminal the filter follows.
-func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, data []byte, err error) {
+func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, k outputChunk, err error) {
 	tm = toolcall.ParseTermMeta(u.Meta)
 	if !tm.Any() && f.calls.Get(m.SessionID(), u.ID) == nil {
-		return nil, tm, nil, nil
+		return nil, tm, k, nil
 	}
 	if c, err = f.call(m, u, out); err != nil {
-		return nil, tm, nil, err
+		return nil, tm, k, err
 	}
 	c.note(tm)
-	data, err = toolcall.Data(tm)
-	return c, tm, data, err
+	return c, tm, c.streamed(tm), nil
 }
 
 // translateUpdate handles a tool_call / tool_call_update for a client
 // without the extension.
 func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
-	c, tm, data, err := f.track(m, u, out)
+	c, tm, k, err := f.track(m, u, out)
 	if err != nil {
 		return err
 	}
 	if c == nil {
-		return f.other(m, out)
+		return f.forward(m, out)
 	}
-	c.keep(data, f.maxBytes())
-	if len(data) > 0 {
-		c.held = true
+	c.apply(k, f.maxBytes(), true)
+	streams := len(k.output) > 0 || len(k.delta) > 0 || k.replace
+	if streams {
+		c.held.held = true
 	}
 	hasItems := u.Content != nil && hasTerminalItem(u.Content, c.ours)
 	if hasItems {
@@ -275,12 +261,8 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 	final := u.Final()
 
 	// Output only: coalesce.
-	if len(data) > 0 && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
-		c.due = c.pace.due(f.interval(), len(c.out), len(c.out))
-		if isDue(c.due, m.Time) {
-			return f.send(c, m.Time, out)
-		}
-		return nil
+	if streams && !final && u.Others == 0 && tm.Others == 0 && u.Content == nil {
+		return f.hold(c, interval(f.Interval), min(c.out.total, c.out.budget()), c.out.total, m.Time, out)
 	}
 
 	// Anything else is forwarded, without the extension's parts, after
@@ -291,18 +273,19 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 			return err
 		}
 	}
-	text := c.text()
+	text := c.out.live()
 	if final {
-		if s, ok := rawOutputText(u.RawOutput); ok && len(s) > len(c.out) {
-			text = []byte(s)
+		text = c.out.text()
+		if s, ok := rawOutputEscaped(u.RawOutput); ok && len(s) > len(c.out.kept) {
+			text = s
 		}
 	}
 	var content []byte
 	switch {
 	case hasItems:
-		content, err = renderContent(u.Content, c.ours, c.fence.quote(text))
-	case u.Content == nil && len(text) > 0 && (c.held || final):
-		content, err = renderContent(c.template, c.ours, c.fence.quote(text))
+		content, err = renderContent(u.Content, c.ours, c.fence.quoteEscaped(text))
+	case u.Content == nil && len(text) > 0 && (c.held.held || final):
+		content, err = renderContent(c.template, c.ours, c.fence.quoteEscaped(text))
 	}
 	if err != nil {
 		return err
@@ -316,8 +299,7 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 		return err
 	}
 	if content != nil && len(text) > 0 {
-		c.pace.record(m.Time, len(text))
-		c.held = false
+		sent(c, m.Time, len(text))
 	}
 	if final {
 		f.calls.Remove(m.SessionID(), u.ID)
@@ -330,14 +312,14 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emitter) error {
 	tc, ok := rawjson.Get(m.Params(), "toolCall")
 	if !ok {
-		return f.other(m, out)
+		return f.forward(m, out)
 	}
 	id, _ := rawjson.GetString(tc, "toolCallId")
 	meta, _ := rawjson.Get(tc, "_meta")
 	tm := toolcall.ParseTermMeta(meta)
 	c := f.calls.Get(m.SessionID(), id)
 	if c == nil && !tm.Any() {
-		return f.other(m, out)
+		return f.forward(m, out)
 	}
 	probe := &termCall{}
 	if c != nil {
@@ -354,7 +336,7 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 	if content, ok := rawjson.Get(tc, "content"); ok && hasTerminalItem(content, probe.ours) {
 		var quoted []byte
 		if c != nil {
-			quoted = c.fence.quote(c.text())
+			quoted = c.fence.quoteEscaped(c.out.live())
 		}
 		if content, err = renderContent(content, probe.ours, quoted); err != nil {
 			return err
@@ -369,40 +351,25 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 	return out.Emit(m.Dir, msg)
 }
 
-// send emits c's output as a content update.
-func (f *TerminalOutput) send(c *termCall, now time.Time, out filters.Emitter) error {
-	content, err := renderContent(c.template, c.ours, c.fence.quote(c.text()))
-	if err != nil {
-		return err
-	}
-	c.pace.record(now, len(c.out))
-	c.held = false
-	return out.Emit(filters.AgentToClient, buildToolUpdate(c.session, c.id, "content", content))
-}
-
-// flush sends the held output of every call but except.
-func (f *TerminalOutput) flush(now time.Time, out filters.Emitter, except *termCall) error {
-	return f.calls.Each(func(c *termCall) error {
-		if c.held && c != except {
-			return f.send(c, now, out)
-		}
-		return nil
-	})
-}
-
 // pass handles a tool update for a client with the extension.
 func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
-	c, tm, data, err := f.track(m, u, out)
+	c, tm, k, err := f.track(m, u, out)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	c.hash.Write(data)
-	c.streamed += len(data)
+	// A replacement that extends what the terminal shows can be sent
+	// as what it adds, to a client that only appends.
+	var added []byte
+	extends := false
+	if k.replace && !f.client.delta {
+		added, extends = c.out.suffix(k.output)
+	}
+	c.apply(k, f.maxBytes(), false)
 	msg := m.Raw
-	if msg, err = f.renameKey(msg, tm); err != nil {
+	if msg, err = f.clientKeys(msg, tm, k, added, extends); err != nil {
 		return err
 	}
 	if u.Final() {
@@ -416,59 +383,49 @@ func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filter
 	return out.Emit(m.Dir, msg)
 }
 
-// renameKey moves streamed output to the key the client reads, when it
-// advertised only one of terminal_output and terminal_output_delta.
-func (f *TerminalOutput) renameKey(msg []byte, tm toolcall.TermMeta) ([]byte, error) {
-	from, val := "", []byte(nil)
+// clientKeys puts streamed output under the keys the client reads. A client
+// that advertised terminal_output_delta is sent every append as
+// terminal_output_delta, and terminal_output only for a replacement, as
+// claude-agent-acp does for such a client. A client that advertised only
+// terminal_output appends whatever it gets under that key: it is sent
+// appends as terminal_output, and a replacement as what it adds when it
+// extends what the terminal shows (added, extends); any other replacement
+// is passed on, the best it can be shown.
+func (f *TerminalOutput) clientKeys(msg []byte, tm toolcall.TermMeta, k outputChunk, added []byte, extends bool) ([]byte, error) {
+	move := func(from string, val []byte, to string) ([]byte, error) {
+		msg, _, err := rawjson.Delete(msg, toolcall.At("_meta", from)...)
+		if err != nil {
+			return nil, err
+		}
+		return rawjson.Set(msg, val, toolcall.At("_meta", to)...)
+	}
 	switch {
-	case f.client.both:
-		return msg, nil
-	case f.client.key == toolcall.MetaTerminalOutput && tm.Output == nil && tm.OutputDelta != nil:
-		from, val = toolcall.MetaTerminalOutputDelta, tm.OutputDelta
-	case f.client.key == toolcall.MetaTerminalOutputDelta && tm.OutputDelta == nil && tm.Output != nil:
-		from, val = toolcall.MetaTerminalOutput, tm.Output
-	default:
-		return msg, nil
+	case tm.Output != nil && tm.OutputDelta != nil:
+		return msg, nil // both at once: as the agent sent them
+	case f.client.delta && tm.Output != nil && !k.replace:
+		return move(toolcall.MetaTerminalOutput, tm.Output, toolcall.MetaTerminalOutputDelta)
+	case !f.client.delta && tm.OutputDelta != nil:
+		return move(toolcall.MetaTerminalOutputDelta, tm.OutputDelta, toolcall.MetaTerminalOutput)
+	case !f.client.delta && k.replace && extends:
+		return rawjson.Set(msg, quoteRaw(added), toolcall.At("_meta", toolcall.MetaTerminalOutput, "data")...)
 	}
-	msg, _, err := rawjson.Delete(msg, toolcall.At("_meta", from)...)
-	if err != nil {
-		return nil, err
-	}
-	return rawjson.Set(msg, val, toolcall.At("_meta", f.client.key)...)
+	return msg, nil
 }
 
 // recovery is the delta that completes c's streamed output from the
 // rawOutput of its final update, when the stream is a strict prefix of it.
 func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
-	s, ok := rawOutputText(rawOutput)
-	if !ok || len(c.tids) == 0 || len(s) <= c.streamed {
+	if len(c.tids) == 0 {
 		return nil
 	}
-	seed := c.hash.Seed()
-	if maphash.String(seed, s[:c.streamed]) != c.hash.Sum64() {
+	s, ok := rawOutputEscaped(rawOutput)
+	if !ok {
 		return nil
 	}
-	key := f.client.key
-	if f.client.both && c.key != "" {
-		key = c.key
+	rest := c.out.rest(s)
+	if rest == nil {
+		return nil
 	}
-	val := appendTermValue(nil, c.tids[0], rawjson.Quote(s[c.streamed:]))
-	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(key, val))
-}
-
-// Tick implements filters.Timed: it sends the held output that is due.
-func (f *TerminalOutput) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
-	if d != filters.AgentToClient {
-		return time.Time{}
-	}
-	return sendDue(&f.calls, now,
-		func(c *termCall) (bool, time.Time) { return c.held, c.due },
-		func(c *termCall) error { return f.send(c, now, out) })
-}
-
-// Drain implements filters.Timed: it sends everything held.
-func (f *TerminalOutput) Drain(d filters.Direction, out filters.Emitter) {
-	if d == filters.AgentToClient {
-		_ = f.flush(time.Time{}, out, nil)
-	}
+	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
+	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }

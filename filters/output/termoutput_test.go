@@ -362,6 +362,8 @@ func FuzzTerminalOutput(f *testing.F) {
 		{"x\r\n\ty\u00e9\U0001F600\n", []byte{1, 3, 1, 4}, []byte{200}, 2},
 		{"l1\nl2", []byte{5}, []byte{0}, 4},
 		{"", nil, nil, 1},
+		{"l1\nl2\nl3 is a longer line\nl4\nl5\n", []byte{3, 3, 3, 3, 3, 3, 3}, []byte{150}, 8 | 16},
+		{"a\nb\n", []byte{2}, nil, 32 | 16 | 2},
 	} {
 		f.Add(s.output, s.cuts, s.gaps, s.flags)
 	}
@@ -379,10 +381,21 @@ func FuzzTerminalOutput(f *testing.F) {
 			raw = final
 		}
 		client := plainClient
-		if flags&4 != 0 {
+		switch {
+		case flags&32 != 0:
+			client = deltaClient
+		case flags&4 != 0:
 			client = zedClient
 		}
-		h := newHarness(t, client, codexAgent, &TerminalOutput{})
+		tail := 0 // the default live tail
+		if flags&8 != 0 {
+			tail = 32
+		}
+		stream := out // how the agent streams
+		if flags&16 != 0 {
+			stream = outDelta
+		}
+		h := newHarness(t, client, codexAgent, &TerminalOutput{LiveTailBytes: tail})
 		h.agent(termCallMsg("t1"))
 		pos := 0
 		for i := 0; pos < len(output); i++ {
@@ -394,7 +407,7 @@ func FuzzTerminalOutput(f *testing.F) {
 				}
 				n = min(n, len(output))
 			}
-			h.agent(out("t1", output[pos:n]))
+			h.agent(stream("t1", output[pos:n]))
 			pos = n
 			if len(gaps) > 0 {
 				h.advance(time.Duration(gaps[i%len(gaps)]) * time.Millisecond)
@@ -409,7 +422,7 @@ func FuzzTerminalOutput(f *testing.F) {
 		if len(h.errs) > 0 {
 			t.Fatalf("filter failed: %v", h.errs)
 		}
-		if client == zedClient {
+		if client != plainClient {
 			sameText(t, final, seen(t, lines)["t1"])
 			return
 		}
@@ -426,6 +439,13 @@ func FuzzTerminalOutput(f *testing.F) {
 				continue
 			}
 			body := strings.TrimSuffix(strings.TrimPrefix(v, "```sh\n"), "\n```\n")
+			if m := tailHead.FindStringSubmatch(body); m != nil && !strings.Contains(l, `"completed"`) {
+				rest := body[len(m[0]):]
+				if len(rest) > max(tail, 1) || !strings.Contains(final, rest) {
+					t.Fatalf("live tail %q is not the end of a part of %q within %d bytes", rest, final, tail)
+				}
+				continue
+			}
 			if !strings.HasPrefix(strings.TrimRight(final, "\n"), body) || len(body) < len(shownSoFar) {
 				t.Fatalf("update shows %q after %q; final output %q", body, shownSoFar, final)
 			}

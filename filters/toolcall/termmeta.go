@@ -48,9 +48,14 @@ func ParseTermMeta(meta []byte) TermMeta {
 	return t
 }
 
-// TerminalID is the terminal_id of an extension value, or "".
+// TerminalID is the terminal_id of an extension value (from a validated
+// message), or "".
 func TerminalID(val []byte) string {
-	s, _ := rawjson.GetString(val, "terminal_id")
+	raw, ok := rawjson.TrustedGet(val, "terminal_id")
+	if !ok {
+		return ""
+	}
+	s, _ := rawjson.Unquote(raw)
 	return s
 }
 
@@ -70,23 +75,21 @@ func StripTermMeta(msg []byte, base []string, t TermMeta) ([]byte, error) {
 	return msg, err
 }
 
-// Data is the output an update streams, decoded: the data of
-// terminal_output, then of terminal_output_delta.
-func Data(t TermMeta) ([]byte, error) {
-	var out []byte
-	for _, v := range [...][]byte{t.Output, t.OutputDelta} {
+// RawData is the output an update streams as the agent sent it: the JSON
+// string bytes (escaped, without the quotes) of the data of
+// terminal_output, then of terminal_output_delta, each nil when absent,
+// null or not a string. It does not decode, and t must come from a
+// validated message.
+func RawData(t TermMeta) (output, delta []byte) {
+	get := func(v []byte) []byte {
 		if v == nil {
-			continue
+			return nil
 		}
-		raw, ok := rawjson.Get(v, "data")
-		if !ok || rawjson.IsNull(raw) {
-			continue
+		raw, ok := rawjson.TrustedGet(v, "data")
+		if !ok || len(raw) < 2 || raw[0] != '"' {
+			return nil
 		}
-		s, err := rawjson.Unquote(raw)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s...)
+		return raw[1 : len(raw)-1]
 	}
-	return out, nil
+	return get(t.Output), get(t.OutputDelta)
 }
