@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"time"
 
@@ -68,6 +69,23 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 			return TraceRecord{}, &TraceError{Line: tr.line, Err: perr}
 		}
 		return rec, nil
+	}
+}
+
+// All returns an iterator over the records that are left: each record with
+// a nil error, then, if the trace is malformed or cannot be read, that error
+// once. It ends at the end of the trace.
+func (tr *TraceReader) All() iter.Seq2[TraceRecord, error] {
+	return func(yield func(TraceRecord, error) bool) {
+		for {
+			rec, err := tr.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
 	}
 }
 
