@@ -56,7 +56,7 @@ func AppendLine(dst, b []byte) []byte { return appendLine(dst, b, false) }
 // valid JSON object (the filters' view parsed it), so it is not scanned twice.
 func appendLine(dst, b []byte, knownValid bool) []byte {
 	switch {
-	case knownValid && !isSpace(b[0]) && !isSpace(b[len(b)-1]), embeddable(b):
+	case knownValid && !rawjson.IsSpace(b[0]) && !rawjson.IsSpace(b[len(b)-1]), embeddable(b):
 		dst = append(dst, `"msg":`...)
 		return append(dst, b...)
 	case utf8.Valid(b):
@@ -72,10 +72,8 @@ func appendLine(dst, b []byte, knownValid bool) []byte {
 // embeddable reports whether b can stand in a record as itself: valid JSON
 // with no whitespace around it, which a reader of the record would drop.
 func embeddable(b []byte) bool {
-	return len(b) > 0 && !isSpace(b[0]) && !isSpace(b[len(b)-1]) && rawjson.Valid(b)
+	return len(b) > 0 && !rawjson.IsSpace(b[0]) && !rawjson.IsSpace(b[len(b)-1]) && rawjson.Valid(b)
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // AppendHeader appends `{"t":SECONDS,"dir":"…"` for a record at t.
 func AppendHeader(dst []byte, elapsed time.Duration, d filters.Direction) []byte {

@@ -61,7 +61,7 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 		if len(b) > 0 && b[len(b)-1] == '\n' {
 			b = b[:len(b)-1]
 		}
-		if len(trimSpace(b)) == 0 {
+		if len(rawjson.TrimSpace(b)) == 0 {
 			continue
 		}
 		rec, perr := parseRecord(b)
@@ -87,16 +87,6 @@ func (tr *TraceReader) All() iter.Seq2[TraceRecord, error] {
 			}
 		}
 	}
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 func parseRecord(b []byte) (TraceRecord, error) {
