@@ -209,12 +209,7 @@ func recordAndReplay(t *testing.T, chain *filters.Chain) {
 	require.NoError(t, Replay(context.Background(), nil, NewTraceReader(bytes.NewReader(trace.Bytes())), &out, nil))
 	assert.Equal(t, trace.String(), out.String())
 	var lines bytes.Buffer
-	tr := NewTraceReader(&out)
-	for {
-		rec, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
+	for rec, err := range NewTraceReader(&out).All() {
 		require.NoError(t, err)
 		lines.Write(rec.Line)
 		if rec.EOL {
