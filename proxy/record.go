@@ -3,7 +3,9 @@ package proxy
 import (
 	"bufio"
 	"encoding/base64"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -23,12 +25,22 @@ import (
 //	"out":[…]                                              a filter changed it: what was sent on instead
 //	{"t":…,"dir":…,"out":[…]}                              lines the proxy itself added
 //
-// It is safe for concurrent use by both directions.
+// It is safe for concurrent use by both directions. Records are appended
+// whole, one at a time; a line too long to filter is recorded as it streams
+// through (see longLine) without holding the trace meanwhile.
 type Recorder struct {
 	mu    sync.Mutex
 	w     *bufio.Writer
 	start time.Time
 	err   error
+
+	// While direction d streams a long line, its record is being spooled
+	// and has no place in the trace yet: records others add for d (a filter
+	// answering from the other side, a timer) wait in after[d] and follow
+	// it, as their lines follow it on the wire. The other direction's
+	// records go straight in.
+	long  [2]bool
+	after [2][]byte
 }
 
 // NewRecorder writes a trace to w, with times relative to start.
@@ -44,7 +56,7 @@ func AppendLine(dst, b []byte) []byte { return appendLine(dst, b, false) }
 // valid JSON object (the filters' view parsed it), so it is not scanned twice.
 func appendLine(dst, b []byte, knownValid bool) []byte {
 	switch {
-	case knownValid && !isSpace(b[0]) && !isSpace(b[len(b)-1]), embeddable(b):
+	case knownValid && !rawjson.IsSpace(b[0]) && !rawjson.IsSpace(b[len(b)-1]), embeddable(b):
 		dst = append(dst, `"msg":`...)
 		return append(dst, b...)
 	case utf8.Valid(b):
@@ -60,10 +72,8 @@ func appendLine(dst, b []byte, knownValid bool) []byte {
 // embeddable reports whether b can stand in a record as itself: valid JSON
 // with no whitespace around it, which a reader of the record would drop.
 func embeddable(b []byte) bool {
-	return len(b) > 0 && !isSpace(b[0]) && !isSpace(b[len(b)-1]) && rawjson.Valid(b)
+	return len(b) > 0 && !rawjson.IsSpace(b[0]) && !rawjson.IsSpace(b[len(b)-1]) && rawjson.Valid(b)
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // AppendHeader appends `{"t":SECONDS,"dir":"…"` for a record at t.
 func AppendHeader(dst []byte, elapsed time.Duration, d filters.Direction) []byte {
@@ -87,14 +97,14 @@ func (r *Recorder) received(t time.Time, d filters.Direction, b []byte, eol, kno
 	if changed {
 		rec = appendOut(rec, out)
 	}
-	r.write(append(rec, '}', '\n'))
+	r.write(d, append(rec, '}', '\n'))
 }
 
 // added records lines the proxy sent on its own (timers, answers).
 func (r *Recorder) added(t time.Time, d filters.Direction, out [][]byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = appendOut(rec, out)
-	r.write(append(rec, '}', '\n'))
+	r.write(d, append(rec, '}', '\n'))
 }
 
 func appendOut(rec []byte, out [][]byte) []byte {
@@ -112,53 +122,93 @@ func appendOut(rec []byte, out [][]byte) []byte {
 	return append(rec, ']')
 }
 
-func (r *Recorder) write(rec []byte) {
+// write appends one whole record of direction d.
+func (r *Recorder) write(d filters.Direction, rec []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.long[d] {
+		r.after[d] = append(r.after[d], rec...)
+		return
+	}
+	r.writeLocked(rec)
+}
+
+func (r *Recorder) writeLocked(rec []byte) {
 	if r.err == nil {
 		_, r.err = r.w.Write(rec)
 	}
 }
 
-// longLine records a line too long to filter, streamed through in pieces, as
-// base64. It holds the recorder until end, so records don't interleave.
+// longLine records a line too long to filter as it streams through, in
+// pieces, as base64. The pieces go to a spool file of its own, not to the
+// trace: the pump reads the next piece from its peer in between, and the
+// other direction must not wait for that peer. At end, the whole record is
+// appended to the trace at once, stamped with the time the line ended (a
+// short line's record has the time it was read whole, too).
 type longLine struct {
-	r   *Recorder
-	enc io.WriteCloser
+	r     *Recorder
+	d     filters.Direction
+	spool *os.File
+	buf   *bufio.Writer
+	enc   io.WriteCloser
+	err   error // the spool failed: the record is lost, and recording stops
 }
 
-func (r *Recorder) beginLong(t time.Time, d filters.Direction) *longLine {
+func (r *Recorder) beginLong(d filters.Direction) *longLine {
+	l := &longLine{r: r, d: d}
+	l.spool, l.err = os.CreateTemp("", "acp-proxy-long-line-*")
+	if l.err == nil {
+		_ = os.Remove(l.spool.Name()) // gone when closed, or when the proxy dies
+		l.buf = bufio.NewWriterSize(l.spool, 64<<10)
+		l.enc = base64.NewEncoder(base64.StdEncoding, l.buf)
+	}
 	r.mu.Lock()
-	rec := AppendHeader(nil, t.Sub(r.start), d)
-	rec = append(rec, `,"b64":"`...)
+	defer r.mu.Unlock()
+	r.long[d] = true
+	return l
+}
+
+// piece records the next part of the line.
+func (l *longLine) piece(b []byte) {
+	if l.err == nil {
+		_, l.err = l.enc.Write(b)
+	}
+}
+
+// end appends the line's record to the trace, and what waited for it.
+func (l *longLine) end(t time.Time, eol bool) {
+	if l.err == nil {
+		l.err = l.enc.Close()
+	}
+	if l.err == nil {
+		l.err = l.buf.Flush()
+	}
+	if l.err == nil {
+		_, l.err = l.spool.Seek(0, io.SeekStart)
+	}
+	if l.spool != nil {
+		defer l.spool.Close()
+	}
+	r := l.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.long[l.d] = false
+	if l.err != nil && r.err == nil {
+		r.err = fmt.Errorf("spooling a long line's record: %w", l.err)
+	}
+	rec := AppendHeader(nil, t.Sub(r.start), l.d)
+	r.writeLocked(append(rec, `,"b64":"`...))
 	if r.err == nil {
-		_, r.err = r.w.Write(rec)
+		// A local file, copied under the lock: records must not interleave.
+		_, r.err = io.Copy(r.w, l.spool)
 	}
-	return &longLine{r: r, enc: base64.NewEncoder(base64.StdEncoding, errWriter{r})}
-}
-
-// errWriter keeps the recorder's sticky error.
-type errWriter struct{ r *Recorder }
-
-func (e errWriter) Write(p []byte) (int, error) {
-	if e.r.err != nil {
-		return 0, e.r.err
-	}
-	n, err := e.r.w.Write(p)
-	e.r.err = err
-	return n, err
-}
-
-func (l *longLine) piece(b []byte) { _, _ = l.enc.Write(b) }
-
-func (l *longLine) end(eol bool) {
-	_ = l.enc.Close()
-	tail := `"`
+	tail := `"}` + "\n"
 	if !eol {
-		tail += `,"eol":false`
+		tail = `","eol":false}` + "\n"
 	}
-	_, _ = errWriter{l.r}.Write([]byte(tail + "}\n"))
-	l.r.mu.Unlock()
+	r.writeLocked([]byte(tail))
+	r.writeLocked(r.after[l.d])
+	r.after[l.d] = nil
 }
 
 // Flush writes buffered records out.
@@ -178,7 +228,7 @@ func (r *Recorder) emitted(t time.Time, d filters.Direction, b []byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = AppendLine(rec, b)
-	r.write(append(rec, '}', '\n'))
+	r.write(d, append(rec, '}', '\n'))
 }
 
 // emittedNoEOL is emitted for a last line that had no '\n'.
@@ -186,5 +236,5 @@ func (r *Recorder) emittedNoEOL(t time.Time, d filters.Direction, b []byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = AppendLine(rec, b)
-	r.write(append(rec, `,"eol":false}`+"\n"...))
+	r.write(d, append(rec, `,"eol":false}`+"\n"...))
 }

@@ -34,16 +34,9 @@ type Relay struct {
 type Conn struct {
 	r       *Relay
 	writers [2]*lineWriter // indexed by the direction the lines travel
-	inMsgs  [2]countPair
 	timers  [2]*time.Timer
 	timerMu [2]sync.Mutex
 	stopped [2]bool
-}
-
-// countPair is what one pump read. Only that pump writes it; Stats reads it
-// once the pumps are done.
-type countPair struct {
-	messages, bytes int64
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -93,7 +86,9 @@ func (c *Conn) Pump(ctx context.Context, d filters.Direction, src io.Reader) err
 		err = fmt.Errorf("%s: write: %w", d, ferr)
 	}
 	if c.r.Record != nil {
-		_ = c.r.Record.Flush()
+		if rerr := c.r.Record.Flush(); rerr != nil {
+			c.r.log().Warn("recording failed; the trace is incomplete", "err", rerr)
+		}
 	}
 	return err
 }
@@ -112,7 +107,6 @@ func (c *Conn) pump(ctx context.Context, d filters.Direction, f *framer, w *line
 		if timed || c.r.Record != nil {
 			now = c.r.now()
 		}
-		c.countIn(d, len(ln.bytes), true, ln.terminated)
 		if ln.more {
 			ln.terminated, err = c.passLong(ctx, d, f, w, ln, now)
 		} else {
@@ -186,6 +180,11 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 // passLong streams a line too long to filter straight through, and reports
 // whether it ended in '\n'. The chain first emits what it holds, so nothing
 // it held back is overtaken.
+//
+// Between two pieces the pump waits for its peer, maybe for long, holding
+// nothing: not the writer (lines others write meanwhile follow the long
+// line) and not the trace (the line's record is spooled and joins the trace
+// at its end). The other direction never waits for this peer.
 func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
 	if c.r.Chain.Len() > 0 {
 		c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
@@ -195,40 +194,47 @@ func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *
 	}
 	var rec *longLine
 	if c.r.Record != nil {
-		rec = c.r.Record.beginLong(now, d)
+		rec = c.r.Record.beginLong(d)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.beginLong()
 	total := 0
+	var err error
 	for {
 		if rec != nil {
 			rec.piece(ln.bytes)
 		}
 		total += len(ln.bytes)
-		if err := w.writeRaw(ln.bytes); err != nil {
-			if rec != nil {
-				rec.end(true)
-			}
-			return false, fmt.Errorf("%s: write: %w", d, err)
+		if err = w.writePiece(ln.bytes); err != nil {
+			err = fmt.Errorf("%s: write: %w", d, err)
+			break
 		}
 		if !ln.more {
 			break
 		}
-		var err error
-		ln, err = f.piece()
-		if err != nil {
-			if rec != nil {
-				rec.end(false)
+		// What arrived leaves before the pump waits for more.
+		if !f.buffered() {
+			if err = w.flush(); err != nil {
+				err = fmt.Errorf("%s: write: %w", d, err)
+				break
 			}
-			return false, fmt.Errorf("%s: read: %w", d, err)
 		}
-		c.countIn(d, len(ln.bytes), false, ln.terminated)
+		if ln, err = f.piece(); err != nil {
+			err = fmt.Errorf("%s: read: %w", d, err)
+			break
+		}
 	}
+	eol := err == nil && ln.terminated
 	if rec != nil {
-		rec.end(ln.terminated)
+		rec.end(c.r.now(), eol)
+	}
+	if eerr := w.endLong(eol); err == nil && eerr != nil {
+		err = fmt.Errorf("%s: write: %w", d, eerr)
+	}
+	if err != nil {
+		return false, err
 	}
 	c.r.Summary.long(d, total)
-	return ln.terminated, w.endLine(ln.terminated, total)
+	return eol, nil
 }
 
 func (c *Conn) write(d filters.Direction, b []byte, eol bool) error {
@@ -257,19 +263,6 @@ func (c *Conn) sinkOther(d filters.Direction, raw []byte, now time.Time) error {
 		return fmt.Errorf("%s: write: %w", d, err)
 	}
 	return nil
-}
-
-// countIn counts n bytes read (and the '\n' if eol); first marks the start
-// of a line rather than another piece of a long one.
-func (c *Conn) countIn(d filters.Direction, n int, first, eol bool) {
-	p := &c.inMsgs[d]
-	if first {
-		p.messages++
-	}
-	p.bytes += int64(n)
-	if eol {
-		p.bytes++
-	}
 }
 
 // tick lets coalescing filters emit what is due, and arms a timer for the
@@ -316,23 +309,3 @@ func (c *Conn) stopTimer(d filters.Direction) {
 // CloseWriter flushes direction d's output and closes it, so that side's
 // peer reads EOF (the editor closed stdin: the agent's stdin is closed).
 func (c *Conn) CloseWriter(d filters.Direction) error { return c.writers[d].closeStream() }
-
-// Flush flushes direction d's output.
-func (c *Conn) Flush(d filters.Direction) error { return c.writers[d].flush() }
-
-// DirStats is what crossed one direction.
-type DirStats struct {
-	InMessages, InBytes   int64 // read from the sender (bytes include '\n')
-	OutMessages, OutBytes int64 // written to the receiver
-}
-
-// Stats reports both directions, indexed by filters.Direction. Call it
-// after the pumps have returned.
-func (c *Conn) Stats() [2]DirStats {
-	var s [2]DirStats
-	for d := range 2 {
-		s[d].InMessages, s[d].InBytes = c.inMsgs[d].messages, c.inMsgs[d].bytes
-		s[d].OutMessages, s[d].OutBytes = c.writers[d].counts()
-	}
-	return s
-}

@@ -126,20 +126,21 @@ func TestFiltersMayReplaceDropAndAddButNeverReorder(t *testing.T) {
 }
 
 // holdingFilter holds every "chunk" notification until its timer is due or
-// another message passes: the shape of a coalescing filter.
+// another message passes: the shape of a coalescing filter. Each direction
+// has its own, as the chain runs the two directions concurrently.
 type holdingFilter struct {
-	held [][]byte
-	due  time.Time
+	held [2][][]byte
+	due  [2]time.Time
 }
 
 func (h *holdingFilter) Name() string { return "hold" }
 
 func (h *holdingFilter) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
 	if m.Method() == "chunk" {
-		if h.held == nil {
-			h.due = m.Time.Add(50 * time.Millisecond)
+		if h.held[m.Dir] == nil {
+			h.due[m.Dir] = m.Time.Add(50 * time.Millisecond)
 		}
-		h.held = append(h.held, append([]byte(nil), m.Raw...))
+		h.held[m.Dir] = append(h.held[m.Dir], append([]byte(nil), m.Raw...))
 		return nil
 	}
 	h.Drain(m.Dir, out)
@@ -147,21 +148,21 @@ func (h *holdingFilter) Apply(_ context.Context, m *filters.Message, out filters
 }
 
 func (h *holdingFilter) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
-	if h.held == nil {
+	if h.held[d] == nil {
 		return time.Time{}
 	}
-	if now.Before(h.due) {
-		return h.due
+	if now.Before(h.due[d]) {
+		return h.due[d]
 	}
 	h.Drain(d, out)
 	return time.Time{}
 }
 
 func (h *holdingFilter) Drain(d filters.Direction, out filters.Emitter) {
-	for _, b := range h.held {
+	for _, b := range h.held[d] {
 		_ = out.Emit(d, b)
 	}
-	h.held = nil
+	h.held[d] = nil
 }
 
 func TestHeldOutputLeavesBeforeTheNextMessageOnTimeAndAtEOF(t *testing.T) {
@@ -208,12 +209,7 @@ func recordAndReplay(t *testing.T, chain *filters.Chain) {
 	require.NoError(t, Replay(context.Background(), nil, NewTraceReader(bytes.NewReader(trace.Bytes())), &out, nil))
 	assert.Equal(t, trace.String(), out.String())
 	var lines bytes.Buffer
-	tr := NewTraceReader(&out)
-	for {
-		rec, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
+	for rec, err := range NewTraceReader(&out).All() {
 		require.NoError(t, err)
 		lines.Write(rec.Line)
 		if rec.EOL {

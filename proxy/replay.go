@@ -48,11 +48,7 @@ func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Wri
 		}
 	}
 	var last time.Time
-	for {
-		rec, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
+	for rec, err := range tr.All() {
 		if err != nil {
 			return err
 		}

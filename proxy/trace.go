@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"time"
 
@@ -60,7 +61,7 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 		if len(b) > 0 && b[len(b)-1] == '\n' {
 			b = b[:len(b)-1]
 		}
-		if len(trimSpace(b)) == 0 {
+		if len(rawjson.TrimSpace(b)) == 0 {
 			continue
 		}
 		rec, perr := parseRecord(b)
@@ -71,14 +72,21 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 	}
 }
 
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
+// All returns an iterator over the records that are left: each record with
+// a nil error, then, if the trace is malformed or cannot be read, that error
+// once. It ends at the end of the trace.
+func (tr *TraceReader) All() iter.Seq2[TraceRecord, error] {
+	return func(yield func(TraceRecord, error) bool) {
+		for {
+			rec, err := tr.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
 	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 func parseRecord(b []byte) (TraceRecord, error) {

@@ -6,20 +6,35 @@ import (
 	"sync"
 )
 
+// maxHeld bounds the lines others write while a long line is open (see
+// lineWriter). Past it they wait for the line to end: backpressure, not an
+// unbounded queue. Filters add few and small lines, so this is far above
+// what a real session holds.
+const maxHeld = 1 << 20
+
 // lineWriter is the single writer of one direction. Lines from the pump,
 // from a filter answering the other side, and from coalescing timers all go
 // through it, one whole line at a time.
+//
+// A line too long to filter is written in pieces as it arrives (beginLong,
+// writePiece, endLong), and mu is not held while the pump waits for the
+// next piece: a slow peer must not stall whoever else writes here. Whole
+// lines written meanwhile are held back and follow the long line's end, so
+// no line lands in the middle of another.
 type lineWriter struct {
 	mu    sync.Mutex
 	w     *bufio.Writer
 	close func() error // closes the underlying stream, if it can be closed
 	err   error        // the first write error; later writes fail with it
 
-	messages, bytes int64 // guarded by mu
+	open  bool       // a long line is being written in pieces
+	held  []byte     // whole lines written while open, in order
+	ended *sync.Cond // signalled, on mu, when a long line ends
 }
 
 func newLineWriter(w io.Writer, size int) *lineWriter {
 	lw := &lineWriter{w: bufio.NewWriterSize(w, size)}
+	lw.ended = sync.NewCond(&lw.mu)
 	if c, ok := w.(io.Closer); ok {
 		lw.close = c.Close
 	}
@@ -30,33 +45,58 @@ func newLineWriter(w io.Writer, size int) *lineWriter {
 func (lw *lineWriter) writeLine(b []byte, eol bool) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	return lw.writeLocked(b, eol)
-}
-
-func (lw *lineWriter) writeLocked(b []byte, eol bool) error {
-	if err := lw.writeRaw(b); err != nil {
+	for lw.open && len(lw.held) > 0 && len(lw.held)+len(b) >= maxHeld {
+		lw.ended.Wait()
+	}
+	if lw.open {
+		lw.held = append(lw.held, b...)
+		if eol {
+			lw.held = append(lw.held, '\n')
+		}
+		return lw.err
+	}
+	if err := lw.writeRaw(b); err != nil || !eol {
 		return err
 	}
-	return lw.endLine(eol, len(b))
+	return lw.writeEOL()
 }
 
 // writeWire writes one whole line, '\n' included, as it was read.
-func (lw *lineWriter) writeWire(b []byte) error {
+func (lw *lineWriter) writeWire(b []byte) error { return lw.writeLine(b, false) }
+
+// beginLong opens a long line: until endLong, only writePiece reaches the
+// stream. Only the direction's pump calls it.
+func (lw *lineWriter) beginLong() {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	if err := lw.writeRaw(b); err != nil {
-		return err
-	}
-	lw.messages++
-	lw.bytes += int64(len(b))
-	return nil
+	lw.open = true
 }
 
-// counts returns the messages and bytes written so far.
-func (lw *lineWriter) counts() (messages, bytes int64) {
+// writePiece writes the next part of the open long line.
+func (lw *lineWriter) writePiece(b []byte) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	return lw.messages, lw.bytes
+	return lw.writeRaw(b)
+}
+
+// endLong ends the open long line, with its '\n' if eol, and writes the
+// lines held back meanwhile.
+func (lw *lineWriter) endLong(eol bool) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.open = false
+	lw.ended.Broadcast()
+	var err error
+	if eol {
+		err = lw.writeEOL()
+	}
+	if len(lw.held) > 0 {
+		if herr := lw.writeRaw(lw.held); err == nil {
+			err = herr
+		}
+		lw.held = nil
+	}
+	return err
 }
 
 // flush sends what is buffered.
@@ -93,7 +133,7 @@ func (lw *lineWriter) closeStream() error {
 	return err
 }
 
-// writeRaw writes part of a long line; the caller holds mu.
+// writeRaw writes b to the stream; the caller holds mu.
 func (lw *lineWriter) writeRaw(b []byte) error {
 	if lw.err != nil {
 		return lw.err
@@ -104,16 +144,11 @@ func (lw *lineWriter) writeRaw(b []byte) error {
 	return lw.err
 }
 
-// endLine ends a long line written with writeRaw; the caller holds mu.
-func (lw *lineWriter) endLine(eol bool, n int) error {
-	if eol {
-		if err := lw.w.WriteByte('\n'); err != nil {
-			lw.err = err
-			return err
-		}
-		n++
+// writeEOL writes a '\n'; the caller holds mu.
+func (lw *lineWriter) writeEOL() error {
+	if lw.err != nil {
+		return lw.err
 	}
-	lw.messages++
-	lw.bytes += int64(n)
-	return nil
+	lw.err = lw.w.WriteByte('\n')
+	return lw.err
 }

@@ -100,9 +100,6 @@ func GetString(doc []byte, path ...string) (string, bool) {
 	return s, err == nil
 }
 
-// IsNull reports whether raw is the literal null.
-func IsNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
 // Set returns a copy of doc in which the value at path is val, every other
 // byte unchanged. A missing member is appended to its object, creating the
 // missing objects on the way; a value on the way that is not an object is an

@@ -102,7 +102,7 @@ func cdDir(script string, s *syntax.Stmt) (*syntax.Word, error) {
 func (c *command) setRedirects(redirs []*syntax.Redirect) error {
 	for _, r := range redirs {
 		switch r.Op {
-		case syntax.RdrOut, syntax.ClbOut:
+		case syntax.RdrOut, syntax.RdrClob:
 			if r.N != nil && r.N.Value != "1" {
 				return fmt.Errorf("redirect of fd %s", r.N.Value)
 			}

@@ -67,7 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(args[1:], stdin, stdout, stderr)
 	}
-	opts, agentArgv, code := parseLive(args, stderr)
+	opts, agentArgv, code := parseLive(args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -129,7 +129,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // parseLive parses the live proxy's command line. code ≥ 0 means exit now.
-func parseLive(args []string, stderr io.Writer) (opts options, agent []string, code int) {
+// --help and --version answer on stdout, errors on stderr.
+func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []string, code int) {
 	fs := pflag.NewFlagSet("acp-proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false)
@@ -149,11 +150,11 @@ func parseLive(args []string, stderr io.Writer) (opts options, agent []string, c
 		return opts, nil, exitUsage
 	}
 	if *help {
-		printUsage(os.Stdout, fs)
+		printUsage(stdout, fs)
 		return opts, nil, 0
 	}
 	if opts.version {
-		fmt.Fprintf(os.Stdout, "acp-proxy %s\n", versionString())
+		fmt.Fprintf(stdout, "acp-proxy %s\n", versionString())
 		return opts, nil, 0
 	}
 	dash := fs.ArgsLenAtDash()

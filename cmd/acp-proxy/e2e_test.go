@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
+	"github.com/acp-proxy/acp-proxy/internal/testbin"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,25 +26,11 @@ import (
 // These tests run the real binary around internal/fakeagent, the way an
 // editor runs it around an agent.
 
-var proxyBin, fakeAgent string
+func TestMain(m *testing.M) { os.Exit(testbin.Run(m)) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "acp-proxy-e2e")
-	if err != nil {
-		panic(err)
-	}
-	proxyBin = filepath.Join(dir, "acp-proxy")
-	fakeAgent = filepath.Join(dir, "fakeagent")
-	for bin, pkg := range map[string]string{proxyBin: ".", fakeAgent: "../../internal/fakeagent", sdkAgent(): "../../internal/sdkagent"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// proxyBin is this command, built; fakeAgent is internal/fakeagent.
+func proxyBin(t testing.TB) string  { return testbin.Build(t, "./cmd/acp-proxy") }
+func fakeAgent(t testing.TB) string { return testbin.Build(t, "./internal/fakeagent") }
 
 // session is one run of the proxy binary.
 type session struct {
@@ -55,7 +42,7 @@ type session struct {
 
 func start(t *testing.T, args ...string) *session {
 	t.Helper()
-	cmd := exec.Command(proxyBin, args...)
+	cmd := exec.Command(proxyBin(t), args...)
 	cmd.WaitDelay = 5 * time.Second // an agent left behind keeps stderr open
 	s := &session{cmd: cmd, stderr: &bytes.Buffer{}}
 	var err error
@@ -85,7 +72,7 @@ func (s *session) wait(t *testing.T) int {
 // stderr and the exit status.
 func runProxy(t *testing.T, stdin []byte, args ...string) (stdout, stderr []byte, code int) {
 	t.Helper()
-	cmd := exec.Command(proxyBin, args...)
+	cmd := exec.Command(proxyBin(t), args...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -105,7 +92,7 @@ func corpus(t *testing.T) []byte {
 
 func TestEveryLineOfTheCorpusCrossesBothDirectionsByteForByte(t *testing.T) {
 	in := corpus(t)
-	out, stderr, code := runProxy(t, in, "--", fakeAgent, "--echo")
+	out, stderr, code := runProxy(t, in, "--", fakeAgent(t), "--echo")
 	assert.Equal(t, 0, code, "stderr: %s", stderr)
 	sameBytes(t, in, out)
 }
@@ -114,14 +101,14 @@ func TestAgentOutputIsByteForByteWithAllFiltersOff(t *testing.T) {
 	in := corpus(t)
 	f := filepath.Join(t.TempDir(), "corpus")
 	require.NoError(t, os.WriteFile(f, in, 0o644))
-	out, stderr, code := runProxy(t, nil, "--", fakeAgent, "--emit", f)
+	out, stderr, code := runProxy(t, nil, "--", fakeAgent(t), "--emit", f)
 	assert.Equal(t, 0, code, "stderr: %s", stderr)
 	sameBytes(t, in, out)
 }
 
 func TestNestedProxiesAreTransparent(t *testing.T) {
 	in := corpus(t)
-	out, stderr, code := runProxy(t, in, "--", proxyBin, "--", proxyBin, "--", fakeAgent, "--echo")
+	out, stderr, code := runProxy(t, in, "--", proxyBin(t), "--", proxyBin(t), "--", fakeAgent(t), "--echo")
 	assert.Equal(t, 0, code, "stderr: %s", stderr)
 	sameBytes(t, in, out)
 }
@@ -131,7 +118,7 @@ func TestA200MBLineRelaysIntactInBoundedMemory(t *testing.T) {
 		t.Skip("200 MB through pipes")
 	}
 	const size = 200 << 20
-	cmd := exec.Command(proxyBin, "--", fakeAgent, "--huge", fmt.Sprint(size))
+	cmd := exec.Command(proxyBin(t), "--", fakeAgent(t), "--huge", fmt.Sprint(size))
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	cmd.Stdin = strings.NewReader("")
@@ -157,7 +144,7 @@ func TestAgentCrashMidLineDeliversEverythingAndReportsTheSignal(t *testing.T) {
 	in := corpus(t)
 	f := filepath.Join(t.TempDir(), "corpus")
 	require.NoError(t, os.WriteFile(f, in, 0o644))
-	out, _, code := runProxy(t, nil, "--", fakeAgent, "--emit", f, "--crash", `{"jsonrpc":"2.0","method":"cut`)
+	out, _, code := runProxy(t, nil, "--", fakeAgent(t), "--emit", f, "--crash", `{"jsonrpc":"2.0","method":"cut`)
 	assert.Equal(t, string(in)+`{"jsonrpc":"2.0","method":"cut`, string(out))
 	assert.Equal(t, 128+int(syscall.SIGKILL), code)
 }
@@ -172,14 +159,14 @@ func TestExitStatusIsTheAgents(t *testing.T) {
 		{[]string{"--die-signal", "15"}, 143},
 		{[]string{"--die-signal", "2"}, 130},
 	} {
-		_, _, code := runProxy(t, nil, append([]string{"--", fakeAgent}, c.args...)...)
+		_, _, code := runProxy(t, nil, append([]string{"--", fakeAgent(t)}, c.args...)...)
 		assert.Equal(t, c.want, code, "%v", c.args)
 	}
 }
 
 func TestSignalsAreForwardedToTheAgent(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		s := start(t, "--", fakeAgent, "--report-signals", "--echo")
+		s := start(t, "--", fakeAgent(t), "--report-signals", "--echo")
 		// The agent is up once it echoes; then the proxy has its handlers.
 		fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","method":"ping"}`)
 		line, err := s.stdout.ReadString('\n')
@@ -205,7 +192,7 @@ func TestClientEOFStopsAnAgentThatIgnoresIt(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := start(t, append([]string{"--grace", "200ms", "--", fakeAgent, "--echo"}, c.args...)...)
+			s := start(t, append([]string{"--grace", "200ms", "--", fakeAgent(t), "--echo"}, c.args...)...)
 			fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`)
 			line, err := s.stdout.ReadString('\n')
 			require.NoError(t, err)
@@ -225,7 +212,7 @@ func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
 	}
 	// An editor that kills the proxy outright must not leave behind an
 	// agent that ignores EOF and SIGTERM.
-	s := start(t, "--", fakeAgent, "--print-pid", "--ignore-eof", "--ignore-term")
+	s := start(t, "--", fakeAgent(t), "--print-pid", "--ignore-eof", "--ignore-term")
 	var hello struct{ PID int }
 	line, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
@@ -240,7 +227,7 @@ func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
 }
 
 func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {
-	s := start(t, "--", fakeAgent, "--close-stdout", "--exit", "4")
+	s := start(t, "--", fakeAgent(t), "--close-stdout", "--exit", "4")
 	rest, err := io.ReadAll(s.stdout)
 	require.NoError(t, err, "the editor sees EOF on the agent's stream")
 	assert.Empty(t, rest)
@@ -284,7 +271,7 @@ func TestUsageErrors(t *testing.T) {
 func TestAgentStderrPassesThroughAndLogsGoToTheLogFile(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "proxy.log")
 	in := []byte(`{"jsonrpc":"2.0","method":"x"}` + "\n")
-	out, stderr, code := runProxy(t, in, "--log-file", logFile, "--log-level", "debug", "--stats", "--", fakeAgent, "--echo", "--stderr", "agent says hi\x01\n")
+	out, stderr, code := runProxy(t, in, "--log-file", logFile, "--log-level", "debug", "--stats", "--", fakeAgent(t), "--echo", "--stderr", "agent says hi\x01\n")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, string(in), string(out), "only ACP on stdout")
 	assert.Equal(t, "agent says hi\x01\n", string(stderr), "the agent's stderr, untouched, and nothing else")
@@ -297,7 +284,7 @@ func TestAgentStderrPassesThroughAndLogsGoToTheLogFile(t *testing.T) {
 func TestRecordThenReplayWithoutFiltersReproducesTheSession(t *testing.T) {
 	in := corpus(t)
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	out, _, code := runProxy(t, in, "--record", trace, "--", fakeAgent, "--echo")
+	out, _, code := runProxy(t, in, "--record", trace, "--", fakeAgent(t), "--echo")
 	require.Equal(t, 0, code)
 	require.Equal(t, string(in), string(out))
 
@@ -314,7 +301,7 @@ func TestTerminalStdinRunsTheAgentDirectly(t *testing.T) {
 		t.Skip("script(1) not installed: no way to give the proxy a terminal")
 	}
 	// script gives the command a pseudo-terminal as stdin and stdout.
-	cmd := exec.Command(script, "-qec", proxyBin+" -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
+	cmd := exec.Command(script, "-qec", proxyBin(t)+" -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
 	out, err := cmd.Output()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)

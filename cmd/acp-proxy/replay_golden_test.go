@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -255,12 +254,7 @@ func lockStaging(t *testing.T) {
 // sessionCwd is the cwd of the trace's session/new.
 func sessionCwd(t *testing.T, trace []byte) string {
 	t.Helper()
-	tr := proxy.NewTraceReader(bytes.NewReader(trace))
-	for {
-		rec, err := tr.Next()
-		if err == io.EOF {
-			t.Fatal("the trace has no session/new")
-		}
+	for rec, err := range proxy.NewTraceReader(bytes.NewReader(trace)).All() {
 		require.NoError(t, err)
 		if m, _ := rawjson.GetString(rec.Line, "method"); m == "session/new" {
 			cwd, ok := rawjson.GetString(rec.Line, "params", "cwd")
@@ -268,6 +262,8 @@ func sessionCwd(t *testing.T, trace []byte) string {
 			return cwd
 		}
 	}
+	t.Fatal("the trace has no session/new")
+	return ""
 }
 
 // underTemp returns the directory right under a temporary directory (/tmp,

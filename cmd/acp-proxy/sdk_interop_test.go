@@ -7,11 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/internal/testbin"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,8 +36,8 @@ import (
 // late, so order itself, and where the permission request arrived, is read
 // from the bytes the client received (wireLog).
 
-// sdkAgent is where TestMain builds internal/sdkagent.
-func sdkAgent() string { return filepath.Join(filepath.Dir(proxyBin), "sdkagent") }
+// sdkAgent is internal/sdkagent, built.
+func sdkAgent(t testing.TB) string { return testbin.Build(t, "./internal/sdkagent") }
 
 // sdkRoute is one way from the client to the agent.
 type sdkRoute struct {
@@ -48,19 +48,19 @@ type sdkRoute struct {
 	exact bool
 }
 
-func sdkRoutes() []sdkRoute {
-	agent := sdkAgent()
+func sdkRoutes(t testing.TB) []sdkRoute {
+	agent, proxy := sdkAgent(t), proxyBin(t)
 	return []sdkRoute{
 		{"direct", []string{agent}, true}, // first: the baseline
-		{"proxy", []string{proxyBin, "--", agent}, true},
-		{"proxy with every filter", []string{proxyBin, "--terminal-output", "--deltas", "--shell-to-patch", "--", agent}, false},
-		{"nested proxies", []string{proxyBin, "--", proxyBin, "--", agent}, true},
+		{"proxy", []string{proxy, "--", agent}, true},
+		{"proxy with every filter", []string{proxy, "--terminal-output", "--deltas", "--shell-to-patch", "--", agent}, false},
+		{"nested proxies", []string{proxy, "--", proxy, "--", agent}, true},
 	}
 }
 
 func TestSDKClientAndAgentRunATurnThroughTheProxy(t *testing.T) {
 	var baseline []byte
-	for _, r := range sdkRoutes() {
+	for _, r := range sdkRoutes(t) {
 		t.Run(r.name, func(t *testing.T) {
 			client := &sdkClient{}
 			s := startSDK(t, r.argv, client)
@@ -103,7 +103,7 @@ func TestSDKClientAndAgentRunATurnThroughTheProxy(t *testing.T) {
 }
 
 func TestSDKClientCancelsATurnThroughTheProxy(t *testing.T) {
-	for _, r := range sdkRoutes() {
+	for _, r := range sdkRoutes(t) {
 		t.Run(r.name, func(t *testing.T) {
 			client := &sdkClient{cancel: true}
 			s := startSDK(t, r.argv, client)

@@ -101,13 +101,6 @@ func (h *harness) advance(d time.Duration) {
 	h.tick()
 }
 
-func (h *harness) drain() {
-	h.t.Helper()
-	if err := h.chain.Drain(context.Background(), filters.AgentToClient, h.now, h.sink); err != nil {
-		h.t.Fatalf("Drain: %v", err)
-	}
-}
-
 // take returns the agent→client lines so far and forgets them.
 func (h *harness) take() []string {
 	out := h.out
@@ -123,9 +116,8 @@ type step struct {
 	wait time.Duration
 }
 
-func fromAgent(line string) step  { return step{dir: filters.AgentToClient, line: line} }
-func fromClient(line string) step { return step{dir: filters.ClientToAgent, line: line} }
-func after(d time.Duration) step  { return step{wait: d} }
+func fromAgent(line string) step { return step{dir: filters.AgentToClient, line: line} }
+func after(d time.Duration) step { return step{wait: d} }
 func (h *harness) run(steps ...step) {
 	h.t.Helper()
 	for _, s := range steps {

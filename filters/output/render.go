@@ -85,16 +85,8 @@ func fenceFor(m *filters.Message) fence {
 	return fenceCodex
 }
 
-// quote returns output fenced with f as a JSON string, or nil when there
-// is no output.
-func (f fence) quote(output []byte) []byte {
-	if len(output) == 0 {
-		return nil
-	}
-	return rawjson.AppendQuote(nil, f.open+string(bytes.TrimRight(output, "\n"))+f.close)
-}
-
-// quoteEscaped is quote for output given as JSON string bytes.
+// quoteEscaped returns output, given as JSON string bytes, fenced with f as
+// a JSON string, or nil when there is no output.
 func (f fence) quoteEscaped(esc []byte) []byte {
 	if len(esc) == 0 {
 		return nil

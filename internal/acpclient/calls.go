@@ -67,12 +67,6 @@ func (c *Client) Call(method string, params any) json.RawMessage {
 	return r.Result
 }
 
-// Notify writes a notification, e.g. session/cancel.
-func (c *Client) Notify(method string, params any) {
-	c.t.Helper()
-	c.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-}
-
 // Initialize sends initialize with protocol version 1 and the configured
 // capabilities and returns the result.
 func (c *Client) Initialize() json.RawMessage {

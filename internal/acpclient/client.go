@@ -68,7 +68,6 @@ type Client struct {
 	readDone   chan struct{} // closed when the reader goroutine ends
 	changed    chan struct{} // closed and replaced on every received line
 	waitDone   chan struct{} // closed when cmd.Wait returns
-	waitErr    error
 	initResult json.RawMessage
 }
 
@@ -102,10 +101,7 @@ func Start(t testing.TB, opts Options) *Client {
 	t.Cleanup(c.stop)
 	go c.readLoop()
 	go func() {
-		err := c.cmd.Wait()
-		c.mu.Lock()
-		c.waitErr = err
-		c.mu.Unlock()
+		_ = c.cmd.Wait()
 		close(c.waitDone)
 	}()
 	return c
@@ -172,21 +168,6 @@ func signalGroup(pgid int, sig syscall.Signal) {
 
 // Stderr returns the tail of the agent's stderr.
 func (c *Client) Stderr() string { return c.stderr.String() }
-
-// Started is when the process was launched.
-func (c *Client) Started() time.Time { return c.started }
-
-// Exited reports whether the process has exited, and its Wait error.
-func (c *Client) Exited() (bool, error) {
-	select {
-	case <-c.waitDone:
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return true, c.waitErr
-	default:
-		return false, nil
-	}
-}
 
 // PID is the agent's process id, which is also its process group id.
 func (c *Client) PID() int { return c.cmd.Process.Pid }

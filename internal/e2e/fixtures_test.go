@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/acp-proxy/acp-proxy/internal/treecopy"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/internal/treecopy"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // Re-recording the traces in testdata/traces (see its README.md):
@@ -225,28 +224,14 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 // shows what the fixture is for.
 func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tr := proxy.NewTraceReader(f)
-	n := 0
-	for {
-		rec, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the recorded trace does not read back: %v", err)
-		}
-		n++
+	recs := readTraceFile(t, path)
+	for n, rec := range recs {
 		if rec.HasOut || !rec.HasLine {
-			t.Fatalf("record %d has out: the proxy changed a line with no filter", n)
+			t.Fatalf("record %d has out: the proxy changed a line with no filter", n+1)
 		}
 	}
-	if n < 6 {
-		t.Fatalf("only %d records", n)
+	if len(recs) < 6 {
+		t.Fatalf("only %d records", len(recs))
 	}
 	if strings.Contains(fx.name, "persisted") && !fileContains(t, path, `<persisted-output>`) {
 		t.Errorf("no <persisted-output> preview in the trace")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/linediff"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
@@ -21,18 +22,14 @@ import (
 // readTrace reads every record of a trace.
 func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
 	t.Helper()
-	tr := proxy.NewTraceReader(r)
 	var recs []proxy.TraceRecord
-	for {
-		rec, err := tr.Next()
-		if err == io.EOF {
-			return recs
-		}
+	for rec, err := range proxy.NewTraceReader(r).All() {
 		if err != nil {
 			t.Fatalf("reading trace: %v", err)
 		}
 		recs = append(recs, rec)
 	}
+	return recs
 }
 
 func readTraceFile(t *testing.T, path string) []proxy.TraceRecord {

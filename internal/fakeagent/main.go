@@ -21,6 +21,7 @@ func main() {
 		echo       = flag.Bool("echo", false, "copy every stdin line to stdout until EOF")
 		emit       = flag.String("emit", "", "write this file to stdout first")
 		huge       = flag.Int("huge", 0, `write one line {"jsonrpc":"2.0","method":"x","params":"aaa…"} of this many bytes first`)
+		pauseLine  = flag.Int("pause-line", 0, `write the first N bytes of a line like --huge's of 2N bytes, then wait for a line on stdin before the rest`)
 		stderrText = flag.String("stderr", "", "write this to stderr first")
 		ignoreEOF  = flag.Bool("ignore-eof", false, "keep running after stdin ends, like codex-acp")
 		ignoreTerm = flag.Bool("ignore-term", false, "ignore SIGTERM (only SIGKILL stops it)")
@@ -72,14 +73,18 @@ func main() {
 		f.Close()
 	}
 	if *huge > 0 {
-		const head, tail = `{"jsonrpc":"2.0","method":"x","params":"`, `"}`
-		out.WriteString(head)
-		// In chunks: the agent's own memory counts in the proxy's rusage.
-		chunk := strings.Repeat("a", 1<<16)
-		for n := *huge - len(head) - len(tail); n > 0; n -= len(chunk) {
-			out.WriteString(chunk[:min(n, len(chunk))])
+		writeHuge(out, *huge, *huge)
+		out.WriteString("\n")
+	}
+	if *pauseLine > 0 {
+		writeHuge(out, 2**pauseLine, *pauseLine)
+		out.Flush()
+		if _, err := in.ReadString('\n'); err != nil {
+			fmt.Fprintln(os.Stderr, "pause-line:", err)
+			os.Exit(99)
 		}
-		out.WriteString(tail + "\n")
+		writeHuge(out, 2**pauseLine, -*pauseLine)
+		out.WriteString("\n")
 	}
 	out.Flush()
 	if *crash != "" {
@@ -116,4 +121,31 @@ func main() {
 		time.Sleep(time.Hour)
 	}
 	os.Exit(*exitCode)
+}
+
+// writeHuge writes the line {"jsonrpc":"2.0","method":"x","params":"aaa…"}
+// of size bytes, without its '\n': the first part bytes of it, or with part
+// < 0 all but the first -part, or with part == size all of it. The line is
+// made as it goes: the agent's own memory counts in the proxy's rusage.
+func writeHuge(out *bufio.Writer, size, part int) {
+	const head, tail = `{"jsonrpc":"2.0","method":"x","params":"`, `"}`
+	chunk := strings.Repeat("a", 1<<16)
+	from, to := 0, part
+	if part < 0 {
+		from, to = -part, size
+	}
+	for i := from; i < to; {
+		var s string
+		switch {
+		case i < len(head):
+			s = head[i:]
+		case i < size-len(tail):
+			s = chunk[:min(len(chunk), size-len(tail)-i)]
+		default:
+			s = tail[i-(size-len(tail)):]
+		}
+		s = s[:min(len(s), to-i)]
+		out.WriteString(s)
+		i += len(s)
+	}
 }

@@ -1,7 +1,6 @@
 package realagent
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,6 +58,3 @@ func writeFile(t testing.TB, path, content string) {
 		t.Fatalf("realagent: write %s: %v", path, err)
 	}
 }
-
-// String describes the agent for test names and failure messages.
-func (a *Agent) String() string { return fmt.Sprintf("%s %q", a.Name, a.Argv) }

@@ -1,34 +1,25 @@
 package realagent
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/testbin"
 )
 
 // RequireEnv names the variable that turns a missing agent into a failure.
 const RequireEnv = "REQUIRE_AGENTS"
 
-// agentsDir is testdata/agents under the module root, which is found by
-// walking up from the test's working directory (its package directory).
+// agentsDir is testdata/agents under the module root.
 func agentsDir() (string, error) {
-	dir, err := os.Getwd()
+	root, err := testbin.ModuleRoot()
 	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
+		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "testdata", "agents"), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	return filepath.Join(root, "testdata", "agents"), nil
 }
 
 // installed returns the absolute path of rel under testdata/agents, or
