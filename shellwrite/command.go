@@ -138,7 +138,7 @@ func (c *command) setRedirects(script string, redirs []*syntax.Redirect) error {
 // without a line continuation inside: zsh reads `echo hi 1\<newline>> f` as `echo hi 1 > f` and
 // `>\<newline>| f` as a syntax error, where bash and dash join the lines first.
 func checkRedirectOperator(script string, r *syntax.Redirect) error {
-	if r.N != nil && r.N.End().Offset() != r.OpPos.Offset() {
+	if r.N != nil && (sourceOf(script, r.N) != r.N.Value || r.N.End().Offset() != r.OpPos.Offset()) {
 		return errors.New("line continuation between a file descriptor and its redirect")
 	}
 	return checkOperator(script, r.OpPos, r.Op.String())

@@ -19,7 +19,7 @@ func TestCheckTargetFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(path, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	_, _, err = CheckTarget(Write{Path: path}, root, false, 1024)
+	_, err = CheckTarget(Write{Path: path}, root, false, 1024)
 	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("err = %v, want a rejection of the FIFO", err)
 	}
