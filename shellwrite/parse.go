@@ -3,6 +3,7 @@ package shellwrite
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -157,3 +158,13 @@ func checkText(s string) error {
 }
 
 func isOddControl(r rune) bool { return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f }
+
+// DependsOnCwd reports whether the file the command writes depends on the directory it runs in:
+// neither the target nor cd's directory is absolute.
+func (w Write) DependsOnCwd() bool {
+	return !filepath.IsAbs(w.place.target) && (w.place.cdArg == "" || !filepath.IsAbs(w.place.cdArg))
+}
+
+// CdDir returns the directory the command's `cd DIR &&` changes to (absolute, clean, as a logical
+// cd computes it), and false without a cd. An agent whose shell persists is left there.
+func (w Write) CdDir() (string, bool) { return w.place.dir, w.place.cdArg != "" }

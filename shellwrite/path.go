@@ -12,6 +12,7 @@ import (
 // directory the redirect runs in (after cd, resolved as the shell's cd does) and the target.
 type place struct {
 	dir    string   // absolute, clean: cwd, or cd's logical destination
+	cdArg  string   // cd's argument, "" without a cd
 	dirs   []string // directories that must exist for cd to succeed (see cdDestination)
 	target string   // the target word's value
 	dotdot bool     // the target has a '..' component: only the filesystem says where it lands
@@ -51,6 +52,7 @@ func targetPlace(cwd, cdDir, target string) (place, error) {
 			return place{}, fmt.Errorf("cd: %w", err)
 		}
 		var err error
+		p.cdArg = cdDir
 		if p.dir, p.dirs, err = cdDestination(p.dir, cdDir); err != nil {
 			return place{}, fmt.Errorf("cd: %w", err)
 		}
