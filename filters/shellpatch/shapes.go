@@ -39,10 +39,7 @@ var directoryKeys = []string{"cwd", "workdir", "directory"}
 
 // bareKeys are every rawInput key opencode and gemini send beside a bare command. Any other key
 // might change where or how the command runs, so its call is not rewritten.
-var bareKeys = map[string]bool{
-	"command": true, "description": true, "timeout": true, "is_background": true,
-	"cwd": true, "workdir": true, "directory": true,
-}
+var bareKeys = []string{"command", "description", "timeout", "is_background", "cwd", "workdir", "directory"}
 
 // commandOf finds the command in rawInput. claude says whether the call is claude-agent-acp's Bash
 // (known from the call's _meta.claudeCode.toolName). ok is false for shapes the filter does not
@@ -106,8 +103,10 @@ func bareCommand(rawInput []byte, script, sessionCwd string) (command, bool) {
 	}
 	known := true
 	err := rawjson.Members(rawInput, func(key, _ []byte) bool {
-		k, err := rawjson.Unquote(key)
-		known = err == nil && bareKeys[k]
+		known = false
+		for _, k := range bareKeys {
+			known = known || rawjson.KeyIs(key, k)
+		}
 		return known
 	})
 	if err != nil || !known {

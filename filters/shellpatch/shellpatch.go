@@ -253,7 +253,10 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if err != nil {
 		return nil, ""
 	}
-	cdDir, _ := w.CdDir()
+	cdDir := ""
+	if d, ok := w.CdDir(); ok {
+		cdDir = d
+	}
 	return newEdit(cmd, w, t, root), cdDir
 }
 
