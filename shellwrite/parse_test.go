@@ -216,7 +216,10 @@ var parseCases = []parseCase{
 	rejects("echo ~ > f", "unquoted '~'"),
 	rejects("echo a=~/x > f", "unquoted '~'"),
 	rejects("echo =ls > f", "starts with '='"),
-	rejects("echo ''=0 > f", "starts with '='"), // zsh: "0 not found" (found by FuzzParse with zsh)
+	rejects("echo ''=0 > f", "starts with '='"),
+	rejects("echo 'a''b' > f", "back to back"),
+	rejects("echo 'it''s' > f", "back to back"),
+	rejects("echo '''x' > f", "back to back"), // zsh: "0 not found" (found by FuzzParse with zsh)
 	rejects(`echo ""=ls > f`, "starts with '='"),
 	rejects("echo hi > ''=f", "starts with '='"),
 	writes("echo '='ls \\=ls a=b > f", "f", "=ls =ls a=b\n"),

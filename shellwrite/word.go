@@ -84,6 +84,11 @@ func unquote(word string) (string, error) {
 			}
 			b.WriteString(word[i+1 : i+1+end])
 			i += end + 2
+			if i < len(word) && word[i] == '\'' {
+				// zsh with RC_QUOTES (set in a login file, say) reads
+				// 'a''b' as a'b; others read ab.
+				return "", errors.New("single-quoted strings back to back ('a''b': zsh's RC_QUOTES reads a quote)")
+			}
 		case c == '"':
 			n, err := unquoteDouble(word[i:], &b)
 			if err != nil {

@@ -138,16 +138,16 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 		script string
 		shown  bool
 	}{
-		{`echo 'a!b' > e.txt`, false},             // eval gets "echo 'a\!b' > e.txt": the file holds a\!b
-		{`printf '%s\n' 'wow!' > e.txt`, false},   //
-		{`echo "a!b" 'c' > e.txt`, false},         // a ' anywhere puts the whole text in double quotes
-		{`echo hi > nul`, false},                  // >nul becomes >/dev/null
+		{`echo 'a!b' > e.txt`, false},              // eval gets "echo 'a\!b' > e.txt": the file holds a\!b
+		{`printf '%s\n' 'wow!' > e.txt`, false},    //
+		{`echo "a!b" 'c' > e.txt`, false},          // a ' anywhere puts the whole text in double quotes
+		{`echo hi > nul`, false},                   // >nul becomes >/dev/null
 		{"cat <<'EOF' > e.txt\n2>nul\nEOF", false}, // even in a here-document
 		{`echo 'a|b' > e.txt`, false},              // re-tokenised
 		{`echo "a!b" > e.txt`, true},               // no ': single-quoted whole, exact
 		{"cat <<'EOF' > e.txt\nit's done!\nEOF", true},
-		{"cat <<'EOF' > e.txt\n1 << 2 !\nEOF", false},   // looks like a shift: quoted as a one-line command, ! escaped
-		{"cat <<'EOF' > e.txt\n1 << 2 ! '\nEOF", true},  // a quote spanning lines: single-quoted whole
+		{"cat <<'EOF' > e.txt\n1 << 2 !\nEOF", false},  // looks like a shift: quoted as a one-line command, ! escaped
+		{"cat <<'EOF' > e.txt\n1 << 2 ! '\nEOF", true}, // a quote spanning lines: single-quoted whole
 		{`echo nullable > e.txt`, true},
 	} {
 		t.Run(tc.script, func(t *testing.T) {

@@ -101,8 +101,13 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 	s.loads.observeResponse(m)
 	// A message without a rawInput matters only when it continues a live
 	// call: it then names a toolCallId, which is one map lookup away.
-	if !bytes.Contains(m.Raw, quotedRawInput) && (s.calls.Len() == 0 || !bytes.Contains(m.Raw, quotedToolCallID)) {
-		return out.Emit(m.Dir, m.Raw)
+	if !bytes.Contains(m.Raw, quotedRawInput) {
+		if s.calls.Len() == 0 || !bytes.Contains(m.Raw, quotedToolCallID) {
+			return out.Emit(m.Dir, m.Raw)
+		}
+		if u, ok := toolcall.Of(m); !ok || s.calls.Get(m.SessionID(), u.ID) == nil {
+			return out.Emit(m.Dir, m.Raw)
+		}
 	}
 	var (
 		raw []byte

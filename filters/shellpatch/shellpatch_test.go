@@ -16,6 +16,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
@@ -214,4 +215,38 @@ func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 		assert.NotContains(t, g.Raw, `"type":"terminal"`)
 	}
 	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
+}
+
+// BenchmarkShellPatchLiveCalls measures a 100 KB output update of a call that is not an edit, with
+// no live edits and with 1,024: finding the message's call is one lookup, not a search per call,
+// so the two should cost the same.
+func BenchmarkShellPatchLiveCalls(b *testing.B) {
+	dir := b.TempDir()
+	caps := capabilities.New()
+	caps.ObserveRequest("session/new", []byte("1"), []byte(fmt.Sprintf(`{"cwd":%q}`, dir)))
+	caps.ObserveResponse([]byte("1"), []byte(`{"sessionId":"S"}`))
+	update := []byte(patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"other","_meta":{"terminal_output":{"terminal_id":"other","data":"` + strings.Repeat("0123456789abcdef", 100<<10/16) + `"}}}`))
+	b.Run("baseline=parse", func(b *testing.B) {
+		b.SetBytes(int64(len(update)))
+		for range b.N {
+			m := filters.NewMessage(filters.AgentToClient, update, time.Time{}, caps)
+			_, _ = toolcall.Of(m) // what every filter of the chain pays to read the update
+		}
+	})
+	for _, live := range []int{0, maxShellPatchCalls} {
+		b.Run(fmt.Sprintf("live=%d", live), func(b *testing.B) {
+			f := &ShellPatch{}
+			for i := range live {
+				m := filters.NewMessage(filters.AgentToClient, []byte(codexCall(fmt.Sprintf("call_%d", i), fmt.Sprintf("echo x > f%d", i), dir)), time.Time{}, caps)
+				require.NoError(b, f.Apply(context.Background(), m, discardEmitter{}))
+			}
+			require.Equal(b, live, f.calls.Len())
+			b.SetBytes(int64(len(update)))
+			b.ResetTimer()
+			for range b.N {
+				m := filters.NewMessage(filters.AgentToClient, update, time.Time{}, caps)
+				_ = f.Apply(context.Background(), m, discardEmitter{})
+			}
+		})
+	}
 }
