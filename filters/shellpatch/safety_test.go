@@ -129,6 +129,18 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
 		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
 		assert.Equal(t, filepath.Join(dir, "y"), diffPath(t, got[1].Raw, "params", "update", "content"))
+		// So does a write claude transforms (not shown): it still has no cd.
+		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", "echo 'a!b' > z")...)
+		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_3", "completed"))
+		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_4", "echo b > w")...)
+		assert.Equal(t, filepath.Join(dir, "w"), diffPath(t, got[1].Raw, "params", "update", "content"))
+	})
+	t.Run("a cd outside the session's directory leaves the shell unknown", func(t *testing.T) {
+		c, dir := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
+		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd / && echo a > "+dir+"/x")...)
+		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
+		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
+		assert.True(t, got[1].Original, "Claude Code moves a shell that left the project back")
 	})
 }
 

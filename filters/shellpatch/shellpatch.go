@@ -55,6 +55,13 @@ type call struct {
 	claude      bool   // claude-agent-acp's Bash tool (its _meta said so)
 	edit        *edit  // nil: not shown as an edit
 	cdDir       string // a claude call's `cd DIR &&`: where it leaves the shell
+	root        string // the session's directory when the edit was recognised
+}
+
+// inside reports whether dir is root or below it, by name.
+func inside(dir, root string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // edit is a recognised write, fixed when the proxy first saw the command.
@@ -187,16 +194,16 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 		}
 		s.dropEdit(c) // another command, or none: not this edit
 	}
-	var e *edit
-	cdDir := ""
+	var r recognised
 	if ok && mayStart && mayRedirect(rawInput) {
-		e, cdDir = s.recognise(m, sess, sid, cmd)
+		r = s.recognise(m, sess, sid, cmd)
 	}
-	if claude && ok && (e == nil || cdDir != "") {
+	if claude && ok && !r.staysPut {
 		// A command the filter does not follow may move claude's shell
 		// anywhere; a recognised `cd DIR &&` sets it when it completes.
 		sess.shellCwd = ""
 	}
+	e, cdDir := r.edit, r.cdDir
 	if e == nil || e.size() > s.limit() {
 		return c
 	}
@@ -207,7 +214,7 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 		c = s.track(sid, id)
 		c.claude = claude
 	}
-	c.edit, c.cdDir = e, cdDir
+	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(sessionCwd(m, sid))
 	s.held += e.size()
 	return c
 }
@@ -226,18 +233,24 @@ func mayRedirect(raw []byte) bool {
 	return bytes.IndexByte(raw, '>') >= 0 || bytes.Contains(raw, []byte(`\u003e`)) || bytes.Contains(raw, []byte(`\u003E`))
 }
 
+// recognised is what recognise found.
+type recognised struct {
+	edit  *edit  // nil: not shown as an edit
+	cdDir string // the command's `cd DIR &&`, "" without one
+	// staysPut: the command provably leaves the shell's directory alone
+	// (shellwrite accepted it, without a cd), even when it is not shown.
+	staysPut bool
+}
+
 // recognise decides whether cmd provably writes one file, and reads the
 // file's current text.
-func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cmd command) (*edit, string) {
+func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cmd command) recognised {
 	root := sessionCwd(m, sid)
 	if !filepath.IsAbs(root) {
-		return nil, "" // no session directory to check the target against
+		return recognised{} // no session directory to check the target against
 	}
 	dir := cmd.dir
 	if cmd.shape == shapeClaude {
-		if claudeTransformed(cmd.script) != nil {
-			return nil, ""
-		}
 		dir = sess.shellCwd
 	}
 	knownDir := dir != ""
@@ -245,24 +258,32 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 		dir = root
 	}
 	if !filepath.IsAbs(dir) || strings.ContainsAny(cmd.script+dir, "\r\x00") {
-		return nil, ""
+		return recognised{}
 	}
 	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
 	if err != nil {
-		return nil, ""
+		return recognised{}
+	}
+	var r recognised
+	if d, ok := w.CdDir(); ok {
+		r.cdDir = d
+	} else {
+		r.staysPut = true
+	}
+	if cmd.shape == shapeClaude && claudeTransformed(cmd.script) != nil {
+		// Claude Code runs another command; its transformations (see
+		// claudeTransformed) add no cd.
+		return r
 	}
 	if !knownDir && cmd.shape == shapeClaude && w.DependsOnCwd() {
-		return nil, "" // claude's shell may be anywhere by now
+		return r // claude's shell may be anywhere by now
 	}
 	t, err := shellwrite.CheckTarget(w, root, s.OutsideCwd, s.limit())
 	if err != nil {
-		return nil, ""
+		return r
 	}
-	cdDir := ""
-	if d, ok := w.CdDir(); ok {
-		cdDir = d
-	}
-	return newEdit(cmd, w, t, root), cdDir
+	r.edit = newEdit(cmd, w, t, root)
+	return r
 }
 
 // track starts keeping state for a call.
@@ -293,7 +314,7 @@ func (s *ShellPatch) dropEdit(c *call) {
 // is outside the session's directory (Claude Code then moves it back).
 func (s *ShellPatch) end(c *call, status string) {
 	if c.claude && c.cdDir != "" {
-		if sess := s.sessions[c.session]; sess != nil && status == "completed" {
+		if sess := s.sessions[c.session]; sess != nil && status == "completed" && inside(c.cdDir, c.root) {
 			sess.shellCwd = c.cdDir
 		}
 	}

@@ -332,8 +332,8 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	if v, ok := g["locations"]; ok && !jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})) {
 		t.Errorf("locations %s, want [{path: %s}]", v, want.Path)
 	}
-	if v, ok := g["content"]; ok && !jsonEqual(string(v), mustJSON(t, []diffItem{want})) {
-		t.Errorf("content %s,\nwant exactly one diff %s", shorten(v), mustJSON(t, []diffItem{want}))
+	if v, ok := g["content"]; ok && !jsonEqual(string(v), wantContent(t, oe.Method, o["content"], want)) {
+		t.Errorf("content %s,\nwant %s", shorten(v), wantContent(t, oe.Method, o["content"], want))
 	}
 	_, announces := o["rawInput"]
 	if ge.Method == "session/request_permission" || announces {
@@ -343,6 +343,26 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 			}
 		}
 	}
+}
+
+// wantContent is the content a rewritten message of the write must show: the diff alone, and in
+// a permission request the agent's own items after it (its reasons, proposed amendments and
+// sandbox escalations are what the user approves), its terminals excepted.
+func wantContent(t *testing.T, method string, orig json.RawMessage, want diffItem) string {
+	t.Helper()
+	items := []any{want}
+	if method == "session/request_permission" {
+		var agent []json.RawMessage
+		json.Unmarshal(orig, &agent)
+		for _, it := range agent {
+			var typ struct{ Type string }
+			json.Unmarshal(it, &typ)
+			if typ.Type != "terminal" {
+				items = append(items, it)
+			}
+		}
+	}
+	return mustJSON(t, items)
 }
 
 // checkUnchangedWriteMessage: a message of the write the proxy left alone,
@@ -415,4 +435,104 @@ func firstMessageOf(t *testing.T, lines [][]byte, id string) string {
 		}
 	}
 	return ""
+}
+
+// TestShellToPatchShowsWhatTheAgentWrote runs the scenarios of the safety review through real
+// agents: every diff the client was shown (in an update or a permission request) must be what the
+// agent really wrote, and the cases the proxy cannot follow must not be shown as edits at all.
+// Claude Code keeps its shell's directory between Bash calls and escapes '!' in some commands;
+// codex runs each command in a fresh shell, as written.
+func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
+	cases := []struct {
+		name     string
+		agent    string
+		commands []string
+		files    map[string]string // what the agent must have written, relative to the project
+		edits    int               // calls the client must see as edits
+	}{
+		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
+			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
+			files:    map[string]string{"sub/notes.md": "in sub\n"}, edits: 0},
+		{name: "claude-0.23 a recognised cd moves the shell", agent: "claude-0.23",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
+			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n"}, edits: 2},
+		{name: "claude-0.23 bang in single quotes", agent: "claude-0.23",
+			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF"},
+			// What Claude Code makes of the first: eval "echo 'a\!b' > e.txt".
+			files: map[string]string{"e.txt": "a\\!b\n", "h.txt": "wow! 'q'\n"}, edits: 1},
+		{name: "codex-0.16 each command in a fresh shell", agent: "codex-0.16",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`},
+			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n"}, edits: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := launch(t, tc.agent, tc.commands, false, "untrusted")
+			if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			opts := acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--"}, s.agent.Argv...),
+				Env:          s.agent.Env,
+				Dir:          s.agent.Dir,
+				Capabilities: clientCaps(false),
+			}
+			var c *acpclient.Client
+			t.Run("session", func(t *testing.T) { c = acpclient.Run(t, opts, "run the commands") })
+			if t.Failed() {
+				t.FailNow()
+			}
+			for rel, want := range tc.files {
+				got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel))
+				if err != nil || string(got) != want {
+					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				}
+			}
+			shown := shownDiffs(t, clientLines(c))
+			for path, newText := range shown {
+				got, err := os.ReadFile(path)
+				if err != nil || string(got) != newText {
+					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, newText, got, err)
+				}
+			}
+			edits := 0
+			for _, st := range finalStates(t, clientLines(c)) {
+				if st["kind"] == `"edit"` {
+					edits++
+				}
+			}
+			if edits != tc.edits {
+				t.Errorf("%d calls shown as edits, want %d", edits, tc.edits)
+			}
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
+
+// shownDiffs is every diff the client was shown, in updates and permission requests: the last
+// newText shown for each path.
+func shownDiffs(t *testing.T, lines [][]byte) map[string]string {
+	t.Helper()
+	shown := map[string]string{}
+	for _, l := range lines {
+		e := decodeEnvelope(t, l)
+		raw := e.Params.Update
+		if e.Method == "session/request_permission" {
+			raw = e.Params.ToolCall
+		}
+		var call struct {
+			Content []diffItem `json:"content"`
+		}
+		if json.Unmarshal(raw, &call) != nil {
+			continue
+		}
+		for _, d := range call.Content {
+			if d.Type == "diff" {
+				shown[d.Path] = d.NewText
+			}
+		}
+	}
+	return shown
 }
