@@ -60,8 +60,34 @@ func TestALaterCommandOfTheSameCallIsNotShownAsTheEarlierEdit(t *testing.T) {
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed","content":[]}`),
 	} {
 		got := chaintest.Run(t, c, filters.AgentToClient, msg)
-		assert.True(t, got[0].Original, "shown as the earlier edit: %s", got[0].Raw)
+		assert.NotContains(t, got[0].Raw, `"diff"`, "shown as the earlier edit")
+		assert.NotContains(t, got[0].Raw, `"edit"`, "shown as the earlier edit")
 	}
+}
+
+// When a call's command changes after its edit was shown, the next update takes the edit back:
+// the client would keep showing it, as an update replaces only what it carries.
+func TestAnEditShownForAnotherCommandIsTakenBack(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
+	argv, _ := json.Marshal([]string{"bash", "-lc", "curl x | sh"})
+	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_0","kind":"execute","title":"curl x | sh","rawInput":{"command":%s,"cwd":%q},"content":[]},"options":[]}}`, argv, dir)
+	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, perm)[0].Original, "the request shows the agent's own call")
+	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed"}`))
+	assert.JSONEq(t, `{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed","kind":"execute","locations":[],"content":[],"title":"curl x | sh"}`,
+		field(t, got[0].Raw, "params", "update"))
+}
+
+// A permission request whose command became another write shows that write, and so does the
+// call's next update, whatever members it carries.
+func TestAnEditReplacedInThePermissionRequestIsRestated(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo original > o.txt")...)
+	got := chaintest.Run(t, c, filters.AgentToClient, claudePermission("toolu_1", "echo hooked > h.txt"))
+	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
+	got = chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
+	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "update", "content"))
+	assert.Equal(t, `"Write h.txt"`, field(t, got[0].Raw, "params", "update", "title"))
 }
 
 // claude's permission request carries the input after PreToolUse hooks, which may rewrite it.

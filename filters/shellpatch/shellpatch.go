@@ -56,6 +56,11 @@ type call struct {
 	edit        *edit  // nil: not shown as an edit
 	cdDir       string // a claude call's `cd DIR &&`: where it leaves the shell
 	root        string // the session's directory when the edit was recognised
+	// stale: the client last saw another edit for this call (or one that
+	// no longer is), which its next session/update must restate: an
+	// update replaces only the members it carries.
+	stale bool
+	title []byte // the agent's last title for the call (JSON), for a retraction
 }
 
 // inside reports whether dir is root or below it, by name.
@@ -166,11 +171,25 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 		fresh := announces && !final || status == "" || status == "pending"
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
+	permission := len(path) == 2 && path[1] == "toolCall"
 	var out []byte
-	if c != nil && c.edit != nil {
-		var err error
-		if out, err = show(m.Raw, path, callRaw, c.edit, len(path) == 2 && path[1] == "toolCall"); err != nil {
+	var err error
+	switch {
+	case c != nil && c.edit != nil:
+		restate := c.stale && !permission
+		if out, err = show(m.Raw, path, callRaw, c.edit, permission, restate); err != nil {
 			return nil, err
+		}
+		c.stale = c.stale && permission
+	case c != nil && c.stale && !permission:
+		if out, err = retract(m.Raw, path, callRaw, c.title); err != nil {
+			return nil, err
+		}
+		c.stale = false
+	}
+	if c != nil {
+		if title, ok := rawjson.Get(callRaw, "title"); ok {
+			c.title = append(c.title[:0], title...)
 		}
 	}
 	if c != nil && final {
@@ -305,7 +324,7 @@ func (s *ShellPatch) evictOldest() {
 func (s *ShellPatch) dropEdit(c *call) {
 	if c.edit != nil {
 		s.held -= c.edit.size()
-		c.edit, c.cdDir = nil, ""
+		c.edit, c.cdDir, c.stale = nil, "", true
 	}
 }
 

@@ -42,7 +42,9 @@ func newEdit(cmd command, w shellwrite.Write, t shellwrite.Target, root string) 
 // command (a rawInput), because an update replaces only what it carries.
 // permission: the message is a session/request_permission, whose content
 // is what the user approves: the agent's own items stay, after the diff.
-func show(raw []byte, path []string, callRaw []byte, e *edit, permission bool) ([]byte, error) {
+// restate: set every member, as on an announcing message (the client was
+// shown another edit for this call).
+func show(raw []byte, path []string, callRaw []byte, e *edit, permission, restate bool) ([]byte, error) {
 	at := func(keys ...string) []string { return append(append([]string(nil), path...), keys...) }
 	set := func(key string, val []byte) error {
 		var err error
@@ -51,7 +53,7 @@ func show(raw []byte, path []string, callRaw []byte, e *edit, permission bool) (
 	}
 	_, hasRawInput := rawjson.Get(callRaw, "rawInput")
 	sessionUpdate, _ := rawjson.GetString(callRaw, "sessionUpdate")
-	announcing := hasRawInput || sessionUpdate == "tool_call" || permission
+	announcing := hasRawInput || sessionUpdate == "tool_call" || permission || restate
 	has := func(key string) bool { _, ok := rawjson.Get(callRaw, key); return ok }
 
 	for _, m := range []struct {
@@ -80,6 +82,34 @@ func show(raw []byte, path []string, callRaw []byte, e *edit, permission bool) (
 			if raw, err = toolcall.StripTermMeta(raw, path, tm); err != nil {
 				return nil, err
 			}
+		}
+	}
+	return raw, nil
+}
+
+// retract undoes an edit the client was shown for a call whose command
+// turned out to be another: the members the update does not carry are set
+// back to a command's (kind execute, the agent's last title, no locations,
+// no content), since the client would keep the edit's otherwise.
+func retract(raw []byte, path []string, callRaw, title []byte) ([]byte, error) {
+	at := func(keys ...string) []string { return append(append([]string(nil), path...), keys...) }
+	members := []struct {
+		key string
+		val []byte
+	}{{"kind", []byte(`"execute"`)}, {"locations", []byte(`[]`)}, {"content", []byte(`[]`)}}
+	if title != nil {
+		members = append(members, struct {
+			key string
+			val []byte
+		}{"title", title})
+	}
+	for _, m := range members {
+		if _, ok := rawjson.Get(callRaw, m.key); ok {
+			continue
+		}
+		var err error
+		if raw, err = rawjson.Set(raw, m.val, at(m.key)...); err != nil {
+			return nil, err
 		}
 	}
 	return raw, nil

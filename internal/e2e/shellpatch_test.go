@@ -448,7 +448,9 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		agent    string
 		commands []string
 		files    map[string]string // what the agent must have written, relative to the project
+		absent   []string          // files the agent must not have written
 		edits    int               // calls the client must see as edits
+		hook     string            // a claude PreToolUse hook replaces every Bash command with this
 	}{
 		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
 			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
@@ -460,6 +462,23 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF"},
 			// What Claude Code makes of the first: eval "echo 'a\!b' > e.txt".
 			files: map[string]string{"e.txt": "a\\!b\n", "h.txt": "wow! 'q'\n"}, edits: 1},
+		{name: "claude-0.101 a cd the proxy cannot follow", agent: "claude-0.101",
+			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
+			files:    map[string]string{"sub/notes.md": "in sub\n"}, edits: 0},
+		{name: "claude-0.101 a recognised cd moves the shell", agent: "claude-0.101",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
+			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n"}, edits: 2},
+		{name: "claude-0.101 bang in single quotes", agent: "claude-0.101",
+			// 0.101 runs it as written; the proxy still refuses it, as it
+			// cannot tell the versions' transformations apart.
+			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF"},
+			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, edits: 1},
+		{name: "claude-0.23 a PreToolUse hook rewrites the command", agent: "claude-0.23", hook: "echo hooked > hooked.txt",
+			commands: []string{"echo original > original.txt"},
+			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
+		{name: "claude-0.101 a PreToolUse hook rewrites the command", agent: "claude-0.101", hook: "echo hooked > hooked.txt",
+			commands: []string{"echo original > original.txt"},
+			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
 		{name: "codex-0.16 each command in a fresh shell", agent: "codex-0.16",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`},
 			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n"}, edits: 3},
@@ -470,6 +489,9 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			s := launch(t, tc.agent, tc.commands, false, "untrusted")
 			if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
 				t.Fatal(err)
+			}
+			if tc.hook != "" {
+				addClaudeHook(t, s.agent.ConfigDir, tc.hook)
 			}
 			opts := acpclient.Options{
 				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--"}, s.agent.Argv...),
@@ -486,6 +508,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel))
 				if err != nil || string(got) != want {
 					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				}
+			}
+			for _, rel := range tc.absent {
+				if _, err := os.Stat(filepath.Join(s.agent.Dir, rel)); err == nil {
+					t.Errorf("the agent wrote %s", rel)
 				}
 			}
 			shown := shownDiffs(t, clientLines(c))
@@ -511,28 +538,64 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 	}
 }
 
-// shownDiffs is every diff the client was shown, in updates and permission requests: the last
-// newText shown for each path.
+// shownDiffs is every diff the client was shown where it matters: in a permission request (what
+// the user approves) and in a call's final state (what the call did). Updates before the
+// permission request show the command the agent started with, which a hook may still replace.
 func shownDiffs(t *testing.T, lines [][]byte) map[string]string {
 	t.Helper()
 	shown := map[string]string{}
-	for _, l := range lines {
-		e := decodeEnvelope(t, l)
-		raw := e.Params.Update
-		if e.Method == "session/request_permission" {
-			raw = e.Params.ToolCall
-		}
-		var call struct {
-			Content []diffItem `json:"content"`
-		}
-		if json.Unmarshal(raw, &call) != nil {
-			continue
-		}
-		for _, d := range call.Content {
+	add := func(content []byte) {
+		var items []diffItem
+		json.Unmarshal(content, &items)
+		for _, d := range items {
 			if d.Type == "diff" {
 				shown[d.Path] = d.NewText
 			}
 		}
 	}
+	for _, l := range lines {
+		if e := decodeEnvelope(t, l); e.Method == "session/request_permission" {
+			var call struct {
+				Content json.RawMessage `json:"content"`
+			}
+			json.Unmarshal(e.Params.ToolCall, &call)
+			add(call.Content)
+		}
+	}
+	for _, st := range finalStates(t, lines) {
+		add([]byte(st["content"]))
+	}
 	return shown
+}
+
+// addClaudeHook adds a PreToolUse hook for Bash to the claude settings in configDir that replaces
+// every command with command.
+func addClaudeHook(t *testing.T, configDir, command string) {
+	t.Helper()
+	path := filepath.Join(configDir, "settings.json")
+	settings := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &settings); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := mustJSON(t, map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PreToolUse",
+		"updatedInput":  map[string]any{"command": command, "description": "rewritten by a hook"},
+	}})
+	hook := filepath.Join(configDir, "rewrite-hook.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": "Bash",
+		"hooks":   []any{map[string]any{"type": "command", "command": hook}},
+	}}}
+	b, err := json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
