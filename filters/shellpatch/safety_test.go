@@ -196,6 +196,18 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 	}
 }
 
+// Only claude's Bash tool runs shell commands; another tool's "command" is not one.
+func TestOtherClaudeToolsAreNotShellCommands(t *testing.T) {
+	c, _ := shellPatchSession(t, &ShellPatch{})
+	got := chaintest.Run(t, c, filters.AgentToClient,
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"mcp__runner__run"}},"toolCallId":"toolu_9","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"run","kind":"execute","content":[]}`),
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"mcp__runner__run"}},"toolCallId":"toolu_9","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > f","description":"d"}}`),
+		claudePermission("toolu_9", "echo hi > f"))
+	for _, g := range got {
+		assert.True(t, g.Original, g.Raw)
+	}
+}
+
 // Class 4: codex's permission content says what an approval grants.
 func TestPermissionContentOfTheAgentStays(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})

@@ -52,7 +52,8 @@ type ShellPatch struct {
 // call is what the filter knows of one tool call.
 type call struct {
 	session, id string
-	claude      bool   // claude-agent-acp's Bash tool (its _meta said so)
+	claude      bool   // claude-agent-acp's (its _meta said so)
+	otherTool   bool   // claude's, but not its Bash tool
 	edit        *edit  // nil: not shown as an edit
 	cdDir       string // a claude call's `cd DIR &&`: where it leaves the shell
 	root        string // the session's directory when the edit was recognised
@@ -156,12 +157,15 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 		return nil, nil
 	}
 	c := s.calls.Get(sid, id)
-	if toolName, _ := rawjson.GetString(callRaw, "_meta", "claudeCode", "toolName"); toolName == "Bash" {
+	if toolName, ok := rawjson.GetString(callRaw, "_meta", "claudeCode", "toolName"); ok {
 		if c == nil {
 			c = s.track(sid, id)
 		}
-		c.claude = true
 		s.session(m, sid).claude = true
+		c.claude = true
+		// Another claude tool (an MCP tool's input may have a
+		// "command" too) is never a shell command.
+		c.otherTool = c.otherTool || toolName != "Bash"
 	}
 	status, _ := rawjson.GetString(callRaw, "status")
 	final := status == "completed" || status == "failed"
@@ -207,6 +211,7 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	// that does not say so (0.23's permission requests carry no _meta).
 	claude := c != nil && c.claude || sess.claude
 	cmd, ok := commandOf(rawInput, claude, sessionCwd(m, sid))
+	ok = ok && (c == nil || !c.otherTool)
 	if c != nil && c.edit != nil {
 		if ok && cmd == c.edit.cmd {
 			return c // the same command: the same edit
