@@ -282,6 +282,31 @@ func TestHardening(t *testing.T) {
 	assert.False(t, got[0].Original, "after the load, calls are live again")
 }
 
+// A loaded claude session runs a new shell, in the session's directory.
+func TestALoadedClaudeSessionStartsInItsDirectory(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && ls")...)
+	got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo hi > f")...)
+	require.True(t, got[1].Original, "the shell may be in sub/")
+	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"S","cwd":%q,"mcpServers":[]}}`, dir))
+	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":9,"result":{}}`)
+	got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", "echo hi > f")...)
+	assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[1].Raw, "params", "update", "content"))
+}
+
+// codex TypeScript reports the command line in its tool call and the bare script in its
+// permission request: the same command, the same edit.
+func TestTheSameScriptInAnotherShapeIsTheSameEdit(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	line := `/bin/zsh -lc 'echo hi > q.txt'`
+	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q}}`, line, dir)))
+	require.False(t, got[0].Original)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.txt"), []byte("hi\n"), 0o644)) // it ran
+	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"t1","rawInput":{"command":"echo hi > q.txt","cwd":%q}},"options":[]}}`, dir)
+	got = chaintest.Run(t, c, filters.AgentToClient, perm)
+	assert.Contains(t, field(t, got[0].Raw, "params", "toolCall", "content"), `"oldText":null`, "the edit as first recognised")
+}
+
 // Cost: the edits held are bounded by bytes over all live calls.
 func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	const limit = 10 << 10

@@ -111,7 +111,9 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		s.loads.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
-	s.loads.observeResponse(m)
+	if sid, ok := s.loads.observeResponse(m); ok {
+		delete(s.sessions, sid) // a loaded session's shell starts afresh, in the load's directory
+	}
 	// A message without a rawInput matters only when it continues a live
 	// call: it then names a toolCallId, which is one map lookup away.
 	if !bytes.Contains(m.Raw, quotedRawInput) {
@@ -213,8 +215,11 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	cmd, ok := commandOf(rawInput, claude, sessionCwd(m, sid))
 	ok = ok && (c == nil || !c.otherTool)
 	if c != nil && c.edit != nil {
-		if ok && cmd == c.edit.cmd {
-			return c // the same command: the same edit
+		if ok && cmd.script == c.edit.cmd.script && cmd.dir == c.edit.cmd.dir {
+			// The same command (a permission request may report it in
+			// another shape: codex TypeScript strips the shell): the same
+			// edit.
+			return c
 		}
 		s.dropEdit(c) // another command, or none: not this edit
 	}
@@ -400,20 +405,22 @@ func (l *loads) observeRequest(m *filters.Message) {
 	}
 }
 
-func (l *loads) observeResponse(m *filters.Message) {
+// observeResponse reports the session whose load m (agent→client) answers.
+func (l *loads) observeResponse(m *filters.Message) (string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.ids) == 0 || !m.IsResponse() {
-		return
+		return "", false
 	}
 	sid, ok := l.ids[string(m.ID())]
 	if !ok {
-		return
+		return "", false
 	}
 	delete(l.ids, string(m.ID()))
 	if l.sid[sid]--; l.sid[sid] <= 0 {
 		delete(l.sid, sid)
 	}
+	return sid, true
 }
 
 func (l *loads) loading(sid string) bool {
