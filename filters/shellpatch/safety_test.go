@@ -329,3 +329,19 @@ func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	assert.False(t, chaintest.Run(t, c, filters.AgentToClient, update("2"))[0].Original)
 	assert.False(t, chaintest.Run(t, c, filters.AgentToClient, update("4"))[0].Original)
 }
+
+// The review's case, scaled down: many never-finished calls, each writing an existing file of
+// control bytes (JSON escapes each as six bytes). What is held stays within the budget.
+func TestNeverFinishedCallsHoldAtMostTheBudget(t *testing.T) {
+	const limit = 1 << 20
+	f := &ShellPatch{MaxBytes: limit}
+	c, dir := shellPatchSession(t, f)
+	control := strings.Repeat("\x01", 100<<10)
+	for i := range 40 {
+		name := fmt.Sprintf("f%d", i)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(control), 0o644))
+		chaintest.Run(t, c, filters.AgentToClient, codexCall(fmt.Sprintf("call_%d", i), "echo x > "+name, dir))
+		require.LessOrEqual(t, f.held, int64(limit))
+	}
+	assert.Positive(t, f.held)
+}
