@@ -1,6 +1,7 @@
 package shellwrite
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -386,5 +387,38 @@ func TestParseCaseCounts(t *testing.T) {
 func TestParseRelativeCWD(t *testing.T) {
 	if _, err := Parse("echo hi > f", "project"); err == nil || !strings.Contains(err.Error(), "not absolute") {
 		t.Fatalf("err = %v, want a rejection of the relative cwd", err)
+	}
+}
+
+// TestLoginShellsWriteTheSame runs the accepted rows as codex does, in login shells (`bash -lc`,
+// `zsh -lc`, codex's shell on macOS), with this machine's system login files and an empty home:
+// they write what Parse predicts. A user's own login files are beyond any test (see the package
+// documentation).
+func TestLoginShellsWriteTheSame(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			sh := shellPath(t, shell)
+			for _, tc := range parseCases {
+				if !tc.accepted() || strings.Contains(tc.script, "@CWD@") {
+					continue
+				}
+				cwd := shellDir(t)
+				w, err := Parse(tc.script, cwd)
+				if err != nil {
+					t.Fatalf("%q: %v", tc.script, err)
+				}
+				for _, d := range append(tc.dirs, strings.TrimPrefix(filepath.Dir(w.Path), cwd)) {
+					if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				run := runShellFlag(t, sh, "-lc", tc.script, cwd, "/usr/bin:/bin")
+				want := map[string][]byte{w.Path: w.Content}
+				if run.err != nil || !sameFiles(run.files, want) {
+					t.Errorf("%s -lc %q (err %v) wrote\n%sParse says\n%s", shell, tc.script, run.err, describeFiles(run.files), describeFiles(want))
+				}
+			}
+		})
 	}
 }

@@ -62,9 +62,15 @@ func runShell(tb testing.TB, shellPath, script, dir string) shellRun {
 // runShellPath is runShell with the given PATH.
 func runShellPath(tb testing.TB, shellPath, script, dir, path string) shellRun {
 	tb.Helper()
+	return runShellFlag(tb, shellPath, "-c", script, dir, path)
+}
+
+// runShellFlag is runShellPath with the flag before the script: -c, or -lc for a login shell.
+func runShellFlag(tb testing.TB, shellPath, flag, script, dir, path string) shellRun {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, shellPath, "-c", script)
+	cmd := exec.CommandContext(ctx, shellPath, flag, script)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + path, "HOME=" + dir}
 	var stdout, stderr bytes.Buffer
