@@ -26,9 +26,9 @@ type ClaudeOptions struct {
 
 // claudePackages are the installed claude-agent-acp versions: the
 // directory under testdata/agents and the package's path in node_modules.
-var claudePackages = map[string]struct{ dir, pkg string }{
-	"0.23":  {"claude-agent-acp-0.23", "@zed-industries/claude-agent-acp"},
-	"0.101": {"claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp"},
+var claudePackages = map[string]struct{ dir, pkg, release string }{
+	"0.23":  {"claude-agent-acp-0.23", "@zed-industries/claude-agent-acp", "0.23.1"},
+	"0.101": {"claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp", "0.101.0"},
 }
 
 // Claude returns the launch configuration of @zed-industries/claude-agent-acp
@@ -76,7 +76,7 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 		"IS_SANDBOX=1",
 	)
 	return &Agent{
-		Name:      "claude-agent-acp " + opts.Version,
+		Name:      "claude-agent-acp " + p.release,
 		Argv:      []string{nodeBin, index},
 		Env:       env,
 		Dir:       project,
