@@ -224,8 +224,11 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 		s.dropEdit(c) // another command, or none: not this edit
 	}
 	var r recognised
-	if ok && mayStart && mayRedirect(rawInput) {
+	switch {
+	case ok && mayStart && mayRedirect(rawInput):
 		r = s.recognise(m, sess, sid, cmd)
+	case ok && claude:
+		r.staysPut = staysPut(cmd.script)
 	}
 	if claude && ok && !r.staysPut {
 		// A command the filter does not follow may move claude's shell
@@ -236,7 +239,7 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	if e == nil || e.size() > s.limit() {
 		return c
 	}
-	for s.held+e.size() > s.limit() {
+	for s.held+e.size() > s.limit() && s.calls.Len() > 0 {
 		s.evictOldest()
 	}
 	if c == nil || s.calls.Get(sid, id) != c {
@@ -313,6 +316,17 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	}
 	r.edit = newEdit(cmd, w, t, root)
 	return r
+}
+
+// staysPut reports whether script provably leaves its shell's directory
+// alone: shellwrite accepts it, and it has no cd.
+func staysPut(script string) bool {
+	w, err := shellwrite.Parse(script, "/")
+	if err != nil {
+		return false
+	}
+	_, cd := w.CdDir()
+	return !cd
 }
 
 // track starts keeping state for a call.
