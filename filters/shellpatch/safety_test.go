@@ -222,19 +222,26 @@ func TestPermissionContentOfTheAgentStays(t *testing.T) {
 // Class 5: shapes are recognised positively, with their directory key.
 func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 	for _, tc := range []struct {
-		name, rawInput string
-		want           string // relative to the session directory; "" stands aside
+		name, agent, shell, rawInput string
+		want                         string // relative to the session directory; "" stands aside
 	}{
-		{"opencode workdir", `{"command":"echo hi > f","description":"d","workdir":"sub"}`, "sub/f"},
-		{"opencode cwd", `{"command":"echo hi > f","description":"d","cwd":"@DIR@/sub"}`, "sub/f"},
-		{"gemini directory", `{"command":"echo hi > f","directory":"sub"}`, "sub/f"},
-		{"no directory: the session's", `{"command":"echo hi > f","description":"d"}`, "f"},
-		{"an unknown key", `{"command":"echo hi > f","description":"d","dir":"sub"}`, ""},
-		{"two directory keys", `{"command":"echo hi > f","workdir":"sub","cwd":"@DIR@"}`, ""},
-		{"claude's shape with a directory key", `{"command":"echo hi > f","description":"d","workdir":"sub"}`, ""},
+		{"opencode workdir", "OpenCode", "/bin/bash", `{"command":"echo hi > f","description":"d","workdir":"sub"}`, "sub/f"},
+		{"opencode cwd", "OpenCode", "/usr/bin/zsh", `{"command":"echo hi > f","description":"d","cwd":"@DIR@/sub"}`, "sub/f"},
+		{"opencode without a directory: the session's", "OpenCode", "", `{"command":"echo hi > f","description":"d"}`, "f"},
+		{"opencode in fish", "OpenCode", "/usr/bin/fish", `{"command":"echo hi > f","description":"d"}`, ""},
+		{"gemini dir_path", "gemini-cli", "/usr/bin/fish", `{"command":"echo hi > f","description":"d","dir_path":"sub"}`, "sub/f"},
+		{"gemini directory (older releases)", "gemini-cli", "", `{"command":"echo hi > f","directory":"sub"}`, "sub/f"},
+		{"gemini with a sandbox escalation", "gemini-cli", "", `{"command":"echo hi > f","additional_permissions":{"network":true}}`, ""},
+		{"an unknown key", "OpenCode", "", `{"command":"echo hi > f","description":"d","dir":"sub"}`, ""},
+		{"two directory keys", "OpenCode", "", `{"command":"echo hi > f","workdir":"sub","cwd":"@DIR@"}`, ""},
+		{"an agent the filter does not know", "some-agent", "", `{"command":"echo hi > f","description":"d"}`, ""},
+		{"claude's shape with a directory key", "@zed-industries/claude-agent-acp", "", `{"command":"echo hi > f","description":"d","workdir":"sub"}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SHELL", tc.shell)
 			c, dir := shellPatchSession(t, &ShellPatch{})
+			chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+			chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":"1"}}}`, tc.agent))
 			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 			meta := ""
 			if strings.HasPrefix(tc.name, "claude") {

@@ -1,8 +1,10 @@
 package shellpatch
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/acp-proxy/acp-proxy/rawjson"
 	"github.com/acp-proxy/acp-proxy/shellwrite"
@@ -34,17 +36,43 @@ type command struct {
 var bareScriptsArePOSIX = runtime.GOOS != "windows"
 
 // directoryKeys are the rawInput keys agents name a command's directory with: opencode's workdir
-// (also sent as cwd), gemini's directory. A relative one is relative to the session's directory.
-var directoryKeys = []string{"cwd", "workdir", "directory"}
+// (also sent as cwd), gemini's dir_path (directory in older releases). A relative one is relative
+// to the session's directory.
+var directoryKeys = []string{"cwd", "workdir", "dir_path", "directory"}
 
-// bareKeys are every rawInput key opencode and gemini send beside a bare command. Any other key
-// might change where or how the command runs, so its call is not rewritten.
-var bareKeys = []string{"command", "description", "timeout", "is_background", "cwd", "workdir", "directory"}
+// bareAgent is an agent whose shell tool takes a bare script: the keys its input may hold beside
+// the command. Any other key might change where or how the command runs (gemini's
+// additional_permissions, say), so its call is not rewritten.
+type bareAgent struct {
+	keys []string
+	// posixShell reports whether the agent's shell is one whose meaning shellwrite knows.
+	posixShell func() bool
+}
+
+// bareAgents are known by the name they give in initialize's agentInfo.
+var bareAgents = map[string]bareAgent{
+	// opencode runs the user's $SHELL (bash where it is unset or unsuitable); fish, nu or
+	// PowerShell read a script otherwise.
+	"opencode": {keys: []string{"command", "description", "workdir", "cwd", "timeout"}, posixShell: shellIsPOSIX},
+	// gemini-cli runs `bash -c` outside Windows.
+	"gemini-cli": {keys: []string{"command", "description", "dir_path", "directory", "is_background", "delay_ms"},
+		posixShell: func() bool { return true }},
+}
+
+// shellIsPOSIX reports whether $SHELL, which the proxy shares with the agent it starts, is bash,
+// zsh, sh or dash, or unset.
+func shellIsPOSIX() bool {
+	switch filepath.Base(os.Getenv("SHELL")) {
+	case ".", "bash", "zsh", "sh", "dash":
+		return true
+	}
+	return false
+}
 
 // commandOf finds the command in rawInput. claude says whether the call is claude-agent-acp's Bash
-// (known from the call's _meta.claudeCode.toolName). ok is false for shapes the filter does not
-// know, which stand aside.
-func commandOf(rawInput []byte, claude bool, sessionCwd string) (command, bool) {
+// (known from the call's _meta.claudeCode.toolName); agent is the agent's name from initialize.
+// ok is false for shapes the filter does not know, which stand aside.
+func commandOf(rawInput []byte, claude bool, agent, sessionCwd string) (command, bool) {
 	cmd, ok := rawjson.Get(rawInput, "command")
 	if !ok || len(cmd) == 0 {
 		return command{}, false
@@ -75,7 +103,9 @@ func commandOf(rawInput []byte, claude bool, sessionCwd string) (command, bool) 
 			}
 			return command{shape: shapeCodexLine, script: script, dir: cwd}, true
 		}
-		return bareCommand(rawInput, line, sessionCwd)
+		if a, ok := bareAgents[strings.ToLower(agent)]; ok {
+			return bareCommand(rawInput, line, a, sessionCwd)
+		}
 	}
 	return command{}, false
 }
@@ -94,17 +124,17 @@ func claudeCommand(rawInput []byte, script string) (command, bool) {
 	return command{shape: shapeClaude, script: script}, true
 }
 
-// bareCommand is opencode's {command, description, workdir|cwd} or gemini's {command, directory}:
-// a bare script run in a fresh shell in the named directory, or the session's. A key outside
-// bareKeys, or two directory keys, leave the directory unknown: no rewrite.
-func bareCommand(rawInput []byte, script, sessionCwd string) (command, bool) {
-	if !bareScriptsArePOSIX {
+// bareCommand is opencode's {command, description, workdir|cwd} or gemini's {command, dir_path}:
+// a bare script run in a fresh shell in the named directory, or the session's. A key the agent's
+// tool does not have, or two directory keys, leave the directory unknown: no rewrite.
+func bareCommand(rawInput []byte, script string, a bareAgent, sessionCwd string) (command, bool) {
+	if !bareScriptsArePOSIX || !a.posixShell() {
 		return command{}, false
 	}
 	known := true
 	err := rawjson.Members(rawInput, func(key, _ []byte) bool {
 		known = false
-		for _, k := range bareKeys {
+		for _, k := range a.keys {
 			known = known || rawjson.KeyIs(key, k)
 		}
 		return known
@@ -144,4 +174,16 @@ func stringArray(raw []byte) ([]string, bool) {
 		return ok
 	})
 	return out, ok && err == nil
+}
+
+// strippedLine reports whether rawInput is codex TypeScript's permission request for cmd, a
+// command line it recognised: the request reports the script without its shell, in the same
+// directory.
+func strippedLine(rawInput []byte, cmd command) bool {
+	if cmd.shape != shapeCodexLine {
+		return false
+	}
+	script, _ := rawjson.GetString(rawInput, "command")
+	cwd, _ := rawjson.GetString(rawInput, "cwd")
+	return script == cmd.script && cwd == cmd.dir
 }

@@ -212,14 +212,11 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	// In a claude session a bare command is claude's, even on a message
 	// that does not say so (0.23's permission requests carry no _meta).
 	claude := c != nil && c.claude || sess.claude
-	cmd, ok := commandOf(rawInput, claude, sessionCwd(m, sid))
+	cmd, ok := commandOf(rawInput, claude, agentName(m), sessionCwd(m, sid))
 	ok = ok && (c == nil || !c.otherTool)
 	if c != nil && c.edit != nil {
-		if ok && cmd.script == c.edit.cmd.script && cmd.dir == c.edit.cmd.dir {
-			// The same command (a permission request may report it in
-			// another shape: codex TypeScript strips the shell): the same
-			// edit.
-			return c
+		if ok && cmd.script == c.edit.cmd.script && cmd.dir == c.edit.cmd.dir || strippedLine(rawInput, c.edit.cmd) {
+			return c // the same command: the same edit
 		}
 		s.dropEdit(c) // another command, or none: not this edit
 	}
@@ -381,6 +378,15 @@ func (s *ShellPatch) session(m *filters.Message, sid string) *session {
 		}
 	}
 	return sess
+}
+
+// agentName is the name the agent gave in initialize, or "".
+func agentName(m *filters.Message) string {
+	if m.Caps == nil {
+		return ""
+	}
+	a, _ := m.Caps.Agent()
+	return a.Name
 }
 
 // sessionCwd is the directory the client gave session sid, or "".
