@@ -159,10 +159,14 @@ func checkText(s string) error {
 
 func isOddControl(r rune) bool { return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f }
 
-// DependsOnCwd reports whether the file the command writes depends on the directory it runs in:
-// neither the target nor cd's directory is absolute.
+// DependsOnCwd reports whether what the command does depends on the directory it runs in: a
+// relative cd (which may fail there, even before an absolute target), or a relative target
+// without an absolute cd.
 func (w Write) DependsOnCwd() bool {
-	return !filepath.IsAbs(w.place.target) && (w.place.cdArg == "" || !filepath.IsAbs(w.place.cdArg))
+	if w.place.cdArg != "" {
+		return !filepath.IsAbs(w.place.cdArg)
+	}
+	return !filepath.IsAbs(w.place.target)
 }
 
 // CdDir returns the directory the command's `cd DIR &&` changes to (absolute, clean, as a logical

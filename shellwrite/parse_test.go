@@ -422,3 +422,23 @@ func TestLoginShellsWriteTheSame(t *testing.T) {
 		})
 	}
 }
+
+func TestDependsOnCwd(t *testing.T) {
+	for script, want := range map[string]bool{
+		"echo hi > f":                     true,
+		"echo hi > /abs/f":                false,
+		"cd sub && echo hi > f":           true,
+		"cd sub && echo hi > /abs/f":      true, // the cd may fail where the shell is
+		"cd /abs && echo hi > f":          false,
+		"cd /abs && echo hi > /abs/g":     false,
+		"cd ./sub/.. && echo hi > /abs/f": true,
+	} {
+		w, err := Parse(script, testCWD)
+		if err != nil {
+			t.Fatalf("%q: %v", script, err)
+		}
+		if got := w.DependsOnCwd(); got != want {
+			t.Errorf("%q: DependsOnCwd() = %v, want %v", script, got, want)
+		}
+	}
+}
