@@ -135,7 +135,7 @@ func launch(t *testing.T, agent string, commands []string, unified bool, policy 
 	switch agent {
 	case "claude-0.23", "claude-0.101":
 		m := mockmodel.NewMessages(t, script)
-		opts := realagent.ClaudeOptions{ModelURL: m.URL(), Version: strings.TrimPrefix(agent, "claude-")}
+		opts := realagent.ClaudeOptions{Version: strings.TrimPrefix(agent, "claude-"), ModelURL: m.URL()}
 		return session{realagent.Claude(t, opts), func() []string { return replies(m.Requests()) }}
 	case "codex-0.13", "codex-0.16":
 		m := mockmodel.NewResponses(t, script)
