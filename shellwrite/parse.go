@@ -169,6 +169,15 @@ func (w Write) DependsOnCwd() bool {
 	return !filepath.IsAbs(w.place.target)
 }
 
+// SearchesCDPATH reports whether the command's cd looks its argument up in $CDPATH: a relative
+// argument that does not start with . or .. (POSIX; bash, dash and zsh do). With CDPATH set, cd
+// may land elsewhere.
+func (w Write) SearchesCDPATH() bool {
+	a := w.place.cdArg
+	return a != "" && !filepath.IsAbs(a) && a != "." && a != ".." &&
+		!strings.HasPrefix(a, "./") && !strings.HasPrefix(a, "../")
+}
+
 // CdDir returns the directory the command's `cd DIR &&` changes to (absolute, clean, as a logical
 // cd computes it), and false without a cd. An agent whose shell persists is left there.
 func (w Write) CdDir() (string, bool) { return w.place.dir, w.place.cdArg != "" }

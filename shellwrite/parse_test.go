@@ -442,3 +442,24 @@ func TestDependsOnCwd(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchesCDPATH(t *testing.T) {
+	for script, want := range map[string]bool{
+		"echo hi > f":               false,
+		"cd sub && echo hi > f":     true,
+		"cd a/b && echo hi > f":     true,
+		"cd ./sub && echo hi > f":   false,
+		"cd /abs && echo hi > f":    false,
+		"cd sub/.. && echo hi > f":  true,
+		"cd ./a/.. && echo hi > f":  false,
+		"cd .hidden && echo hi > f": true,
+	} {
+		w, err := Parse(script, testCWD)
+		if err != nil {
+			t.Fatalf("%q: %v", script, err)
+		}
+		if got := w.SearchesCDPATH(); got != want {
+			t.Errorf("%q: SearchesCDPATH() = %v, want %v", script, got, want)
+		}
+	}
+}

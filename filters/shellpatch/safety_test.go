@@ -274,6 +274,15 @@ func TestWritesThatCannotHappenStandAside(t *testing.T) {
 	}
 }
 
+// With $CDPATH set (the agent shares the proxy's environment), `cd sub` may go elsewhere.
+func TestCDPATHMakesARelativeCdUnknown(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	t.Setenv("CDPATH", t.TempDir())
+	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("a", "cd sub && echo hi > f", dir))[0].Original)
+	assert.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("b", "cd ./sub && echo hi > f", dir))[0].Original)
+}
+
 // Class 8: a title cannot be spoofed, and history replayed by session/load is not diffed against
 // today's file.
 func TestHardening(t *testing.T) {

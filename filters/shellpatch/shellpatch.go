@@ -3,6 +3,7 @@ package shellpatch
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -291,6 +292,11 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	}
 	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
 	if err != nil {
+		return recognised{}
+	}
+	if w.SearchesCDPATH() && os.Getenv("CDPATH") != "" {
+		// The agent, started by the proxy, has the proxy's environment:
+		// its cd may find the directory on $CDPATH.
 		return recognised{}
 	}
 	var r recognised
