@@ -361,3 +361,16 @@ func TestNeverFinishedCallsHoldAtMostTheBudget(t *testing.T) {
 	}
 	assert.Positive(t, f.held)
 }
+
+// On Windows, bare commands run in PowerShell or cmd (claude's Git Bash has Windows paths): they
+// stand aside there. The switch is tested here by flipping it.
+func TestBareCommandsStandAsideOnWindows(t *testing.T) {
+	defer func(v bool) { bareScriptsArePOSIX = v }(bareScriptsArePOSIX)
+	bareScriptsArePOSIX = false
+	c, _ := shellPatchSession(t, &ShellPatch{})
+	got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
+	assert.True(t, got[1].Original, "claude's bare script")
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo hi > f", dir))
+	assert.False(t, got[0].Original, "an argv naming bash is still bash")
+}
