@@ -458,21 +458,22 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		{name: "claude-0.23 a recognised cd moves the shell", agent: "claude-0.23",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
 			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n"}, edits: 2},
-		{name: "claude-0.23 bang in single quotes", agent: "claude-0.23",
-			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF"},
-			// What Claude Code makes of the first: eval "echo 'a\!b' > e.txt".
-			files: map[string]string{"e.txt": "a\\!b\n", "h.txt": "wow! 'q'\n"}, edits: 1},
+		{name: "claude-0.23 bang in single quotes, and nul", agent: "claude-0.23",
+			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
+			// What Claude Code makes of the first: eval "echo 'a\!b' > e.txt";
+			// of the last: echo hi >/dev/null.
+			files: map[string]string{"e.txt": "a\\!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
 		{name: "claude-0.101 a cd the proxy cannot follow", agent: "claude-0.101",
 			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
 			files:    map[string]string{"sub/notes.md": "in sub\n"}, edits: 0},
 		{name: "claude-0.101 a recognised cd moves the shell", agent: "claude-0.101",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
 			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n"}, edits: 2},
-		{name: "claude-0.101 bang in single quotes", agent: "claude-0.101",
-			// 0.101 runs it as written; the proxy still refuses it, as it
-			// cannot tell the versions' transformations apart.
-			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF"},
-			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, edits: 1},
+		{name: "claude-0.101 bang in single quotes, and nul", agent: "claude-0.101",
+			// 0.101 runs the first as written; the proxy still refuses it,
+			// as it cannot tell the versions' transformations apart.
+			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
+			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
 		{name: "claude-0.23 a PreToolUse hook rewrites the command", agent: "claude-0.23", hook: "echo hooked > hooked.txt",
 			commands: []string{"echo original > original.txt"},
 			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
@@ -480,8 +481,8 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			commands: []string{"echo original > original.txt"},
 			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
 		{name: "codex-0.16 each command in a fresh shell", agent: "codex-0.16",
-			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`},
-			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n"}, edits: 3},
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`, "echo hi >nul"},
+			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n", "nul": "hi\n"}, edits: 4},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
