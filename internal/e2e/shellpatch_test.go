@@ -474,6 +474,10 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			// as it cannot tell the versions' transformations apart.
 			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
 			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
+		{name: "claude-0.23 quoting Claude Code keeps exact", agent: "claude-0.23", commands: claudeQuoting,
+			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+		{name: "claude-0.101 quoting Claude Code keeps exact", agent: "claude-0.101", commands: claudeQuoting,
+			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
 		{name: "claude-0.23 a PreToolUse hook rewrites the command", agent: "claude-0.23", hook: "echo hooked > hooked.txt",
 			commands: []string{"echo original > original.txt"},
 			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
@@ -538,6 +542,26 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		})
 	}
 }
+
+// claudeQuoting are commands in each of the ways Claude Code quotes a command for its eval (no ',
+// so single quotes; a ', so double quotes with " \ $ ` ! escaped), which the proxy takes as exact,
+// and one it refuses (a | is re-tokenised). claudeQuotingFiles is what each writes.
+var (
+	claudeQuoting = []string{
+		`echo "a!b" > q1.txt`,
+		`printf '%s\n' "x y" > q2.txt`,
+		`echo a\ b "c\"d" > q3.txt`,
+		"echo \"\\$HOME \\`x\\`\" > q4.txt",
+		`printf 'tab\there\n' > q5.txt`,
+		`echo 'it'"'"'s' > q6.txt`,
+		`echo "semi;colon & amp" > q7.txt`,
+		`echo 'a|b' > q8.txt`,
+	}
+	claudeQuotingFiles = map[string]string{
+		"q1.txt": "a!b\n", "q2.txt": "x y\n", "q3.txt": "a b c\"d\n", "q4.txt": "$HOME `x`\n",
+		"q5.txt": "tab\there\n", "q6.txt": "it's\n", "q7.txt": "semi;colon & amp\n", "q8.txt": "a|b\n",
+	}
+)
 
 // shownDiffs is every diff the client was shown where it matters: in a permission request (what
 // the user approves) and in a call's final state (what the call did). Updates before the
