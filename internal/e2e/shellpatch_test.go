@@ -451,6 +451,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		absent   []string          // files the agent must not have written
 		edits    int               // calls the client must see as edits
 		hook     string            // a claude PreToolUse hook replaces every Bash command with this
+		shell    string            // $SHELL for the agent (claude runs its commands in it)
 	}{
 		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
 			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
@@ -478,6 +479,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
 		{name: "claude-0.101 quoting Claude Code keeps exact", agent: "claude-0.101", commands: claudeQuoting,
 			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+		{name: "claude-0.23 in zsh: quoting", agent: "claude-0.23", shell: "/usr/bin/zsh", commands: claudeQuoting,
+			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+		{name: "claude-0.23 in zsh: a recognised cd moves the shell", agent: "claude-0.23", shell: "/usr/bin/zsh",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo ${ZSH_VERSION%%.*} > zsh.txt`},
+			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n", "sub/zsh.txt": "5\n"}, edits: 2},
 		{name: "claude-0.23 a PreToolUse hook rewrites the command", agent: "claude-0.23", hook: "echo hooked > hooked.txt",
 			commands: []string{"echo original > original.txt"},
 			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
@@ -498,9 +504,13 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			if tc.hook != "" {
 				addClaudeHook(t, s.agent.ConfigDir, tc.hook)
 			}
+			env := s.agent.Env
+			if tc.shell != "" {
+				env = append(env[:len(env):len(env)], "SHELL="+tc.shell)
+			}
 			opts := acpclient.Options{
 				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--"}, s.agent.Argv...),
-				Env:          s.agent.Env,
+				Env:          env,
 				Dir:          s.agent.Dir,
 				Capabilities: clientCaps(false),
 			}
