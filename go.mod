@@ -6,6 +6,7 @@ require (
 	github.com/coder/acp-go-sdk v0.13.0
 	github.com/spf13/pflag v1.0.10
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.50.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 

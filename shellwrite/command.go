@@ -37,6 +37,9 @@ func splitCommand(script string, file *syntax.File) (command, error) {
 		if bin.Op != syntax.AndStmt {
 			return command{}, fmt.Errorf("operator %s", bin.Op)
 		}
+		if err := checkOperator(script, bin.OpPos, bin.Op.String()); err != nil {
+			return command{}, err
+		}
 		dir, err := cdDir(script, bin.X)
 		if err != nil {
 			return command{}, err
@@ -61,7 +64,7 @@ func splitCommand(script string, file *syntax.File) (command, error) {
 		return command{}, fmt.Errorf("command %q is not cat, echo or printf", name)
 	}
 	cmd.call = call
-	if err := cmd.setRedirects(stmt.Redirs); err != nil {
+	if err := cmd.setRedirects(script, stmt.Redirs); err != nil {
 		return command{}, err
 	}
 	return cmd, cmd.checkSurroundings(script, int(file.Stmts[0].Pos().Offset()))
@@ -99,8 +102,11 @@ func cdDir(script string, s *syntax.Stmt) (*syntax.Word, error) {
 
 // setRedirects accepts exactly one output redirect and at most one here-document, all on the
 // standard file descriptors.
-func (c *command) setRedirects(redirs []*syntax.Redirect) error {
+func (c *command) setRedirects(script string, redirs []*syntax.Redirect) error {
 	for _, r := range redirs {
+		if err := checkRedirectOperator(script, r); err != nil {
+			return err
+		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.RdrClob:
 			if r.N != nil && r.N.Value != "1" {
@@ -124,6 +130,26 @@ func (c *command) setRedirects(redirs []*syntax.Redirect) error {
 	}
 	if c.output == nil {
 		return errors.New("no output redirect")
+	}
+	return nil
+}
+
+// checkRedirectOperator requires r's operator, with its file descriptor number, to be written
+// without a line continuation inside: zsh reads `echo hi 1\<newline>> f` as `echo hi 1 > f` and
+// `>\<newline>| f` as a syntax error, where bash and dash join the lines first.
+func checkRedirectOperator(script string, r *syntax.Redirect) error {
+	if r.N != nil && (sourceOf(script, r.N) != r.N.Value || r.N.End().Offset() != r.OpPos.Offset()) {
+		return errors.New("line continuation between a file descriptor and its redirect")
+	}
+	return checkOperator(script, r.OpPos, r.Op.String())
+}
+
+// checkOperator requires the operator op at pos to be spelled out in script, without a line
+// continuation inside (zsh does not join `&\<newline>&`).
+func checkOperator(script string, pos syntax.Pos, op string) error {
+	start := int(pos.Offset())
+	if !strings.HasPrefix(script[start:], op) {
+		return fmt.Errorf("operator %s split by a line continuation", op)
 	}
 	return nil
 }

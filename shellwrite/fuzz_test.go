@@ -11,7 +11,7 @@ import (
 // fuzzCWD is the working directory the fuzzers parse in.
 const fuzzCWD = "/home/dev/project"
 
-// FuzzParse checks every script Parse accepts against bash and dash, seeded with the table.
+// FuzzParse checks every script Parse accepts against bash, dash and zsh, seeded with the table.
 func FuzzParse(f *testing.F) {
 	for _, tc := range parseCases {
 		f.Add(tc.scriptIn("."))
@@ -48,7 +48,40 @@ func FuzzParseShapes(f *testing.F) {
 	})
 }
 
-// checkParse requires a script that Parse accepts to be written by bash and dash as predicted.
+// fuzzAlphabet is what FuzzParseAlphabet builds text from, one token per input byte: the
+// characters shells treat specially, prefixes of the delimiter EOF, and multi-byte runes of 2, 3
+// and 4 bytes, bidi controls and zero-width characters, which byte-level mutation rarely makes
+// (dash's dropped byte after a delimiter prefix went unnoticed for that reason).
+var fuzzAlphabet = []string{
+	"a", "E", "EO", "EOF", "x", "0", "1", " ", "\t", "\n", "'", "\"", "\\", "$", "`", "=", "!",
+	"-", "+", ".", "..", "/", "#", "%", "%s", "%b", "\\n", ">", "<", "|", "&", ";", "(", ")",
+	"{", "}", "*", "?", "[", "~", "^", ",", ":", "@",
+	"é", "ł", "ß", "€", "中", "✓", "😀", "𝔸", "\u202e", "\u202a", "\u2066", "\u200b", "\u200d",
+	"\ufeff", "\u0085", "\u00a0", "\u2028",
+}
+
+// fromAlphabet maps each byte of b to a token of fuzzAlphabet.
+func fromAlphabet(b []byte) string {
+	var s strings.Builder
+	for _, c := range b {
+		s.WriteString(fuzzAlphabet[int(c)%len(fuzzAlphabet)])
+	}
+	return s.String()
+}
+
+// FuzzParseAlphabet is FuzzParseShapes with text drawn from fuzzAlphabet.
+func FuzzParseAlphabet(f *testing.F) {
+	for shape := range scriptShapes {
+		f.Add(uint8(shape), []byte{1, 45}, []byte{4})
+		f.Add(uint8(shape), []byte{2, 50, 3}, []byte{0, 51})
+		f.Add(uint8(shape), []byte{3, 52, 53, 54}, []byte{15, 22})
+	}
+	f.Fuzz(func(t *testing.T, shape uint8, a, b []byte) {
+		checkParse(t, scriptShapes[int(shape)%len(scriptShapes)](fromAlphabet(a), fromAlphabet(b)))
+	})
+}
+
+// checkParse requires a script that Parse accepts to be written by bash, dash and zsh as predicted.
 func checkParse(t *testing.T, script string) {
 	w, err := Parse(script, fuzzCWD)
 	if err != nil {
@@ -76,7 +109,7 @@ func safeToRun(script string) bool {
 }
 
 // FuzzScriptFromCommandLine checks every command line ScriptFromCommandLine accepts: the script
-// survives quoting again, and bash and dash split the line into the same words.
+// survives quoting again, and bash, dash and zsh split the line into the same words.
 func FuzzScriptFromCommandLine(f *testing.F) {
 	for _, tc := range commandLineCases {
 		f.Add(tc.cmd)

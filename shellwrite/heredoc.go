@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -47,6 +48,9 @@ func readHeredoc(src string, start int, r *syntax.Redirect) (heredoc, error) {
 			if err := checkHeredocExtent(r.Hdoc, start, pos, delimEnd); err != nil {
 				return heredoc{}, err
 			}
+			if err := checkDelimiterPrefixes(src[start:pos], delim, stripTabs); err != nil {
+				return heredoc{}, err
+			}
 			return heredoc{body: []byte(body.String()), end: l.next}, nil
 		}
 		if !l.newline {
@@ -61,6 +65,26 @@ func readHeredoc(src string, start int, r *syntax.Redirect) (heredoc, error) {
 		body.WriteByte('\n')
 		pos = l.next
 	}
+}
+
+// checkDelimiterPrefixes rejects a body whose physical line starts with a prefix of the delimiter
+// followed by a non-ASCII byte: dash 0.5.12 drops the byte after the prefix (`Ełk` in a body ended
+// by EOF is written as 45 82 6b 0a), bash and zsh do not. The lines are checked as dash reads
+// them, one physical line at a time, after the tabs <<- strips.
+func checkDelimiterPrefixes(body, delim string, stripTabs bool) error {
+	for l := range strings.Lines(body) {
+		if stripTabs {
+			l = strings.TrimLeft(l, "\t")
+		}
+		k := 0
+		for k < len(l) && k < len(delim) && l[k] == delim[k] {
+			k++
+		}
+		if k > 0 && k < len(l) && l[k] >= utf8.RuneSelf {
+			return fmt.Errorf("here-document line %q starts with a prefix of the delimiter and a non-ASCII character (dash drops a byte)", strings.TrimSuffix(l, "\n"))
+		}
+	}
+	return nil
 }
 
 // heredocDelimiter returns the delimiter that the source text word of `<<word` stands for, and

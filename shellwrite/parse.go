@@ -3,6 +3,7 @@ package shellwrite
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -11,9 +12,24 @@ import (
 
 // Write is what a recognised command provably writes: exactly one file, truncated and replaced.
 type Write struct {
-	Path    string // absolute, cleaned (filepath.Clean(Join(cwd, cdDir, target)))
-	Content []byte // byte-for-byte what bash (and dash) write
+	// Path is the file, absolute and clean: the target joined to cwd and cd's directory. When
+	// the target has a '..' this is only its textual reading (the kernel resolves '..' after
+	// symlinks): [CheckTarget] says where the file lands.
+	Path    string
+	Content []byte // byte-for-byte what bash, dash and zsh write
+
+	place place
 }
+
+// MaxScriptBytes bounds the scripts Parse accepts. Linux refuses to start a program with one
+// argument of 128 KiB or more (MAX_ARG_STRLEN, 32 pages: execve fails with E2BIG), and the script
+// is one argument of `bash -c SCRIPT`, so a longer script writes nothing. Agents also wrap the
+// script before it reaches the shell (claude quotes it for an eval, turning each ' into four
+// bytes), so the bound is half that limit, with every ' counted four times.
+const MaxScriptBytes = 64 << 10
+
+// scriptSize is the size MaxScriptBytes bounds: len(script) with every ' counted as 4 bytes.
+func scriptSize(script string) int { return len(script) + 3*strings.Count(script, "'") }
 
 // Parse decides whether script provably writes exactly one file, and what. cwd is the absolute
 // working directory the command runs in. A nil error means accepted. The error says why not (for logs).
@@ -26,6 +42,9 @@ func Parse(script, cwd string) (Write, error) {
 }
 
 func parse(script, cwd string) (Write, error) {
+	if n := scriptSize(script); n > MaxScriptBytes {
+		return Write{}, fmt.Errorf("script of %d bytes (quotes counted 4 times) is over %d: too long for one argument of a command line", n, MaxScriptBytes)
+	}
 	file, err := parseShell(script)
 	if err != nil {
 		return Write{}, err
@@ -38,11 +57,11 @@ func parse(script, cwd string) (Write, error) {
 	if err != nil {
 		return Write{}, err
 	}
-	path, err := cmd.path(script, cwd)
+	p, err := cmd.place(script, cwd)
 	if err != nil {
 		return Write{}, err
 	}
-	return Write{Path: path, Content: content}, nil
+	return Write{Path: p.lexical(), Content: content, place: p}, nil
 }
 
 // content returns what the command writes to its standard output.
@@ -78,23 +97,23 @@ func (c *command) content(script string) ([]byte, error) {
 	return nil, fmt.Errorf("command %q with these arguments is not a recognised write", name)
 }
 
-// path returns the file the command's output redirect opens, run in cwd.
-func (c *command) path(script, cwd string) (string, error) {
+// place returns where the command's output redirect opens its file, run in cwd.
+func (c *command) place(script, cwd string) (place, error) {
 	target, err := literal(script, c.output.Word)
 	if err != nil {
-		return "", fmt.Errorf("redirect target: %w", err)
+		return place{}, fmt.Errorf("redirect target: %w", err)
 	}
 	cdDir := ""
 	if c.cdDir != nil {
 		if cdDir, err = literal(script, c.cdDir); err != nil {
-			return "", fmt.Errorf("cd: %w", err)
+			return place{}, fmt.Errorf("cd: %w", err)
 		}
 		if cdDir == "" {
 			// `cd ''` means different things to different shells and POSIX versions.
-			return "", errors.New("cd: empty directory")
+			return place{}, errors.New("cd: empty directory")
 		}
 	}
-	return targetPath(cwd, cdDir, target)
+	return targetPlace(cwd, cdDir, target)
 }
 
 // parseShell parses script as bash, keeping comments so that they can be rejected.
@@ -139,3 +158,26 @@ func checkText(s string) error {
 }
 
 func isOddControl(r rune) bool { return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f }
+
+// DependsOnCwd reports whether what the command does depends on the directory it runs in: a
+// relative cd (which may fail there, even before an absolute target), or a relative target
+// without an absolute cd.
+func (w Write) DependsOnCwd() bool {
+	if w.place.cdArg != "" {
+		return !filepath.IsAbs(w.place.cdArg)
+	}
+	return !filepath.IsAbs(w.place.target)
+}
+
+// SearchesCDPATH reports whether the command's cd looks its argument up in $CDPATH: a relative
+// argument that does not start with . or .. (POSIX; bash, dash and zsh do). With CDPATH set, cd
+// may land elsewhere.
+func (w Write) SearchesCDPATH() bool {
+	a := w.place.cdArg
+	return a != "" && !filepath.IsAbs(a) && a != "." && a != ".." &&
+		!strings.HasPrefix(a, "./") && !strings.HasPrefix(a, "../")
+}
+
+// CdDir returns the directory the command's `cd DIR &&` changes to (absolute, clean, as a logical
+// cd computes it), and false without a cd. An agent whose shell persists is left there.
+func (w Write) CdDir() (string, bool) { return w.place.dir, w.place.cdArg != "" }

@@ -1,6 +1,7 @@
 package shellwrite
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,7 +153,22 @@ var parseCases = []parseCase{
 	rejects("cd && echo hi > f", "cd with 0 arguments"),
 	rejects("cd a && cd b && echo hi > f", "not a cd"),
 	rejects("cd a > log && echo hi > f", "redirect on a compound command or cd"),
-	rejects("cd .. && echo hi > f", "'..'"),
+	rejects("cd .. && echo hi > f", "climbs above"),
+	rejects("cd a/../.. && echo hi > f", "climbs above"),
+	rejects("cd ../x && echo hi > f", "climbs above"),
+	writes("cd a/.. && echo hi > f", "f", "hi\n").needing("a"),
+	writes("cd a/b/../c && echo hi > f", "a/c/f", "hi\n").needing("a/b", "a/c"),
+	writes("cd @CWD@/a/.. && echo hi > f", "f", "hi\n").needing("a"),
+	// zsh reads +N and -N as directory stack entries, bash and dash as a directory and an option.
+	rejects("cd +0 && echo hi > f", "directory stack"),
+	rejects("cd +1 && echo hi > f", "directory stack"),
+	rejects("cd -0 && echo hi > f", "option"),
+	// zsh does not join a line continuation inside an operator or after a redirect's fd number.
+	rejects("echo hi 1\\\n> f", "line continuation between a file descriptor"),
+	rejects("echo hi >\\\n| f", "parse"),
+	rejects("cd sub &\\\n& echo hi > f", "parse"),
+	writes("echo hi \\\n1> f", "f", "hi\n"),
+	writes("echo hi 1>\\\nf", "f", "hi\n"),
 	rejects("cd '' && echo hi > f", "cd: empty directory"),
 	rejects("cd $HOME && echo hi > f", "cd"),
 	rejects("pushd a && echo hi > f", "not a cd"),
@@ -201,6 +217,13 @@ var parseCases = []parseCase{
 	rejects("echo ~ > f", "unquoted '~'"),
 	rejects("echo a=~/x > f", "unquoted '~'"),
 	rejects("echo =ls > f", "starts with '='"),
+	rejects("echo ''=0 > f", "starts with '='"),
+	rejects("echo 'a''b' > f", "back to back"),
+	rejects("echo 'it''s' > f", "back to back"),
+	rejects("echo '''x' > f", "back to back"), // zsh: "0 not found" (found by FuzzParse with zsh)
+	rejects(`echo ""=ls > f`, "starts with '='"),
+	rejects("echo hi > ''=f", "starts with '='"),
+	writes("echo '='ls \\=ls a=b > f", "f", "=ls =ls a=b\n"),
 	rejects("echo <(true) > f", "ProcSubst"),
 	rejects("echo @(a|b) > f", "ExtGlob"),
 	rejects("echo a#b > f", "unquoted '#'"),
@@ -269,8 +292,28 @@ var parseCases = []parseCase{
 	rejects("echo hi > dir/", "ends in '/'"),
 	rejects("echo hi > ''", "empty path"),
 	rejects("echo hi > .", "names a directory"),
-	rejects("echo hi > ../f", "'..'"),
-	rejects("echo hi > a/../f", "'..'"),
+	rejects("echo hi > a/..", "names a directory"),
+	writes("echo hi > a/../f", "f", "hi\n").needing("a"),
+	writes("printf 'clean\\n' > sub//./deeper/../clean.txt", "sub/clean.txt", "clean\n").needing("sub/deeper"),
+	// A path must show in a title as what it is.
+	rejects("echo hi > \u202egnp.exe", "invisible or control character U+202E"),
+	rejects("echo hi > a\u200bb", "U+200B"),
+	rejects("echo hi > \ufeffa", "U+FEFF"),
+	rejects("echo hi > a\u0085b", "U+0085"),
+	rejects("echo hi > a\u2028b", "U+2028"),
+	rejects("cd \u2066x && echo hi > f", "U+2066"),
+	writes("echo \u202e\u200b > f", "f", "\u202e\u200b\n"), // content is shown in a diff, escaped by no one, but it is the truth
+	// Here-document lines dash misreads: a prefix of the delimiter, then a non-ASCII character.
+	rejects(lines("cat <<'EOF' > o", "Ełk", "EOF"), "dash drops a byte"),
+	rejects(lines("cat <<EOF > o", "EOFé", "EOF"), "dash drops a byte"),
+	rejects(lines("cat <<-EOF > o", "\tEO€", "\tEOF"), "dash drops a byte"),
+	rejects(lines("cat <<EOF > o", "x\\", "E😀", "EOF"), "dash drops a byte"),
+	writes(lines("cat <<'EOF' > o", "łk xEłk", "E-ł", "EOF"), "o", "łk xEłk\nE-ł\n"),
+	writes(lines("cat <<'EOF' > o", "é€😀\u202e\u200b", "EOF"), "o", "é€😀\u202e\u200b\n"),
+	// A script too long for one argument of a command line.
+	rejects("echo "+strings.Repeat("x", MaxScriptBytes)+" > f", "too long for one argument"),
+	rejects("echo "+strings.Repeat("''", MaxScriptBytes/8)+" > f", "too long for one argument"),
+	writes("echo "+strings.Repeat("x", MaxScriptBytes-12)+" > f", "f", strings.Repeat("x", MaxScriptBytes-12)+"\n"),
 	rejects("echo hi > /dev/tcp/localhost/80", "under /dev"),
 	rejects("echo hi > /dev/null", "under /dev"),
 	rejects("cd /dev && echo hi > stdout", "under /dev"),
@@ -344,5 +387,79 @@ func TestParseCaseCounts(t *testing.T) {
 func TestParseRelativeCWD(t *testing.T) {
 	if _, err := Parse("echo hi > f", "project"); err == nil || !strings.Contains(err.Error(), "not absolute") {
 		t.Fatalf("err = %v, want a rejection of the relative cwd", err)
+	}
+}
+
+// TestLoginShellsWriteTheSame runs the accepted rows as codex does, in login shells (`bash -lc`,
+// `zsh -lc`, codex's shell on macOS), with this machine's system login files and an empty home:
+// they write what Parse predicts. A user's own login files are beyond any test (see the package
+// documentation).
+func TestLoginShellsWriteTheSame(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			sh := shellPath(t, shell)
+			for _, tc := range parseCases {
+				if !tc.accepted() || strings.Contains(tc.script, "@CWD@") {
+					continue
+				}
+				cwd := shellDir(t)
+				w, err := Parse(tc.script, cwd)
+				if err != nil {
+					t.Fatalf("%q: %v", tc.script, err)
+				}
+				for _, d := range append(tc.dirs, strings.TrimPrefix(filepath.Dir(w.Path), cwd)) {
+					if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				run := runShellFlag(t, sh, "-lc", tc.script, cwd, "/usr/bin:/bin")
+				want := map[string][]byte{w.Path: w.Content}
+				if run.err != nil || !sameFiles(run.files, want) {
+					t.Errorf("%s -lc %q (err %v) wrote\n%sParse says\n%s", shell, tc.script, run.err, describeFiles(run.files), describeFiles(want))
+				}
+			}
+		})
+	}
+}
+
+func TestDependsOnCwd(t *testing.T) {
+	for script, want := range map[string]bool{
+		"echo hi > f":                     true,
+		"echo hi > /abs/f":                false,
+		"cd sub && echo hi > f":           true,
+		"cd sub && echo hi > /abs/f":      true, // the cd may fail where the shell is
+		"cd /abs && echo hi > f":          false,
+		"cd /abs && echo hi > /abs/g":     false,
+		"cd ./sub/.. && echo hi > /abs/f": true,
+	} {
+		w, err := Parse(script, testCWD)
+		if err != nil {
+			t.Fatalf("%q: %v", script, err)
+		}
+		if got := w.DependsOnCwd(); got != want {
+			t.Errorf("%q: DependsOnCwd() = %v, want %v", script, got, want)
+		}
+	}
+}
+
+func TestSearchesCDPATH(t *testing.T) {
+	for script, want := range map[string]bool{
+		"echo hi > f":               false,
+		"cd sub && echo hi > f":     true,
+		"cd a/b && echo hi > f":     true,
+		"cd ./sub && echo hi > f":   false,
+		"cd /abs && echo hi > f":    false,
+		"cd sub/.. && echo hi > f":  true,
+		"cd ./a/.. && echo hi > f":  false,
+		"cd .hidden && echo hi > f": true,
+	} {
+		w, err := Parse(script, testCWD)
+		if err != nil {
+			t.Fatalf("%q: %v", script, err)
+		}
+		if got := w.SearchesCDPATH(); got != want {
+			t.Errorf("%q: SearchesCDPATH() = %v, want %v", script, got, want)
+		}
 	}
 }

@@ -5,50 +5,117 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
-// targetPath returns the absolute, cleaned path that `cd cdDir && … > target` writes, run in cwd
-// (cdDir "" means no cd). An absolute cdDir or target replaces what comes before it.
+// place is where a command's redirect opens its file, before the filesystem is consulted: the
+// directory the redirect runs in (after cd, resolved as the shell's cd does) and the target.
+type place struct {
+	dir    string   // absolute, clean: cwd, or cd's logical destination
+	cdArg  string   // cd's argument, "" without a cd
+	dirs   []string // directories that must exist for cd to succeed (see cdDestination)
+	target string   // the target word's value
+	dotdot bool     // the target has a '..' component: only the filesystem says where it lands
+}
+
+// lexical is the target joined to the directory textually, which is where the file lands when
+// the target has no '..' (the kernel resolves a/b/f to the same file as the text says).
+func (p place) lexical() string { return joinAbs(p.dir, p.target) }
+
+// targetPlace returns where `cd cdDir && … > target` opens its file, run in cwd (cdDir "" means
+// no cd). An absolute cdDir or target replaces what comes before it.
 //
-// '..' is rejected in both: the kernel resolves it after symlinks (a/../f is not f when a is a
-// symlink), bash's cd resolves it before them, and filepath.Clean knows neither.
-func targetPath(cwd, cdDir, target string) (string, error) {
+// cd resolves '..' logically (textually, before symlinks), as bash, dash and zsh do without -P
+// and with zsh's default CHASE_DOTS and CHASE_LINKS off; the kernel resolves a target's '..'
+// physically (after symlinks), which CheckTarget does.
+func targetPlace(cwd, cdDir, target string) (place, error) {
 	if !filepath.IsAbs(cwd) {
-		return "", fmt.Errorf("cwd %q is not absolute", cwd)
+		return place{}, fmt.Errorf("cwd %q is not absolute", cwd)
 	}
 	if err := checkPathWord(target); err != nil {
-		return "", fmt.Errorf("target: %w", err)
+		return place{}, fmt.Errorf("target: %w", err)
 	}
 	if strings.Trim(target, "0123456789") == "" {
 		// bash reads `>0<<EOF` as `>` followed by `0<<EOF`, a heredoc
 		// for fd 0; mvdan reads a target "0" (found by FuzzParse).
-		return "", fmt.Errorf("target %q is all digits, which bash may read as a file descriptor", target)
+		return place{}, fmt.Errorf("target %q is all digits, which bash may read as a file descriptor", target)
 	}
 	if strings.HasSuffix(target, "/") {
-		return "", fmt.Errorf("target %q ends in '/'", target)
+		return place{}, fmt.Errorf("target %q ends in '/'", target)
 	}
-	if base := filepath.Base(target); base == "." {
-		return "", fmt.Errorf("target %q names a directory", target)
+	if base := filepath.Base(target); base == "." || base == ".." {
+		return place{}, fmt.Errorf("target %q names a directory", target)
 	}
-	dir := cwd
+	p := place{dir: filepath.Clean(cwd), target: target, dotdot: hasDotDot(target)}
 	if cdDir != "" {
 		if err := checkPathWord(cdDir); err != nil {
-			return "", fmt.Errorf("cd: %w", err)
+			return place{}, fmt.Errorf("cd: %w", err)
 		}
-		if strings.HasPrefix(cdDir, "-") {
-			return "", fmt.Errorf("cd: %q looks like an option", cdDir)
+		var err error
+		p.cdArg = cdDir
+		if p.dir, p.dirs, err = cdDestination(p.dir, cdDir); err != nil {
+			return place{}, fmt.Errorf("cd: %w", err)
 		}
-		dir = joinAbs(dir, cdDir)
 	}
-	path := joinAbs(dir, target)
+	path := p.lexical()
 	if err := checkPathLengths(path); err != nil {
-		return "", err
+		return place{}, err
 	}
-	if path == "/dev" || strings.HasPrefix(path, "/dev/") {
+	if isDev(path) {
 		// bash opens /dev/tcp/…, /dev/fd/N, /dev/stdout… itself; dash opens files.
-		return "", fmt.Errorf("target %q is under /dev", path)
+		return place{}, fmt.Errorf("target %q is under /dev", path)
 	}
-	return path, nil
+	return p, nil
+}
+
+func isDev(path string) bool { return path == "/dev" || strings.HasPrefix(path, "/dev/") }
+
+// cdDestination returns the directory `cd arg` changes to from cwd, as a logical cd computes it:
+// arg joined to the shell's $PWD, '..' removing the name before it. It also returns the
+// directories the shells check on the way: bash and zsh fail when the name before a '..' is no
+// directory (dash does not look), and all fail when the destination is none. CheckTarget checks
+// them, so that every shell lands in the same place or none writes.
+//
+// $PWD is cwd or another path to it through symlinks (a shell keeps an inherited PWD that names
+// its directory), so a relative arg whose '..' would climb above it is rejected: its meaning
+// depends on which path that is.
+func cdDestination(cwd, arg string) (dir string, mustExist []string, err error) {
+	switch {
+	case strings.HasPrefix(arg, "-"):
+		return "", nil, fmt.Errorf("%q looks like an option (or the previous directory)", arg)
+	case strings.HasPrefix(arg, "+"):
+		return "", nil, fmt.Errorf("%q is a directory stack entry in zsh", arg)
+	}
+	dir = "/"
+	if !filepath.IsAbs(arg) {
+		dir = cwd
+	}
+	depth := 0 // names below cwd, for a relative arg
+	for _, elem := range strings.Split(arg, "/") {
+		switch elem {
+		case "", ".":
+		case "..":
+			if depth == 0 && !filepath.IsAbs(arg) {
+				return "", nil, fmt.Errorf("%q climbs above the directory the shell starts in", arg)
+			}
+			mustExist = append(mustExist, dir)
+			dir = filepath.Dir(dir)
+			depth--
+		default:
+			dir = filepath.Join(dir, elem)
+			depth++
+		}
+	}
+	return dir, append(mustExist, dir), nil
+}
+
+func hasDotDot(p string) bool {
+	for _, elem := range strings.Split(p, "/") {
+		if elem == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // The limits of Linux (and most file systems): a name of more than nameMax
@@ -79,19 +146,23 @@ func joinAbs(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// checkPathWord rejects paths that are empty, contain '..' or control characters.
+// checkPathWord rejects paths that are empty or that a title could not show as they are.
 func checkPathWord(p string) error {
 	if p == "" {
 		return errors.New("empty path")
 	}
-	for _, elem := range strings.Split(p, "/") {
-		if elem == ".." {
-			return fmt.Errorf("path %q contains '..'", p)
-		}
-	}
+	return checkVisible(p)
+}
+
+// checkVisible rejects a path with characters that would not show in a `Write <path>` title as
+// what they are: C0 and C1 controls, DEL, format characters (Unicode category Cf: bidi controls
+// such as U+202E, which reorder the text around them, zero-width spaces and joiners, U+FEFF) and
+// line or paragraph separators. A path with them could pass for another path.
+func checkVisible(p string) error {
 	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
-			return fmt.Errorf("path %q contains a control character", p)
+		if r < 0x20 || (0x7f <= r && r <= 0x9f) || unicode.Is(unicode.Cf, r) ||
+			unicode.In(r, unicode.Zl, unicode.Zp) {
+			return fmt.Errorf("path %q contains an invisible or control character %U", p, r)
 		}
 	}
 	return nil

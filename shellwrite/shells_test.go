@@ -14,13 +14,12 @@ import (
 	"time"
 )
 
-// The second oracle: real shells. Every accepted script is run by bash and dash, which must write
-// exactly the file Parse predicts. REQUIRE_SHELLS=1 turns a missing shell into a failure.
+// The second oracle: real shells. Every accepted script is run by bash, dash and zsh, which must
+// write exactly the file Parse predicts. REQUIRE_SHELLS=1 turns a missing shell into a failure.
 
 // oracleShells are the shells every accepted script is run in, and the ones REQUIRE_SHELLS=1
-// requires. zsh is not installed on the project's machines; Parse's rules for it are argued in the
-// code, and tested only where it happens to be installed.
-var oracleShells = []string{"bash", "dash"}
+// requires: bash (codex on Linux), dash (sh on Debian and Ubuntu) and zsh (codex on macOS).
+var oracleShells = []string{"bash", "dash", "zsh"}
 
 // shellPath returns the absolute path of shell, or skips the test if it is missing.
 func shellPath(tb testing.TB, shell string) string {
@@ -63,9 +62,15 @@ func runShell(tb testing.TB, shellPath, script, dir string) shellRun {
 // runShellPath is runShell with the given PATH.
 func runShellPath(tb testing.TB, shellPath, script, dir, path string) shellRun {
 	tb.Helper()
+	return runShellFlag(tb, shellPath, "-c", script, dir, path)
+}
+
+// runShellFlag is runShellPath with the flag before the script: -c, or -lc for a login shell.
+func runShellFlag(tb testing.TB, shellPath, flag, script, dir, path string) shellRun {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, shellPath, "-c", script)
+	cmd := exec.CommandContext(ctx, shellPath, flag, script)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + path, "HOME=" + dir}
 	var stdout, stderr bytes.Buffer

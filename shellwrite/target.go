@@ -9,60 +9,130 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 )
 
-// CheckTarget checks the filesystem side, as of now: the target's parent directory exists (after
-// resolving symlinks), the target is not a directory, and the fully symlink-resolved target lies inside
-// root (also symlink-resolved) unless allowOutside. Returns the existing file's content (nil, exists=false if
-// it does not exist) read with a limit of maxBytes (error if larger), and an error if the existing
-// content is not valid UTF-8 text (it is shown as a diff's oldText).
+// Target is what CheckTarget found on disk for a Write.
+type Target struct {
+	// Path is the file the shell opens, absolute and clean: the Write's Path, or, when its
+	// target has a '..', the path the kernel resolves it to.
+	Path   string
+	Old    []byte // the existing file's content; nil if it does not exist
+	Exists bool
+}
+
+// CheckTarget checks the filesystem side, as of now: the directories cd goes through are
+// directories, the target's parent directory exists (after resolving symlinks), the target is not a
+// directory, and the fully symlink-resolved target lies inside root (also symlink-resolved) unless
+// allowOutside. It returns where the file lands and the existing file's content (nil,
+// Exists=false if it does not exist) read with a limit of maxBytes (error if larger), and an error
+// if the existing content is not valid UTF-8 text (it is shown as a diff's oldText).
 //
 // An existing target must be a regular file: reading a FIFO would block, and a device is no text.
 // A symlink that points nowhere is rejected: the shell would create the file it points to, wherever
-// that is. Text means valid UTF-8 without NUL bytes.
-func CheckTarget(w Write, root string, allowOutside bool, maxBytes int64) (old []byte, exists bool, err error) {
-	old, exists, err = checkTarget(w, root, allowOutside, maxBytes)
+// that is. Text means valid UTF-8 without NUL bytes. The content is read without following any
+// symlink below root (or below / with allowOutside), so that a directory swapped for a symlink
+// since the check cannot lead the read elsewhere.
+func CheckTarget(w Write, root string, allowOutside bool, maxBytes int64) (Target, error) {
+	t, err := checkTarget(w, root, allowOutside, maxBytes)
 	if err != nil {
-		return nil, false, fmt.Errorf("shellwrite: target %s: %w", w.Path, err)
+		return Target{}, fmt.Errorf("shellwrite: target %s: %w", w.Path, err)
 	}
-	return old, exists, nil
+	return t, nil
 }
 
-func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) ([]byte, bool, error) {
+func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Target, error) {
 	if !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path {
-		return nil, false, errors.New("path is not absolute and clean")
+		return Target{}, errors.New("path is not absolute and clean")
 	}
 	if maxBytes < 0 {
-		return nil, false, fmt.Errorf("negative size limit %d", maxBytes)
+		return Target{}, fmt.Errorf("negative size limit %d", maxBytes)
 	}
-	parent, err := filepath.EvalSymlinks(filepath.Dir(w.Path))
+	for _, d := range w.place.dirs {
+		if info, err := os.Stat(d); err != nil {
+			return Target{}, fmt.Errorf("cd: %w", err)
+		} else if !info.IsDir() {
+			return Target{}, fmt.Errorf("cd: %s is not a directory", d)
+		}
+	}
+	path := w.Path
+	if w.place.dotdot {
+		var err error
+		if path, err = physicalPath(w.place.dir, w.place.target); err != nil {
+			return Target{}, err
+		}
+	}
+	if err := checkVisible(path); err != nil {
+		return Target{}, err
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
-		return nil, false, fmt.Errorf("parent directory: %w", err)
+		return Target{}, fmt.Errorf("parent directory: %w", err)
 	}
 	if info, err := os.Stat(parent); err != nil {
-		return nil, false, fmt.Errorf("parent directory: %w", err)
+		return Target{}, fmt.Errorf("parent directory: %w", err)
 	} else if !info.IsDir() {
-		return nil, false, fmt.Errorf("parent %s is not a directory", parent)
+		return Target{}, fmt.Errorf("parent %s is not a directory", parent)
 	}
-	resolved, exists, err := resolveTarget(filepath.Join(parent, filepath.Base(w.Path)))
+	resolved, exists, err := resolveTarget(filepath.Join(parent, filepath.Base(path)))
 	if err != nil {
-		return nil, false, err
+		return Target{}, err
 	}
+	if isDev(resolved) {
+		return Target{}, fmt.Errorf("%s is under /dev", resolved)
+	}
+	base := "/"
 	if !allowOutside {
-		if err := checkInside(resolved, root); err != nil {
-			return nil, false, err
+		if base, err = checkInside(resolved, root); err != nil {
+			return Target{}, err
 		}
 	}
 	if !exists {
-		return nil, false, nil
+		return Target{Path: path}, nil
 	}
-	old, err := readText(resolved, maxBytes)
+	old, err := readText(base, resolved, maxBytes)
 	if err != nil {
-		return nil, false, err
+		return Target{}, err
 	}
-	return old, true, nil
+	return Target{Path: path, Old: old, Exists: true}, nil
+}
+
+// physicalPath returns the path the kernel opens for target, relative to dir unless absolute,
+// when target has '..' components: each '..' leads to the parent of the directory reached so far,
+// after its symlinks. The path keeps dir's spelling where that names the same directory as the
+// kernel reaches, so that a title stays relative to the session's directory.
+func physicalPath(dir, target string) (string, error) {
+	cur := "/"
+	if !filepath.IsAbs(target) {
+		var err error
+		if cur, err = filepath.EvalSymlinks(dir); err != nil {
+			return "", fmt.Errorf("directory: %w", err)
+		}
+	}
+	elems := strings.Split(target, "/")
+	for _, elem := range elems[:len(elems)-1] {
+		switch elem {
+		case "", ".":
+		case "..":
+			cur = filepath.Dir(cur)
+		default:
+			next, err := filepath.EvalSymlinks(filepath.Join(cur, elem))
+			if err != nil {
+				return "", fmt.Errorf("directory: %w", err)
+			}
+			if info, err := os.Stat(next); err != nil {
+				return "", fmt.Errorf("directory: %w", err)
+			} else if !info.IsDir() {
+				return "", fmt.Errorf("%s is not a directory", next)
+			}
+			cur = next
+		}
+	}
+	lexical := joinAbs(dir, target)
+	if same, err := filepath.EvalSymlinks(filepath.Dir(lexical)); err == nil && same == cur {
+		return lexical, nil
+	}
+	return filepath.Join(cur, elems[len(elems)-1]), nil
 }
 
 // resolveTarget resolves the symlinks of path, whose parent is already resolved, and reports
@@ -92,26 +162,28 @@ func resolveTarget(path string) (resolved string, exists bool, err error) {
 	return path, true, nil
 }
 
-// checkInside requires the resolved path to lie inside root, once root's symlinks are resolved too.
-func checkInside(resolved, root string) error {
+// checkInside requires the resolved path to lie inside root, once root's symlinks are resolved
+// too, and returns the resolved root.
+func checkInside(resolved, root string) (string, error) {
 	if !filepath.IsAbs(root) {
-		return fmt.Errorf("root %q is not absolute", root)
+		return "", fmt.Errorf("root %q is not absolute", root)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return fmt.Errorf("root: %w", err)
+		return "", fmt.Errorf("root: %w", err)
 	}
 	rel, err := filepath.Rel(realRoot, resolved)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
-		return fmt.Errorf("%s is outside %s", resolved, realRoot)
+		return "", fmt.Errorf("%s is outside %s", resolved, realRoot)
 	}
-	return nil
+	return realRoot, nil
 }
 
-// readText reads the regular file at path if it holds at most maxBytes of text. O_NONBLOCK keeps
-// the open from hanging if a FIFO has taken the file's place since it was checked.
-func readText(path string, maxBytes int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// readText reads the regular file at path, below the directory base, if it holds at most maxBytes
+// of text. The file is opened without following symlinks below base (see openBeneath), and with
+// O_NONBLOCK, which keeps the open from hanging if a FIFO has taken the file's place.
+func readText(base, path string, maxBytes int64) ([]byte, error) {
+	f, err := openBeneath(base, path)
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,8 @@ func TestCheckTarget(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path, root := tc.setup(t, newTargetFS(t))
-			old, exists, err := CheckTarget(Write{Path: path, Content: []byte("new")}, root, tc.allowOutside, limit)
+			got, err := CheckTarget(Write{Path: path, Content: []byte("new")}, root, tc.allowOutside, limit)
+			old, exists := got.Old, got.Exists
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tc.err)
@@ -189,7 +190,7 @@ func TestCheckTarget(t *testing.T) {
 
 func TestCheckTargetNegativeLimit(t *testing.T) {
 	root := t.TempDir()
-	if _, _, err := CheckTarget(Write{Path: filepath.Join(root, "f")}, root, false, -1); err == nil {
+	if _, err := CheckTarget(Write{Path: filepath.Join(root, "f")}, root, false, -1); err == nil {
 		t.Fatal("accepted a negative size limit")
 	}
 }

@@ -14,6 +14,9 @@ var wrapperShells = []string{"bash", "sh", "zsh"}
 
 // ScriptFromArgv unwraps codex-acp Rust's rawInput.command argv: [bash|sh|zsh (any dir prefix, e.g. /bin/bash, /usr/bin/zsh), -c|-lc, SCRIPT] -> SCRIPT. Anything else: ok=false.
 func ScriptFromArgv(argv []string) (script string, ok bool) {
+	if len(argv) > 0 && IsWindowsShell(argv[0]) {
+		return "", false // not a POSIX shell: nothing here describes what it runs
+	}
 	if len(argv) != 3 || !isWrapperShell(argv[0]) || (argv[1] != "-c" && argv[1] != "-lc") {
 		return "", false
 	}
@@ -33,6 +36,18 @@ func isWrapperShell(path string) bool {
 		}
 	}
 	return false
+}
+
+// windowsShells are the Windows command interpreters agents run commands in there (codex runs
+// PowerShell by default on Windows). Their quoting, redirects and echo differ from a POSIX
+// shell's in every respect, so a command for them is never read as a shell write.
+var windowsShells = map[string]bool{"powershell": true, "pwsh": true, "cmd": true}
+
+// IsWindowsShell reports whether path names PowerShell (powershell, pwsh) or cmd, in any
+// directory (either slash), with or without .exe, in any case.
+func IsWindowsShell(path string) bool {
+	base := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+	return windowsShells[strings.TrimSuffix(base, ".exe")]
 }
 
 // ScriptFromCommandLine unwraps codex-acp TypeScript's rawInput.command string such as

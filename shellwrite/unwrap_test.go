@@ -168,3 +168,31 @@ func checkRoundTrip(tb testing.TB, script string) {
 		}
 	}
 }
+
+// PowerShell and cmd are never unwrapped: a script for them is no POSIX shell script, whatever
+// it looks like ("echo hi > f" writes UTF-16 in Windows PowerShell 5).
+func TestWindowsShellsStandAside(t *testing.T) {
+	const s = "echo hi > f"
+	for _, shell := range []string{
+		"powershell", "powershell.exe", "PowerShell.EXE", "pwsh", "pwsh.exe", "PWSH", "cmd", "cmd.exe", "CMD.EXE",
+		`C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe`, `C:\Windows\System32\cmd.exe`,
+		"/usr/local/bin/pwsh", `C:\Program Files\PowerShell\7\pwsh.exe`,
+	} {
+		if !IsWindowsShell(shell) {
+			t.Errorf("IsWindowsShell(%q) = false", shell)
+		}
+		for _, flag := range []string{"-c", "-lc", "-Command", "/c"} {
+			if got, ok := ScriptFromArgv([]string{shell, flag, s}); ok {
+				t.Errorf("ScriptFromArgv(%q, %q) = %q", shell, flag, got)
+			}
+		}
+		if got, ok := ScriptFromCommandLine(singleQuoted(shell) + " -c " + singleQuoted(s)); ok {
+			t.Errorf("ScriptFromCommandLine with %q = %q", shell, got)
+		}
+	}
+	for _, other := range []string{"bash", "/bin/zsh", "commander", "pwsh2", "xcmd.exe", ""} {
+		if IsWindowsShell(other) {
+			t.Errorf("IsWindowsShell(%q) = true", other)
+		}
+	}
+}

@@ -84,6 +84,11 @@ func unquote(word string) (string, error) {
 			}
 			b.WriteString(word[i+1 : i+1+end])
 			i += end + 2
+			if i < len(word) && word[i] == '\'' {
+				// zsh with RC_QUOTES (set in a login file, say) reads
+				// 'a''b' as a'b; others read ab.
+				return "", errors.New("single-quoted strings back to back ('a''b': zsh's RC_QUOTES reads a quote)")
+			}
 		case c == '"':
 			n, err := unquoteDouble(word[i:], &b)
 			if err != nil {
@@ -92,7 +97,9 @@ func unquote(word string) (string, error) {
 			i += n
 		case c == '$' || c == '`':
 			return "", fmt.Errorf("expansion %q", c)
-		case c == '=' && i == 0:
+		case c == '=' && b.Len() == 0:
+			// zsh expands =cmd to the command's path, also after quotes that
+			// leave nothing: ''=ls (found by FuzzParse with zsh).
 			return "", errors.New("word starts with '=' (zsh expands =cmd)")
 		case plainUnquoted(c):
 			b.WriteByte(c)
@@ -142,7 +149,7 @@ func unquoteDouble(word string, b *strings.Builder) (int, error) {
 // checked to be valid UTF-8. Deliberately absent: blanks and operators, quotes, $ and `, glob
 // characters (* ? [ ] and the ! and ( of extglobs such as @(…) or !(…)), braces, ~ (which bash
 // also expands after = and :), # (comments), ^ (zsh's extendedglob) and control characters.
-// '=' qualifies; unquote rejects it only as a word's first character (zsh expands =cmd).
+// '=' qualifies; unquote rejects it where nothing precedes it in the word's value (zsh expands =cmd).
 func plainUnquoted(c byte) bool {
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':

@@ -18,8 +18,8 @@ type filterConfig struct {
 	// ShellToPatch shows shell commands that provably write one file as
 	// edit calls with a diff (see ShellPatch).
 	ShellToPatch bool
-	// MaxPatchBytes bounds the existing file read as a diff's oldText;
-	// zero means shellpatch.DefaultMaxPatchBytes.
+	// MaxPatchBytes bounds the bytes shell-to-patch holds for the edits of
+	// all live calls together; zero means shellpatch.DefaultMaxPatchBytes.
 	MaxPatchBytes int64
 	// PatchOutsideCwd also rewrites writes outside the session's directory.
 	PatchOutsideCwd bool

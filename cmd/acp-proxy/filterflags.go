@@ -12,7 +12,7 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filterConfig) {
 	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
 		"show shell commands that provably write one file (cat <<'EOF' > f, printf … > f, echo … > f) as edit calls with a diff")
 	fs.Int64Var(&cfg.MaxPatchBytes, "max-patch-bytes", shellpatch.DefaultMaxPatchBytes,
-		"largest existing file --shell-to-patch reads to show as the diff's old text (bytes); larger: no rewrite")
+		"bytes --shell-to-patch holds for the edits of all calls in progress together (old and new text); a write that does not fit is not rewritten, one that fits beside the others evicts the oldest")
 	fs.BoolVar(&cfg.PatchOutsideCwd, "patch-outside-cwd", false,
 		"let --shell-to-patch rewrite writes outside the session's directory")
 	fs.BoolVar(&cfg.TerminalOutput, "terminal-output", false,

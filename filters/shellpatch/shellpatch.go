@@ -3,9 +3,10 @@ package shellpatch
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -13,8 +14,10 @@ import (
 	"github.com/acp-proxy/acp-proxy/shellwrite"
 )
 
-// DefaultMaxPatchBytes bounds the existing file read as a diff's oldText.
-const DefaultMaxPatchBytes = 1 << 20
+// DefaultMaxPatchBytes bounds the bytes of the edits shown at once: the
+// existing files' text (oldText) and the new text of every live call
+// together. A call that does not fit beside the others evicts the oldest.
+const DefaultMaxPatchBytes = 4 << 20
 
 // maxShellPatchCalls bounds the calls remembered at once; a call that never
 // ends (its final update lost) must not grow the state forever.
@@ -27,31 +30,100 @@ const maxShellPatchCalls = 1024
 // checks the target against the session's directory, and keeps every later
 // update of the call showing the edit.
 //
+// Calls are known by session and toolCallId together, and every message
+// that carries a rawInput is judged by that rawInput: a later message whose
+// command differs is never shown as the earlier edit.
+//
 // The rewrite is display-only: the agent still runs the command. Anything
 // the filter cannot prove leaves the message byte-identical.
 type ShellPatch struct {
-	MaxBytes   int64 // largest existing file shown as oldText; 0: DefaultMaxPatchBytes
-	OutsideCwd bool  // also rewrite writes outside the session's directory
+	// MaxBytes bounds the bytes held for the edits of all live calls
+	// together (see DefaultMaxPatchBytes); 0: DefaultMaxPatchBytes.
+	MaxBytes   int64
+	OutsideCwd bool // also rewrite writes outside the session's directory
 
-	calls map[string]*shellCall // by toolCallId; only the agent→client pump touches it
-	order []string              // toolCallIds, oldest first, for the bound
+	// Only the agent→client pump touches calls, sessions and held.
+	calls    toolcall.List[call]
+	sessions map[string]*session
+	held     int64 // bytes of the edits in calls
+
+	loads loads // session/load requests in flight; both pumps use it
 }
 
-// shellCall is a recognised write, fixed when the proxy first saw the call.
-type shellCall struct {
-	quotedID  []byte // the toolCallId as a JSON string, to spot its updates
-	title     []byte // JSON string
-	locations []byte // JSON array
-	diff      []byte // JSON content item
+// call is what the filter knows of one tool call.
+type call struct {
+	session, id string
+	claude      bool   // claude-agent-acp's (its _meta said so)
+	otherTool   bool   // claude's, but not its Bash tool
+	edit        *edit  // nil: not shown as an edit
+	cdDir       string // a claude call's `cd DIR &&`: where it leaves the shell
+	root        string // the session's directory when the edit was recognised
+	// stale: the client last saw another edit for this call (or one that
+	// no longer is), which its next session/update must restate: an
+	// update replaces only the members it carries.
+	stale bool
+	title []byte // the agent's last title for the call (JSON), for a retraction
+}
+
+// inside reports whether dir is root or below it, by name.
+func inside(dir, root string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// edit is a recognised write, fixed when the proxy first saw the command.
+type edit struct {
+	cmd       command // the command as recognised: a later rawInput must carry the same
+	title     []byte  // JSON string
+	locations []byte  // JSON array
+	diff      []byte  // JSON content item
+}
+
+func (e *edit) size() int64 { return int64(len(e.title) + len(e.locations) + len(e.diff)) }
+
+// session is what the filter knows of a session's agent.
+type session struct {
+	claude bool // a claude Bash call was seen: bare commands here are claude's
+	// shellCwd is where claude's shell is (it keeps its directory between
+	// Bash calls), "" when unknown: after a command the filter could not
+	// follow, relative paths are not rewritten.
+	shellCwd string
+	started  bool // shellCwd has been set from the session's directory
 }
 
 var _ filters.Filter = (*ShellPatch)(nil)
 
 func (*ShellPatch) Name() string { return "shell-to-patch" }
 
+func (s *ShellPatch) limit() int64 {
+	if s.MaxBytes <= 0 {
+		return DefaultMaxPatchBytes
+	}
+	return s.MaxBytes
+}
+
+var (
+	quotedRawInput   = []byte(`"rawInput"`)
+	quotedToolCallID = []byte(`"toolCallId"`)
+)
+
 func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir != filters.AgentToClient || !s.mayConcern(m.Raw) {
+	if m.Dir == filters.ClientToAgent {
+		s.loads.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
+	}
+	if sid, ok := s.loads.observeResponse(m); ok {
+		delete(s.sessions, sid) // a loaded session's shell starts afresh, in the load's directory
+	}
+	// A message without a rawInput matters only when it continues a live
+	// call: it then names a toolCallId, which is one map lookup away.
+	if !bytes.Contains(m.Raw, quotedRawInput) {
+		if s.calls.Len() == 0 || !bytes.Contains(m.Raw, quotedToolCallID) {
+			return out.Emit(m.Dir, m.Raw)
+		}
+		if u, ok := toolcall.Of(m); !ok || s.calls.Get(m.SessionID(), u.ID) == nil {
+			return out.Emit(m.Dir, m.Raw)
+		}
 	}
 	var (
 		raw []byte
@@ -61,7 +133,7 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		raw, err = s.rewrite(m, []string{"params", "toolCall"}, true)
 	case toolcall.IsToolUpdate(m):
-		raw, err = s.rewrite(m, []string{"params", "update"}, m.UpdateKind() == "tool_call")
+		raw, err = s.rewrite(m, toolcall.UpdatePath, m.UpdateKind() == "tool_call")
 	}
 	if err != nil {
 		return err
@@ -72,271 +144,313 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 	return out.Emit(m.Dir, raw)
 }
 
-// quotedRawInput is the key every command-carrying call has.
-var quotedRawInput = []byte(`"rawInput"`)
-
-// mayConcern reports, without parsing, whether raw may start a rewrite (it
-// carries a rawInput) or continue one (it names a call being shown as an
-// edit). Everything else — message chunks, output deltas, plans — passes at
-// the cost of a substring search. A key spelled with escapes reads as absent,
-// which leaves the message untouched: the safe side.
-func (s *ShellPatch) mayConcern(raw []byte) bool {
-	if bytes.Contains(raw, quotedRawInput) {
-		return true
-	}
-	for _, c := range s.calls {
-		if bytes.Contains(raw, c.quotedID) {
-			return true
-		}
-	}
-	return false
-}
-
 // rewrite returns the message with the call at path shown as an edit, or
-// nil to leave it alone.
+// nil to leave it alone. announces: the message opens the call or asks to
+// run it (tool_call, session/request_permission).
 func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) ([]byte, error) {
 	callRaw, ok := rawjson.Get(m.Raw, path...)
 	if !ok {
 		return nil, nil
 	}
 	id, _ := rawjson.GetString(callRaw, "toolCallId")
-	if id == "" {
+	sid := m.SessionID()
+	if id == "" || sid == "" || s.loads.loading(sid) {
+		// session/load replays history: today's file is not what those
+		// calls saw.
 		return nil, nil
 	}
-	call := s.calls[id]
-	if call == nil {
-		// Only a call that carries a command can start a rewrite, and
-		// every shell write has a '>': skip the rest without parsing.
-		rawInput, ok := rawjson.Get(callRaw, "rawInput")
-		if !ok || !mayRedirect(rawInput) {
-			return nil, nil
+	c := s.calls.Get(sid, id)
+	if toolName, ok := rawjson.GetString(callRaw, "_meta", "claudeCode", "toolName"); ok {
+		if c == nil {
+			c = s.track(sid, id)
 		}
-		if kind, ok := rawjson.GetString(callRaw, "kind"); ok && kind != "execute" {
-			return nil, nil
-		} else if !ok && announces {
-			return nil, nil // a new call without a kind is "other", not a command
-		}
-		call = s.recognise(m, callRaw, rawInput)
-		if call == nil {
-			return nil, nil
-		}
-		call.quotedID = rawjson.Quote(id)
-		s.remember(id, call)
+		s.session(m, sid).claude = true
+		c.claude = true
+		// Another claude tool (an MCP tool's input may have a
+		// "command" too) is never a shell command.
+		c.otherTool = c.otherTool || toolName != "Bash"
 	}
-	out, err := s.show(m.Raw, path, callRaw, call)
-	if err != nil {
-		return nil, err
+	status, _ := rawjson.GetString(callRaw, "status")
+	final := status == "completed" || status == "failed"
+	if rawInput, ok := rawjson.Get(callRaw, "rawInput"); ok {
+		// A command that has not run yet can start an edit: the existing
+		// file is still the one it will replace.
+		fresh := announces && !final || status == "" || status == "pending"
+		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
-	if status, _ := rawjson.GetString(callRaw, "status"); status == "completed" || status == "failed" {
-		s.forget(id)
+	permission := len(path) == 2 && path[1] == "toolCall"
+	var out []byte
+	var err error
+	switch {
+	case c != nil && c.edit != nil:
+		restate := c.stale && !permission
+		if out, err = show(m.Raw, path, callRaw, c.edit, permission, restate); err != nil {
+			return nil, err
+		}
+		c.stale = c.stale && permission
+	case c != nil && c.stale && !permission:
+		if out, err = retract(m.Raw, path, callRaw, c.title); err != nil {
+			return nil, err
+		}
+		c.stale = false
+	}
+	if c != nil {
+		if title, ok := rawjson.Get(callRaw, "title"); ok {
+			c.title = append(c.title[:0], title...)
+		}
+	}
+	if c != nil && final {
+		s.end(c, status)
 	}
 	return out, nil
 }
 
+// judge decides the call from the rawInput a message carries, and returns
+// the call's state (nil if none is kept). mayStart: the message may start
+// an edit (see rewrite).
+func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput []byte, mayStart bool) *call {
+	sess := s.session(m, sid)
+	// In a claude session a bare command is claude's, even on a message
+	// that does not say so (0.23's permission requests carry no _meta).
+	claude := c != nil && c.claude || sess.claude
+	cmd, ok := commandOf(rawInput, claude, agentName(m), sessionCwd(m, sid))
+	ok = ok && (c == nil || !c.otherTool)
+	if c != nil && c.edit != nil {
+		if ok && cmd.script == c.edit.cmd.script && cmd.dir == c.edit.cmd.dir || strippedLine(rawInput, c.edit.cmd) {
+			return c // the same command: the same edit
+		}
+		s.dropEdit(c) // another command, or none: not this edit
+	}
+	var r recognised
+	switch {
+	case ok && mayStart && mayRedirect(rawInput):
+		r = s.recognise(m, sess, sid, cmd)
+	case ok && claude:
+		r.staysPut = staysPut(cmd.script)
+	}
+	if claude && ok && !r.staysPut {
+		// A command the filter does not follow may move claude's shell
+		// anywhere; a recognised `cd DIR &&` sets it when it completes.
+		sess.shellCwd = ""
+	}
+	e, cdDir := r.edit, r.cdDir
+	if e == nil || e.size() > s.limit() {
+		return c
+	}
+	for s.held+e.size() > s.limit() && s.calls.Len() > 0 {
+		s.evictOldest()
+	}
+	if c == nil || s.calls.Get(sid, id) != c {
+		c = s.track(sid, id)
+		c.claude = claude
+	}
+	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(sessionCwd(m, sid))
+	s.held += e.size()
+	return c
+}
+
+// isExecute reports whether the call is a command: its kind is execute, or
+// absent on a message that does not open the call (an update replaces only
+// what it carries; a new call without a kind is "other").
+func isExecute(callRaw []byte, opens bool) bool {
+	kind, ok := rawjson.GetString(callRaw, "kind")
+	return ok && kind == "execute" || !ok && !opens
+}
+
 // mayRedirect reports whether JSON text may hold a '>', raw or escaped (Go
-// encoders write \u003e).
+// encoders write \u003e): every shell write has one.
 func mayRedirect(raw []byte) bool {
 	return bytes.IndexByte(raw, '>') >= 0 || bytes.Contains(raw, []byte(`\u003e`)) || bytes.Contains(raw, []byte(`\u003E`))
 }
 
-// recognise decides whether the call's command provably writes one file.
-func (s *ShellPatch) recognise(m *filters.Message, callRaw, rawInput []byte) *shellCall {
-	script, cwd, ok := commandOf(callRaw, rawInput)
-	if !ok {
-		return nil
-	}
-	sess, ok := m.Caps.Session(m.SessionID())
-	if !ok || !filepath.IsAbs(sess.Cwd) {
-		return nil // no session directory to check the target against
-	}
-	if cwd == "" {
-		cwd = sess.Cwd // claude runs commands in the session's directory
-	}
-	if !filepath.IsAbs(cwd) || strings.ContainsAny(script+cwd, "\r\x00") {
-		return nil
-	}
-	w, err := shellwrite.Parse(script, filepath.Clean(cwd))
-	if err != nil {
-		return nil
-	}
-	limit := s.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxPatchBytes
-	}
-	old, exists, err := shellwrite.CheckTarget(w, filepath.Clean(sess.Cwd), s.OutsideCwd, limit)
-	if err != nil {
-		return nil
-	}
-	return newShellCall(w, old, exists, filepath.Clean(sess.Cwd))
+// recognised is what recognise found.
+type recognised struct {
+	edit  *edit  // nil: not shown as an edit
+	cdDir string // the command's `cd DIR &&`, "" without one
+	// staysPut: the command provably leaves the shell's directory alone
+	// (shellwrite accepted it, without a cd), even when it is not shown.
+	staysPut bool
 }
 
-func newShellCall(w shellwrite.Write, old []byte, exists bool, root string) *shellCall {
-	name := w.Path
-	if rel, err := filepath.Rel(root, w.Path); err == nil && !strings.HasPrefix(rel, "..") {
-		name = rel
+// recognise decides whether cmd provably writes one file, and reads the
+// file's current text.
+func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cmd command) recognised {
+	root := sessionCwd(m, sid)
+	if !filepath.IsAbs(root) {
+		return recognised{} // no session directory to check the target against
 	}
-	path := rawjson.Quote(w.Path)
-	diff := []byte(`{"type":"diff","path":`)
-	diff = append(diff, path...)
-	diff = append(diff, `,"oldText":`...)
-	if exists {
-		diff = rawjson.AppendQuote(diff, string(old))
+	dir := cmd.dir
+	if cmd.shape == shapeClaude {
+		dir = sess.shellCwd
+	}
+	knownDir := dir != ""
+	if !knownDir {
+		dir = root
+	}
+	if !filepath.IsAbs(dir) || strings.ContainsAny(cmd.script+dir, "\r\x00") {
+		return recognised{}
+	}
+	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
+	if err != nil {
+		return recognised{}
+	}
+	if w.SearchesCDPATH() && os.Getenv("CDPATH") != "" {
+		// The agent, started by the proxy, has the proxy's environment:
+		// its cd may find the directory on $CDPATH.
+		return recognised{}
+	}
+	var r recognised
+	if d, ok := w.CdDir(); ok {
+		r.cdDir = d
 	} else {
-		diff = append(diff, "null"...)
+		r.staysPut = true
 	}
-	diff = append(diff, `,"newText":`...)
-	diff = rawjson.AppendQuote(diff, string(w.Content))
-	diff = append(diff, '}')
-	return &shellCall{
-		title:     rawjson.Quote("Write " + name),
-		locations: fmt.Appendf(nil, `[{"path":%s}]`, path),
-		diff:      diff,
+	if cmd.shape == shapeClaude && claudeTransformed(cmd.script) != nil {
+		// Claude Code runs another command; its transformations (see
+		// claudeTransformed) add no cd.
+		return r
+	}
+	if !knownDir && cmd.shape == shapeClaude && w.DependsOnCwd() {
+		return r // claude's shell may be anywhere by now
+	}
+	t, err := shellwrite.CheckTarget(w, root, s.OutsideCwd, s.limit())
+	if err != nil {
+		return r
+	}
+	r.edit = newEdit(cmd, w, t, root)
+	return r
+}
+
+// staysPut reports whether script provably leaves its shell's directory
+// alone: shellwrite accepts it, and it has no cd.
+func staysPut(script string) bool {
+	w, err := shellwrite.Parse(script, "/")
+	if err != nil {
+		return false
+	}
+	_, cd := w.CdDir()
+	return !cd
+}
+
+// track starts keeping state for a call.
+func (s *ShellPatch) track(sid, id string) *call {
+	c := &call{session: sid, id: id}
+	s.calls.Max = maxShellPatchCalls
+	if old := s.calls.Add(sid, id, c); old != nil {
+		s.dropEdit(old)
+	}
+	return c
+}
+
+func (s *ShellPatch) evictOldest() {
+	if old := s.calls.RemoveOldest(); old != nil {
+		s.dropEdit(old)
 	}
 }
 
-// commandOf finds the shell script and its working directory in rawInput,
-// in each agent's shape (docs/agents.md). cwd "" means the session's.
-func commandOf(callRaw, rawInput []byte) (script, cwd string, ok bool) {
-	cmd, ok := rawjson.Get(rawInput, "command")
+func (s *ShellPatch) dropEdit(c *call) {
+	if c.edit != nil {
+		s.held -= c.edit.size()
+		c.edit, c.cdDir, c.stale = nil, "", true
+	}
+}
+
+// end forgets a call that completed or failed. A claude call that ran a
+// recognised `cd DIR && …` to completion left its shell in DIR, unless DIR
+// is outside the session's directory (Claude Code then moves it back).
+func (s *ShellPatch) end(c *call, status string) {
+	if c.claude && c.cdDir != "" {
+		if sess := s.sessions[c.session]; sess != nil && status == "completed" && inside(c.cdDir, c.root) {
+			sess.shellCwd = c.cdDir
+		}
+	}
+	s.dropEdit(c)
+	s.calls.Remove(c.session, c.id)
+}
+
+// session returns the filter's state for session sid.
+func (s *ShellPatch) session(m *filters.Message, sid string) *session {
+	if s.sessions == nil {
+		s.sessions = map[string]*session{}
+	}
+	sess := s.sessions[sid]
+	if sess == nil {
+		sess = &session{}
+		s.sessions[sid] = sess
+	}
+	if !sess.started {
+		if cwd := sessionCwd(m, sid); filepath.IsAbs(cwd) {
+			sess.shellCwd, sess.started = filepath.Clean(cwd), true
+		}
+	}
+	return sess
+}
+
+// agentName is the name the agent gave in initialize, or "".
+func agentName(m *filters.Message) string {
+	if m.Caps == nil {
+		return ""
+	}
+	a, _ := m.Caps.Agent()
+	return a.Name
+}
+
+// sessionCwd is the directory the client gave session sid, or "".
+func sessionCwd(m *filters.Message, sid string) string {
+	if m.Caps == nil {
+		return ""
+	}
+	sess, ok := m.Caps.Session(sid)
 	if !ok {
-		return "", "", false
+		return ""
 	}
-	cwd, _ = rawjson.GetString(rawInput, "cwd")
-	switch {
-	case len(cmd) > 0 && cmd[0] == '[': // codex-acp (Rust): argv
-		var argv []string
-		err := rawjson.Elements(cmd, func(_ int, el []byte) bool {
-			s, uerr := rawjson.Unquote(el)
-			if uerr != nil {
-				argv = nil
-				return false
-			}
-			argv = append(argv, s)
-			return true
-		})
-		if err != nil || argv == nil {
-			return "", "", false
-		}
-		script, ok = shellwrite.ScriptFromArgv(argv)
-		return script, cwd, ok && cwd != ""
-	case len(cmd) > 0 && cmd[0] == '"':
-		line, err := rawjson.Unquote(cmd)
-		if err != nil {
-			return "", "", false
-		}
-		if script, ok := shellwrite.ScriptFromCommandLine(line); ok {
-			return script, cwd, true // codex-acp (TypeScript): a shell-quoted string
-		}
-		if isClaude(callRaw, rawInput) {
-			return line, "", true // claude-agent-acp: the bare script
-		}
-	}
-	return "", "", false
+	return sess.Cwd
 }
 
-// isClaude reports a claude-agent-acp Bash call: its tool messages carry
-// _meta.claudeCode, its rawInput a description beside the command.
-func isClaude(callRaw, rawInput []byte) bool {
-	if _, ok := rawjson.Get(callRaw, "_meta", "claudeCode"); ok {
-		return true
-	}
-	_, hasDesc := rawjson.Get(rawInput, "description")
-	_, hasCwd := rawjson.Get(rawInput, "cwd")
-	return hasDesc && !hasCwd
+// loads tracks the client's session/load requests until their responses:
+// meanwhile the agent replays the session's history.
+type loads struct {
+	mu  sync.Mutex
+	ids map[string]string // request id → sessionId
+	sid map[string]int    // sessionId → loads in flight
 }
 
-// show splices the edit into the call at path: kind, title, locations and
-// the diff as content, and removes what points at the agent's terminal.
-// Members the update does not carry are set only on the message that
-// announces the call (tool_call, the permission request) or first shows
-// the command (claude's rawInput update), because an update replaces only
-// what it carries.
-func (s *ShellPatch) show(raw []byte, path []string, callRaw []byte, call *shellCall) ([]byte, error) {
-	set := func(key string, val []byte) error {
-		var err error
-		raw, err = rawjson.Set(raw, val, append(path[:len(path):len(path)], key)...)
-		return err
+func (l *loads) observeRequest(m *filters.Message) {
+	if !bytes.Contains(m.Raw, []byte(`"session/load"`)) || m.Method() != "session/load" || !m.IsRequest() {
+		return
 	}
-	_, hasRawInput := rawjson.Get(callRaw, "rawInput")
-	sessionUpdate, _ := rawjson.GetString(callRaw, "sessionUpdate")
-	announcing := hasRawInput || sessionUpdate == "tool_call" || len(path) == 2 && path[1] == "toolCall"
-	has := func(key string) bool { _, ok := rawjson.Get(callRaw, key); return ok }
-
-	if announcing || has("kind") {
-		if err := set("kind", []byte(`"edit"`)); err != nil {
-			return nil, err
-		}
+	sid, _ := rawjson.GetString(m.Params(), "sessionId")
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ids == nil {
+		l.ids, l.sid = map[string]string{}, map[string]int{}
 	}
-	if announcing || has("title") {
-		if err := set("title", call.title); err != nil {
-			return nil, err
-		}
+	if len(l.ids) < 1024 {
+		l.ids[string(m.ID())] = sid
+		l.sid[sid]++
 	}
-	if announcing || has("locations") {
-		if err := set("locations", call.locations); err != nil {
-			return nil, err
-		}
-	}
-	if announcing || has("content") {
-		content, err := editContent(callRaw, call.diff)
-		if err != nil {
-			return nil, err
-		}
-		if err := set("content", content); err != nil {
-			return nil, err
-		}
-	}
-	if meta, ok := rawjson.Get(callRaw, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
-		for _, k := range []string{toolcall.MetaTerminalInfo, toolcall.MetaTerminalOutput, toolcall.MetaTerminalOutputDelta, toolcall.MetaTerminalExit} {
-			var err error
-			raw, _, err = rawjson.Delete(raw, append(path[:len(path):len(path)], "_meta", k)...)
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	return raw, nil
 }
 
-// editContent is the diff, followed, on a failed call, by the agent's own
-// text content (its error message); terminal items never come along.
-func editContent(callRaw, diff []byte) ([]byte, error) {
-	out := append([]byte{'['}, diff...)
-	if status, _ := rawjson.GetString(callRaw, "status"); status == "failed" {
-		content, _ := rawjson.Get(callRaw, "content")
-		if len(content) > 0 && content[0] == '[' {
-			err := rawjson.Elements(content, func(_ int, el []byte) bool {
-				if t, _ := rawjson.GetString(el, "type"); t != "terminal" {
-					out = append(append(out, ','), el...)
-				}
-				return true
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
+// observeResponse reports the session whose load m (agent→client) answers.
+func (l *loads) observeResponse(m *filters.Message) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.ids) == 0 || !m.IsResponse() {
+		return "", false
 	}
-	return append(out, ']'), nil
+	sid, ok := l.ids[string(m.ID())]
+	if !ok {
+		return "", false
+	}
+	delete(l.ids, string(m.ID()))
+	if l.sid[sid]--; l.sid[sid] <= 0 {
+		delete(l.sid, sid)
+	}
+	return sid, true
 }
 
-func (s *ShellPatch) remember(id string, c *shellCall) {
-	if s.calls == nil {
-		s.calls = map[string]*shellCall{}
-	}
-	if len(s.order) >= maxShellPatchCalls {
-		delete(s.calls, s.order[0])
-		s.order = s.order[1:]
-	}
-	s.calls[id] = c
-	s.order = append(s.order, id)
-}
-
-func (s *ShellPatch) forget(id string) {
-	delete(s.calls, id)
-	for i, o := range s.order {
-		if o == id {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
-	}
+func (l *loads) loading(sid string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sid[sid] > 0
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/rawjson"
 )
@@ -70,7 +71,7 @@ func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{"terminal_output":{"terminal_id":"call_1","data":""}}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"exit_code":0}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","content":[]}`))
-	assert.Equal(t, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{}}`), got[0].Raw)
+	assert.Equal(t, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1"}`), got[0].Raw, "an emptied _meta goes too")
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"# Notes\n$HOME stays\n"}]`, path), field(t, got[1].Raw, "params", "update", "content"))
 	assert.Equal(t, `"completed"`, field(t, got[1].Raw, "params", "update", "status"))
 	assert.True(t, got[2].Original, "after the end the call is forgotten")
@@ -84,7 +85,8 @@ func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c2","kind":"execute","status":"pending","title":"printf","rawInput":{"command":%s,"cwd":%q},"content":[{"type":"content","content":{"type":"text","text":"printf"}}]},"options":[{"kind":"allow_once","name":"Yes","optionId":"approved"},{"kind":"reject_once","name":"No","optionId":"abort"}]}}`, argv, dir)
 	got := chaintest.Run(t, c, filters.AgentToClient, perm)
 	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":"old\n","newText":"new\n"}]`, f)
-	assert.JSONEq(t, want, field(t, got[0].Raw, "params", "toolCall", "content"))
+	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":"old\n","newText":"new\n"},{"type":"content","content":{"type":"text","text":"printf"}}]`, f),
+		field(t, got[0].Raw, "params", "toolCall", "content"), "the agent's own content stays, after the diff")
 	assert.Equal(t, `"edit"`, field(t, got[0].Raw, "params", "toolCall", "kind"))
 	assert.Equal(t, field(t, perm, "params", "options"), field(t, got[0].Raw, "params", "options"), "options untouched")
 	assert.Equal(t, `0`, field(t, got[0].Raw, "id"))
@@ -132,7 +134,7 @@ func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "escape")))
 	big := filepath.Join(dir, "big")
-	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("x", 2<<20)), 0o644))
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("x", DefaultMaxPatchBytes)), 0o644))
 	lines := []string{
 		codexCall("a", "echo x >> f", dir),               // append
 		codexCall("b", "ls -la", dir),                    // not a write
@@ -213,4 +215,38 @@ func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 		assert.NotContains(t, g.Raw, `"type":"terminal"`)
 	}
 	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
+}
+
+// BenchmarkShellPatchLiveCalls measures a 100 KB output update of a call that is not an edit, with
+// no live edits and with 1,024: finding the message's call is one lookup, not a search per call,
+// so the two should cost the same.
+func BenchmarkShellPatchLiveCalls(b *testing.B) {
+	dir := b.TempDir()
+	caps := capabilities.New()
+	caps.ObserveRequest("session/new", []byte("1"), []byte(fmt.Sprintf(`{"cwd":%q}`, dir)))
+	caps.ObserveResponse([]byte("1"), []byte(`{"sessionId":"S"}`))
+	update := []byte(patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"other","_meta":{"terminal_output":{"terminal_id":"other","data":"` + strings.Repeat("0123456789abcdef", 100<<10/16) + `"}}}`))
+	b.Run("baseline=parse", func(b *testing.B) {
+		b.SetBytes(int64(len(update)))
+		for range b.N {
+			m := filters.NewMessage(filters.AgentToClient, update, time.Time{}, caps)
+			_, _ = toolcall.Of(m) // what every filter of the chain pays to read the update
+		}
+	})
+	for _, live := range []int{0, maxShellPatchCalls} {
+		b.Run(fmt.Sprintf("live=%d", live), func(b *testing.B) {
+			f := &ShellPatch{}
+			for i := range live {
+				m := filters.NewMessage(filters.AgentToClient, []byte(codexCall(fmt.Sprintf("call_%d", i), fmt.Sprintf("echo x > f%d", i), dir)), time.Time{}, caps)
+				require.NoError(b, f.Apply(context.Background(), m, discardEmitter{}))
+			}
+			require.Equal(b, live, f.calls.Len())
+			b.SetBytes(int64(len(update)))
+			b.ResetTimer()
+			for range b.N {
+				m := filters.NewMessage(filters.AgentToClient, update, time.Time{}, caps)
+				_ = f.Apply(context.Background(), m, discardEmitter{})
+			}
+		})
+	}
 }

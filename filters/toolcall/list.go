@@ -4,14 +4,18 @@ package toolcall
 // seen, which is the order held output is flushed in. Calls are keyed by
 // session and toolCallId together: agents number calls per session or per
 // turn (call_0, call_1, …), so an id alone can name calls of two sessions.
-// A List is used by one direction's pump only.
+// A List is used by one direction's pump only. Get is one map lookup, so
+// a filter can find the call of every message without a search per call.
 type List[T any] struct {
 	// Max bounds the calls kept; adding past it evicts the oldest. Calls
 	// end (status completed/failed) or their turn ends long before this;
 	// the bound is for agents that do neither. Zero means 128.
 	Max   int
 	items []entry[T]
+	byKey map[key]*T
 }
+
+type key struct{ session, id string }
 
 type entry[T any] struct {
 	session, id string
@@ -26,14 +30,7 @@ func (l *List[T]) max() int {
 }
 
 // Get returns the state of call id in session, or nil.
-func (l *List[T]) Get(session, id string) *T {
-	for i := range l.items {
-		if l.items[i].id == id && l.items[i].session == session {
-			return l.items[i].v
-		}
-	}
-	return nil
-}
+func (l *List[T]) Get(session, id string) *T { return l.byKey[key{session, id}] }
 
 // Len is the number of calls kept.
 func (l *List[T]) Len() int { return len(l.items) }
@@ -42,15 +39,35 @@ func (l *List[T]) Len() int { return len(l.items) }
 // removes and returns the oldest call, for the caller to flush.
 func (l *List[T]) Add(session, id string, v *T) (evicted *T) {
 	if len(l.items) >= l.max() {
-		evicted = l.items[0].v
-		l.items = append(l.items[:0], l.items[1:]...)
+		evicted = l.RemoveOldest()
+	}
+	if l.byKey == nil {
+		l.byKey = map[key]*T{}
 	}
 	l.items = append(l.items, entry[T]{session, id, v})
+	l.byKey[key{session, id}] = v
 	return evicted
+}
+
+// RemoveOldest forgets the call added first and returns it (nil if none).
+func (l *List[T]) RemoveOldest() *T {
+	if len(l.items) == 0 {
+		return nil
+	}
+	e := l.items[0]
+	l.items = append(l.items[:0], l.items[1:]...)
+	if l.byKey[key{e.session, e.id}] == e.v {
+		delete(l.byKey, key{e.session, e.id})
+	}
+	return e.v
 }
 
 // Remove forgets call id of session.
 func (l *List[T]) Remove(session, id string) {
+	if _, ok := l.byKey[key{session, id}]; !ok {
+		return
+	}
+	delete(l.byKey, key{session, id})
 	for i := range l.items {
 		if l.items[i].id == id && l.items[i].session == session {
 			l.items = append(l.items[:i], l.items[i+1:]...)
@@ -65,6 +82,8 @@ func (l *List[T]) RemoveSession(session string) {
 	for _, e := range l.items {
 		if e.session != session {
 			kept = append(kept, e)
+		} else {
+			delete(l.byKey, key{e.session, e.id})
 		}
 	}
 	clear(l.items[len(kept):])

@@ -59,3 +59,15 @@ func TestOfReadsAToolCallUpdate(t *testing.T) {
 	_, ok = Of(filters.NewMessage(filters.ClientToAgent, []byte(raw), time.Time{}, nil))
 	assert.False(t, ok, "only the agent sends tool calls")
 }
+
+func TestListRemoveOldest(t *testing.T) {
+	var l List[int]
+	one, two := 1, 2
+	assert.Nil(t, l.RemoveOldest())
+	l.Add("s", "1", &one)
+	l.Add("s", "2", &two)
+	assert.Equal(t, &one, l.RemoveOldest())
+	assert.Nil(t, l.Get("s", "1"))
+	assert.Equal(t, &two, l.Get("s", "2"))
+	assert.Equal(t, 1, l.Len())
+}

@@ -133,9 +133,10 @@ func launch(t *testing.T, agent string, commands []string, unified bool, policy 
 	t.Helper()
 	script := mockmodel.Script{Commands: commands}
 	switch agent {
-	case "claude-0.23":
+	case "claude-0.23", "claude-0.101":
 		m := mockmodel.NewMessages(t, script)
-		return session{realagent.Claude(t, realagent.ClaudeOptions{ModelURL: m.URL()}), func() []string { return replies(m.Requests()) }}
+		opts := realagent.ClaudeOptions{Version: strings.TrimPrefix(agent, "claude-"), ModelURL: m.URL()}
+		return session{realagent.Claude(t, opts), func() []string { return replies(m.Requests()) }}
 	case "codex-0.13", "codex-0.16":
 		m := mockmodel.NewResponses(t, script)
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}

@@ -332,8 +332,8 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	if v, ok := g["locations"]; ok && !jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})) {
 		t.Errorf("locations %s, want [{path: %s}]", v, want.Path)
 	}
-	if v, ok := g["content"]; ok && !jsonEqual(string(v), mustJSON(t, []diffItem{want})) {
-		t.Errorf("content %s,\nwant exactly one diff %s", shorten(v), mustJSON(t, []diffItem{want}))
+	if v, ok := g["content"]; ok && !jsonEqual(string(v), wantContent(t, oe.Method, o["content"], want)) {
+		t.Errorf("content %s,\nwant %s", shorten(v), wantContent(t, oe.Method, o["content"], want))
 	}
 	_, announces := o["rawInput"]
 	if ge.Method == "session/request_permission" || announces {
@@ -343,6 +343,26 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 			}
 		}
 	}
+}
+
+// wantContent is the content a rewritten message of the write must show: the diff alone, and in
+// a permission request the agent's own items after it (its reasons, proposed amendments and
+// sandbox escalations are what the user approves), its terminals excepted.
+func wantContent(t *testing.T, method string, orig json.RawMessage, want diffItem) string {
+	t.Helper()
+	items := []any{want}
+	if method == "session/request_permission" {
+		var agent []json.RawMessage
+		json.Unmarshal(orig, &agent)
+		for _, it := range agent {
+			var typ struct{ Type string }
+			json.Unmarshal(it, &typ)
+			if typ.Type != "terminal" {
+				items = append(items, it)
+			}
+		}
+	}
+	return mustJSON(t, items)
 }
 
 // checkUnchangedWriteMessage: a message of the write the proxy left alone,
@@ -415,4 +435,202 @@ func firstMessageOf(t *testing.T, lines [][]byte, id string) string {
 		}
 	}
 	return ""
+}
+
+// TestShellToPatchShowsWhatTheAgentWrote runs the scenarios of the safety review through real
+// agents: every diff the client was shown (in an update or a permission request) must be what the
+// agent really wrote, and the cases the proxy cannot follow must not be shown as edits at all.
+// Claude Code keeps its shell's directory between Bash calls and escapes '!' in some commands;
+// codex runs each command in a fresh shell, as written.
+func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
+	cases := []struct {
+		name     string
+		agent    string
+		commands []string
+		files    map[string]string // what the agent must have written, relative to the project
+		absent   []string          // files the agent must not have written
+		edits    int               // calls the client must see as edits
+		hook     string            // a claude PreToolUse hook replaces every Bash command with this
+		shell    string            // $SHELL for the agent (claude runs its commands in it)
+	}{
+		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
+			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
+			files:    map[string]string{"sub/notes.md": "in sub\n"}, edits: 0},
+		{name: "claude-0.23 a recognised cd moves the shell", agent: "claude-0.23",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
+			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n"}, edits: 2},
+		{name: "claude-0.23 bang in single quotes, and nul", agent: "claude-0.23",
+			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
+			// What Claude Code makes of the first: eval "echo 'a\!b' > e.txt";
+			// of the last: echo hi >/dev/null.
+			files: map[string]string{"e.txt": "a\\!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
+		{name: "claude-0.101 a cd the proxy cannot follow", agent: "claude-0.101",
+			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
+			files:    map[string]string{"sub/notes.md": "in sub\n"}, edits: 0},
+		{name: "claude-0.101 a recognised cd moves the shell", agent: "claude-0.101",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
+			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n"}, edits: 2},
+		{name: "claude-0.101 bang in single quotes, and nul", agent: "claude-0.101",
+			// 0.101 runs the first as written; the proxy still refuses it,
+			// as it cannot tell the versions' transformations apart.
+			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
+			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
+		{name: "claude-0.23 quoting Claude Code keeps exact", agent: "claude-0.23", commands: claudeQuoting,
+			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+		{name: "claude-0.101 quoting Claude Code keeps exact", agent: "claude-0.101", commands: claudeQuoting,
+			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+		{name: "claude-0.23 in zsh: quoting", agent: "claude-0.23", shell: "/usr/bin/zsh", commands: claudeQuoting,
+			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+		{name: "claude-0.23 in zsh: a recognised cd moves the shell", agent: "claude-0.23", shell: "/usr/bin/zsh",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo ${ZSH_VERSION%%.*} > zsh.txt`},
+			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n", "sub/zsh.txt": "5\n"}, edits: 2},
+		{name: "claude-0.23 a PreToolUse hook rewrites the command", agent: "claude-0.23", hook: "echo hooked > hooked.txt",
+			commands: []string{"echo original > original.txt"},
+			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
+		{name: "claude-0.101 a PreToolUse hook rewrites the command", agent: "claude-0.101", hook: "echo hooked > hooked.txt",
+			commands: []string{"echo original > original.txt"},
+			files:    map[string]string{"hooked.txt": "hooked\n"}, absent: []string{"original.txt"}, edits: 1},
+		{name: "codex-0.16 each command in a fresh shell", agent: "codex-0.16",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`, "echo hi >nul"},
+			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n", "nul": "hi\n"}, edits: 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := launch(t, tc.agent, tc.commands, false, "untrusted")
+			if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.hook != "" {
+				addClaudeHook(t, s.agent.ConfigDir, tc.hook)
+			}
+			env := s.agent.Env
+			if tc.shell != "" {
+				env = append(env[:len(env):len(env)], "SHELL="+tc.shell)
+			}
+			opts := acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--"}, s.agent.Argv...),
+				Env:          env,
+				Dir:          s.agent.Dir,
+				Capabilities: clientCaps(false),
+			}
+			var c *acpclient.Client
+			t.Run("session", func(t *testing.T) { c = acpclient.Run(t, opts, "run the commands") })
+			if t.Failed() {
+				t.FailNow()
+			}
+			for rel, want := range tc.files {
+				got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel))
+				if err != nil || string(got) != want {
+					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				}
+			}
+			for _, rel := range tc.absent {
+				if _, err := os.Stat(filepath.Join(s.agent.Dir, rel)); err == nil {
+					t.Errorf("the agent wrote %s", rel)
+				}
+			}
+			shown := shownDiffs(t, clientLines(c))
+			for path, newText := range shown {
+				got, err := os.ReadFile(path)
+				if err != nil || string(got) != newText {
+					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, newText, got, err)
+				}
+			}
+			edits := 0
+			for _, st := range finalStates(t, clientLines(c)) {
+				if st["kind"] == `"edit"` {
+					edits++
+				}
+			}
+			if edits != tc.edits {
+				t.Errorf("%d calls shown as edits, want %d", edits, tc.edits)
+			}
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
+
+// claudeQuoting are commands in each of the ways Claude Code quotes a command for its eval (no ',
+// so single quotes; a ', so double quotes with " \ $ ` ! escaped), which the proxy takes as exact,
+// and one it refuses (a | is re-tokenised). claudeQuotingFiles is what each writes.
+var (
+	claudeQuoting = []string{
+		`echo "a!b" > q1.txt`,
+		`printf '%s\n' "x y" > q2.txt`,
+		`echo a\ b "c\"d" > q3.txt`,
+		"echo \"\\$HOME \\`x\\`\" > q4.txt",
+		`printf 'tab\there\n' > q5.txt`,
+		`echo 'it'"'"'s' > q6.txt`,
+		`echo "semi;colon & amp" > q7.txt`,
+		`echo 'a|b' > q8.txt`,
+	}
+	claudeQuotingFiles = map[string]string{
+		"q1.txt": "a!b\n", "q2.txt": "x y\n", "q3.txt": "a b c\"d\n", "q4.txt": "$HOME `x`\n",
+		"q5.txt": "tab\there\n", "q6.txt": "it's\n", "q7.txt": "semi;colon & amp\n", "q8.txt": "a|b\n",
+	}
+)
+
+// shownDiffs is every diff the client was shown where it matters: in a permission request (what
+// the user approves) and in a call's final state (what the call did). Updates before the
+// permission request show the command the agent started with, which a hook may still replace.
+func shownDiffs(t *testing.T, lines [][]byte) map[string]string {
+	t.Helper()
+	shown := map[string]string{}
+	add := func(content []byte) {
+		var items []diffItem
+		json.Unmarshal(content, &items)
+		for _, d := range items {
+			if d.Type == "diff" {
+				shown[d.Path] = d.NewText
+			}
+		}
+	}
+	for _, l := range lines {
+		if e := decodeEnvelope(t, l); e.Method == "session/request_permission" {
+			var call struct {
+				Content json.RawMessage `json:"content"`
+			}
+			json.Unmarshal(e.Params.ToolCall, &call)
+			add(call.Content)
+		}
+	}
+	for _, st := range finalStates(t, lines) {
+		add([]byte(st["content"]))
+	}
+	return shown
+}
+
+// addClaudeHook adds a PreToolUse hook for Bash to the claude settings in configDir that replaces
+// every command with command.
+func addClaudeHook(t *testing.T, configDir, command string) {
+	t.Helper()
+	path := filepath.Join(configDir, "settings.json")
+	settings := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &settings); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := mustJSON(t, map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PreToolUse",
+		"updatedInput":  map[string]any{"command": command, "description": "rewritten by a hook"},
+	}})
+	hook := filepath.Join(configDir, "rewrite-hook.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": "Bash",
+		"hooks":   []any{map[string]any{"type": "command", "command": hook}},
+	}}}
+	b, err := json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -16,9 +16,20 @@ type ClaudeOptions struct {
 	// empty leaves the default, which asks session/request_permission for
 	// Bash. "bypassPermissions" works as root because IS_SANDBOX=1 is set.
 	PermissionMode string
+	// Version is "0.23" (@zed-industries/claude-agent-acp 0.23.1, the
+	// default) or "0.101" (@agentclientprotocol/claude-agent-acp 0.101.0).
+	// 0.101 defaults to the "auto" permission mode, in which the CLI asks
+	// the model to classify every command first; without PermissionMode
+	// it is started in "default", which asks the client as 0.23 does.
+	Version string
 }
 
-const claudeDir = "claude-agent-acp-0.23"
+// claudePackages are the installed claude-agent-acp versions: the
+// directory under testdata/agents and the package's path in node_modules.
+var claudePackages = map[string]struct{ dir, pkg, release string }{
+	"0.23":  {"claude-agent-acp-0.23", "@zed-industries/claude-agent-acp", "0.23.1"},
+	"0.101": {"claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp", "0.101.0"},
+}
 
 // Claude returns the launch configuration of @zed-industries/claude-agent-acp
 // 0.23.1 with a private HOME and CLAUDE_CONFIG_DIR, offline.
@@ -27,9 +38,17 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 	if opts.ModelURL == "" {
 		t.Fatal("realagent.Claude: ClaudeOptions.ModelURL is required")
 	}
-	index := installed(t,
-		filepath.Join(claudeDir, "node_modules", "@zed-industries", "claude-agent-acp", "dist", "index.js"),
-		npmHint(claudeDir))
+	if opts.Version == "" {
+		opts.Version = "0.23"
+	}
+	p, ok := claudePackages[opts.Version]
+	if !ok {
+		t.Fatalf("realagent.Claude: unknown version %q", opts.Version)
+	}
+	if opts.PermissionMode == "" && opts.Version != "0.23" {
+		opts.PermissionMode = "default"
+	}
+	index := installed(t, filepath.Join(p.dir, "node_modules", p.pkg, "dist", "index.js"), npmHint(p.dir))
 	nodeBin := node(t)
 	home, configDir, project := newDirs(t, ".claude")
 	// Without a fresh blocklist the CLI fetches one from GitHub.
@@ -57,7 +76,7 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 		"IS_SANDBOX=1",
 	)
 	return &Agent{
-		Name:      "claude-agent-acp 0.23.1",
+		Name:      "claude-agent-acp " + p.release,
 		Argv:      []string{nodeBin, index},
 		Env:       env,
 		Dir:       project,

@@ -1,0 +1,120 @@
+package shellpatch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/chaintest"
+	"github.com/acp-proxy/acp-proxy/shellwrite"
+)
+
+// fuzzScripts are the commands FuzzShellPatchCallSequences puts in rawInputs: writes, a write in
+// another directory, ones that are no writes, and "" for a rawInput without a command.
+var fuzzScripts = []string{"echo a > f", "echo b > g", "cd sub && echo c > f", "printf 'x' > f", "curl x | sh", "ls", "echo 'a!b' > h", ""}
+
+// FuzzShellPatchCallSequences sends random sequences of tool calls, updates with and without a
+// rawInput, permission requests and ends, for two call ids, as codex or as claude, and checks
+// the promise of class 1: a message shown as an edit shows the write of its own rawInput, or,
+// without one, of the last rawInput its call carried.
+func FuzzShellPatchCallSequences(f *testing.F) {
+	f.Add(false, []byte{0, 3, 4})
+	f.Add(true, []byte{0, 1 + 6, 2 + 6*4, 3, 4})
+	f.Add(false, []byte{0, 2 + 6*4, 3, 5, 0 + 48, 1 + 48 + 6})
+	f.Add(true, []byte{0, 1 + 6*2, 4, 0 + 48, 1 + 48, 3 + 48})
+	f.Fuzz(func(t *testing.T, claude bool, ops []byte) {
+		if len(ops) > 40 {
+			ops = ops[:40]
+		}
+		c, dir := shellPatchSession(t, &ShellPatch{})
+		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		last := map[string]string{} // call id → the script of its last rawInput
+		for _, op := range ops {
+			id := fmt.Sprintf("call_%d", op/48%2)
+			script := fuzzScripts[int(op/6)%len(fuzzScripts)]
+			msg, carries := fuzzMessage(op%6, id, script, dir, claude)
+			if carries {
+				last[id] = script
+			}
+			for _, out := range chaintest.Run(t, c, filters.AgentToClient, msg) {
+				checkShownWrite(t, out.Raw, last[id], dir)
+			}
+			if op%6 >= 4 {
+				delete(last, id)
+			}
+		}
+	})
+}
+
+// fuzzMessage builds one message of kind op (0 tool_call, 1 update with a rawInput, 2 permission
+// request, 3 update without one, 4 completed, 5 failed) and says whether it carries a rawInput.
+func fuzzMessage(op byte, id, script, dir string, claude bool) (string, bool) {
+	rawInput := "{}"
+	if script != "" {
+		if claude {
+			rawInput = fmt.Sprintf(`{"command":%s,"description":"d"}`, jsonString(script))
+		} else {
+			argv, _ := json.Marshal([]string{"bash", "-lc", script})
+			rawInput = fmt.Sprintf(`{"command":%s,"cwd":%q}`, argv, dir)
+		}
+	}
+	meta := ""
+	if claude {
+		meta = `"_meta":{"claudeCode":{"toolName":"Bash"}},`
+	}
+	switch op {
+	case 0:
+		return patchUpdate(fmt.Sprintf(`{%s"sessionUpdate":"tool_call","toolCallId":%q,"kind":"execute","status":"pending","title":"t","rawInput":%s,"content":[]}`, meta, id, rawInput)), true
+	case 1:
+		return patchUpdate(fmt.Sprintf(`{%s"sessionUpdate":"tool_call_update","toolCallId":%q,"rawInput":%s}`, meta, id, rawInput)), true
+	case 2:
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":%q,"kind":"execute","rawInput":%s,"content":[]},"options":[]}}`, id, rawInput), true
+	case 3:
+		return patchUpdate(fmt.Sprintf(`{%s"sessionUpdate":"tool_call_update","toolCallId":%q,"content":[{"type":"terminal","terminalId":%q}]}`, meta, id, id)), false
+	case 4:
+		return patchUpdate(fmt.Sprintf(`{%s"sessionUpdate":"tool_call_update","toolCallId":%q,"status":"completed"}`, meta, id)), false
+	default:
+		return patchUpdate(fmt.Sprintf(`{%s"sessionUpdate":"tool_call_update","toolCallId":%q,"status":"failed"}`, meta, id)), false
+	}
+}
+
+// checkShownWrite requires a message that shows a diff to show the write of script: the bytes
+// it writes, to a file of its target's name.
+func checkShownWrite(t *testing.T, raw, script, dir string) {
+	t.Helper()
+	var m struct {
+		Params struct {
+			Update, ToolCall struct {
+				Kind    string `json:"kind"`
+				Content []struct {
+					Type, Path, NewText string
+				} `json:"content"`
+			}
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	for _, call := range []struct {
+		Kind    string                                 `json:"kind"`
+		Content []struct{ Type, Path, NewText string } `json:"content"`
+	}{m.Params.Update, m.Params.ToolCall} {
+		for _, item := range call.Content {
+			if item.Type != "diff" {
+				continue
+			}
+			w, err := shellwrite.Parse(script, dir)
+			if err != nil {
+				t.Fatalf("a diff for the call whose command is %q (%v): %s", script, err, raw)
+			}
+			if item.NewText != string(w.Content) || filepath.Base(item.Path) != filepath.Base(w.Path) || call.Kind != "edit" && call.Kind != "" {
+				t.Fatalf("%q writes %q to %s; shown: kind %q, %q to %s", script, w.Content, w.Path, call.Kind, item.NewText, item.Path)
+			}
+		}
+	}
+}

@@ -1,0 +1,189 @@
+package shellpatch
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/shellwrite"
+)
+
+// agentShape is how an agent reports a shell command in rawInput (docs/agents.md).
+type agentShape uint8
+
+const (
+	shapeUnknown   agentShape = iota
+	shapeCodexArgv            // codex-acp (Rust): command is argv [bash|sh|zsh, -c|-lc, SCRIPT], cwd absolute
+	shapeCodexLine            // codex-acp (TypeScript): command is a shell-quoted `bash -lc SCRIPT`
+	shapeClaude               // claude-agent-acp Bash: command is the bare script, run in the agent's persistent shell
+	shapeBare                 // opencode and gemini: command is the bare script, run in a fresh shell
+)
+
+// command is a shell command found in a rawInput: the script and where it runs.
+type command struct {
+	shape  agentShape
+	script string
+	// dir is the directory the command runs in, absolute; "" means the session's directory
+	// (or, for claude, wherever its shell was left).
+	dir string
+}
+
+// bareScriptsArePOSIX reports whether agents that report bare scripts (claude, opencode, gemini)
+// run them in a POSIX shell. On Windows they run PowerShell or cmd (claude's Git Bash has Windows
+// paths), so those scripts stand aside there.
+var bareScriptsArePOSIX = runtime.GOOS != "windows"
+
+// directoryKeys are the rawInput keys agents name a command's directory with: opencode's workdir
+// (also sent as cwd), gemini's dir_path (directory in older releases). A relative one is relative
+// to the session's directory.
+var directoryKeys = []string{"cwd", "workdir", "dir_path", "directory"}
+
+// bareAgent is an agent whose shell tool takes a bare script: the keys its input may hold beside
+// the command. Any other key might change where or how the command runs (gemini's
+// additional_permissions, say), so its call is not rewritten.
+type bareAgent struct {
+	keys []string
+	// posixShell reports whether the agent's shell is one whose meaning shellwrite knows.
+	posixShell func() bool
+}
+
+// bareAgents are known by the name they give in initialize's agentInfo.
+var bareAgents = map[string]bareAgent{
+	// opencode runs the user's $SHELL (bash where it is unset or unsuitable); fish, nu or
+	// PowerShell read a script otherwise.
+	"opencode": {keys: []string{"command", "description", "workdir", "cwd", "timeout"}, posixShell: shellIsPOSIX},
+	// gemini-cli runs `bash -c` outside Windows.
+	"gemini-cli": {keys: []string{"command", "description", "dir_path", "directory", "is_background", "delay_ms"},
+		posixShell: func() bool { return true }},
+}
+
+// shellIsPOSIX reports whether $SHELL, which the proxy shares with the agent it starts, is bash,
+// zsh, sh or dash, or unset.
+func shellIsPOSIX() bool {
+	switch filepath.Base(os.Getenv("SHELL")) {
+	case ".", "bash", "zsh", "sh", "dash":
+		return true
+	}
+	return false
+}
+
+// commandOf finds the command in rawInput. claude says whether the call is claude-agent-acp's Bash
+// (known from the call's _meta.claudeCode.toolName); agent is the agent's name from initialize.
+// ok is false for shapes the filter does not know, which stand aside.
+func commandOf(rawInput []byte, claude bool, agent, sessionCwd string) (command, bool) {
+	cmd, ok := rawjson.Get(rawInput, "command")
+	if !ok || len(cmd) == 0 {
+		return command{}, false
+	}
+	cwd, hasCwd := rawjson.GetString(rawInput, "cwd")
+	switch {
+	case cmd[0] == '[':
+		argv, ok := stringArray(cmd)
+		if !ok || claude {
+			return command{}, false
+		}
+		script, ok := shellwrite.ScriptFromArgv(argv)
+		if !ok || !filepath.IsAbs(cwd) {
+			return command{}, false
+		}
+		return command{shape: shapeCodexArgv, script: script, dir: cwd}, true
+	case cmd[0] == '"':
+		line, err := rawjson.Unquote(cmd)
+		if err != nil {
+			return command{}, false
+		}
+		if claude {
+			return claudeCommand(rawInput, line)
+		}
+		if script, ok := shellwrite.ScriptFromCommandLine(line); ok {
+			if hasCwd && !filepath.IsAbs(cwd) {
+				return command{}, false
+			}
+			return command{shape: shapeCodexLine, script: script, dir: cwd}, true
+		}
+		if a, ok := bareAgents[strings.ToLower(agent)]; ok {
+			return bareCommand(rawInput, line, a, sessionCwd)
+		}
+	}
+	return command{}, false
+}
+
+// claudeCommand is claude's Bash input: the bare script. Claude's tool has no directory key; one
+// in its input is a shape this filter does not know.
+func claudeCommand(rawInput []byte, script string) (command, bool) {
+	if !bareScriptsArePOSIX {
+		return command{}, false
+	}
+	for _, k := range directoryKeys {
+		if _, ok := rawjson.Get(rawInput, k); ok {
+			return command{}, false
+		}
+	}
+	return command{shape: shapeClaude, script: script}, true
+}
+
+// bareCommand is opencode's {command, description, workdir|cwd} or gemini's {command, dir_path}:
+// a bare script run in a fresh shell in the named directory, or the session's. A key the agent's
+// tool does not have, or two directory keys, leave the directory unknown: no rewrite.
+func bareCommand(rawInput []byte, script string, a bareAgent, sessionCwd string) (command, bool) {
+	if !bareScriptsArePOSIX || !a.posixShell() {
+		return command{}, false
+	}
+	known := true
+	err := rawjson.Members(rawInput, func(key, _ []byte) bool {
+		known = false
+		for _, k := range a.keys {
+			known = known || rawjson.KeyIs(key, k)
+		}
+		return known
+	})
+	if err != nil || !known {
+		return command{}, false
+	}
+	c := command{shape: shapeBare, script: script}
+	for _, k := range directoryKeys {
+		raw, ok := rawjson.Get(rawInput, k)
+		if !ok {
+			continue
+		}
+		dir, err := rawjson.Unquote(raw)
+		if err != nil || c.dir != "" || dir == "" {
+			return command{}, false
+		}
+		if !filepath.IsAbs(dir) {
+			if !filepath.IsAbs(sessionCwd) {
+				return command{}, false
+			}
+			dir = filepath.Join(sessionCwd, dir)
+		}
+		c.dir = filepath.Clean(dir)
+	}
+	return c, true
+}
+
+// stringArray decodes a JSON array of strings.
+func stringArray(raw []byte) ([]string, bool) {
+	var out []string
+	ok := true
+	err := rawjson.Elements(raw, func(_ int, el []byte) bool {
+		s, err := rawjson.Unquote(el)
+		ok = err == nil
+		out = append(out, s)
+		return ok
+	})
+	return out, ok && err == nil
+}
+
+// strippedLine reports whether rawInput is codex TypeScript's permission request for cmd, a
+// command line it recognised: the request reports the script without its shell, in the same
+// directory.
+func strippedLine(rawInput []byte, cmd command) bool {
+	if cmd.shape != shapeCodexLine {
+		return false
+	}
+	script, _ := rawjson.GetString(rawInput, "command")
+	cwd, _ := rawjson.GetString(rawInput, "cwd")
+	return script == cmd.script && cwd == cmd.dir
+}

@@ -1,0 +1,123 @@
+package shellwrite
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// dotdotTree builds, in dir: real/deep/, sub/deeper/, link -> real/deep (a symlinked directory),
+// and afile (a regular file).
+func dotdotTree(tb testing.TB, dir string) {
+	tb.Helper()
+	for _, d := range []string{"real/deep", "sub/deeper"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real/deep", filepath.Join(dir, "link")); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "afile"), []byte("a\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// dotdotCases are scripts with '..' and cd, run in dotdotTree. cd resolves '..' logically (link/..
+// is the directory holding link), the kernel physically (link/../f is real/f).
+var dotdotCases = []struct {
+	script string
+	path   string // accepted: where the file lands, relative to the tree
+	reason string // rejected by Parse or CheckTarget: part of the error
+}{
+	{script: "echo hi > link/../f", path: "real/f"},
+	{script: "echo hi > link/../../f", path: "f"},
+	{script: "echo hi > real/deep/../f", path: "real/f"},
+	{script: "printf 'clean\\n' > sub//./deeper/../clean.txt", path: "sub/clean.txt"},
+	{script: "cd link/.. && echo hi > f", path: "f"},
+	{script: "cd link/./.. && echo hi > f", path: "f"},
+	{script: "cd link && echo hi > ../f", path: "real/f"},
+	{script: "cd link && echo hi > f", path: "link/f"}, // the same file as real/deep/f
+	{script: "cd real/deep/.. && echo hi > g", path: "real/g"},
+	{script: "cd sub/deeper/../.. && echo hi > h", path: "h"},
+	{script: "cd @CWD@/link/.. && echo hi > f", path: "f"},
+	{script: "cd @CWD@/link/../real && echo hi > f", path: "real/f"},
+	// Writes that cannot happen: cd fails in bash and zsh (dash's logical cd does not look).
+	{script: "cd nosuch/.. && echo hi > f", reason: "cd:"},
+	{script: "cd afile/.. && echo hi > f", reason: "not a directory"},
+	{script: "cd nosuch && echo hi > @CWD@/f", reason: "cd:"},
+	{script: "cd afile && echo hi > @CWD@/f", reason: "not a directory"},
+	{script: "echo hi > nosuch/../f", reason: "directory"},
+	{script: "echo hi > afile/../f", reason: "not a directory"},
+	// Where the meaning depends on which path to the directory the shell's $PWD holds.
+	{script: "cd link/../.. && echo hi > f", reason: "climbs above"},
+}
+
+// TestDotDotAgainstShells checks '..' and cd against the shells: every accepted script writes
+// exactly the file CheckTarget names, in bash, dash and zsh, through symlinked directories too.
+func TestDotDotAgainstShells(t *testing.T) {
+	for _, tc := range dotdotCases {
+		for _, shell := range oracleShells {
+			t.Run(shell+"/"+tc.script, func(t *testing.T) {
+				t.Parallel()
+				sh := shellPath(t, shell)
+				cwd := shellDir(t)
+				dotdotTree(t, cwd)
+				script := strings.ReplaceAll(tc.script, "@CWD@", cwd)
+				before := regularFiles(t, cwd)
+				w, err := Parse(script, cwd)
+				var target Target
+				if err == nil {
+					target, err = CheckTarget(w, cwd, false, 1<<20)
+				}
+				if tc.reason != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.reason) {
+						t.Fatalf("err = %v, want a rejection for %q", err, tc.reason)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				if want := filepath.Join(cwd, tc.path); target.Path != want {
+					t.Errorf("Path = %s, want %s", target.Path, want)
+				}
+				run := runShell(t, sh, script, cwd)
+				if run.err != nil || run.stderr != "" {
+					t.Fatalf("%s -c %q: err=%v stderr=%q", shell, script, run.err, run.stderr)
+				}
+				dir, err := filepath.EvalSymlinks(filepath.Dir(target.Path))
+				if err != nil {
+					t.Fatal(err)
+				}
+				before[filepath.Join(dir, filepath.Base(target.Path))] = w.Content // the walk does not follow links
+				if !sameFiles(run.files, before) {
+					t.Fatalf("%s -c %q left\n%sCheckTarget says\n%s", shell, script, describeFiles(run.files), describeFiles(before))
+				}
+			})
+		}
+	}
+}
+
+// A directory of a checked path swapped for a symlink is not followed when oldText is read.
+func TestOldTextIsNotReadThroughASwappedSymlink(t *testing.T) {
+	fsys := newTargetFS(t)
+	fsys.mkdir(t, filepath.Join(fsys.root, "sub"))
+	fsys.file(t, filepath.Join(fsys.root, "sub", "f"), "inside\n")
+	fsys.file(t, filepath.Join(fsys.outside, "f"), "secret\n")
+	if err := os.Rename(filepath.Join(fsys.root, "sub"), filepath.Join(fsys.root, "old")); err != nil {
+		t.Fatal(err)
+	}
+	fsys.symlink(t, fsys.outside, filepath.Join(fsys.root, "sub"))
+	f, err := openBeneath(fsys.root, filepath.Join(fsys.root, "sub", "f"))
+	if err == nil {
+		f.Close()
+		t.Fatal("opened the file through a symlink")
+	}
+	f, err = openBeneath(fsys.root, filepath.Join(fsys.root, "old", "f"))
+	if err != nil {
+		t.Fatalf("a plain path: %v", err)
+	}
+	f.Close()
+}
