@@ -18,7 +18,7 @@ const acpxDir = "acpx"
 // keeps a session store there.
 func Acpx(t testing.TB) []string {
 	t.Helper()
-	cli := installed(t, filepath.Join(acpxDir, "node_modules", "acpx", "dist", "cli.js"), npmHint(acpxDir))
+	cli := installed(t, acpxDir, filepath.Join("acpx", "dist", "cli.js"))
 	return []string{node(t), cli}
 }
 
