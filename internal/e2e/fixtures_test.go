@@ -54,6 +54,16 @@ const (
 
 func linesCommand(n int) string { return fmt.Sprintf("for i in $(seq 1 %d); do echo line $i; done", n) }
 
+// agentLinesCommand is linesCommand for agent: gemini-cli refuses a
+// command substitution, so it gets seq's own formatting, which prints the
+// same lines.
+func agentLinesCommand(agent string, n int) string {
+	if strings.HasPrefix(agent, "gemini") {
+		return fmt.Sprintf("seq -f 'line %%.0f' 1 %d", n)
+	}
+	return linesCommand(n)
+}
+
 // heredocScript writes heredocContent with a quoted heredoc, the way models
 // write files from a shell tool.
 var heredocScript = mockmodel.HeredocWrite(heredocFile, heredocContent)
@@ -123,19 +133,29 @@ type session struct {
 }
 
 // launch starts a mock model that asks for commands, one tool call each,
-// and configures agent ("codex-0.13", "codex-0.16", "claude-0.23") to use
-// it: unified picks codex's exec_command tool, policy codex's
-// approval_policy ("" is "never"; with "untrusted" codex asks before the
-// write and not before ls, and still runs with full access, so no sandbox
-// is needed). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
+// and configures agent ("codex-0.13", "codex-0.16", "claude-0.23",
+// "claude-0.101", "gemini" (on its PTY shell), "gemini-nopty" (without),
+// "opencode") to use it: unified picks codex's exec_command tool, policy
+// codex's approval_policy ("" is "never"; with "untrusted" codex asks
+// before the write and not before ls, and still runs with full access, so
+// no sandbox is needed), or for opencode "ask" to ask permission. It skips (with REQUIRE_AGENTS=1, fails) when the agent is
 // not installed.
 func launch(t *testing.T, agent string, commands []string, unified bool, policy string) session {
 	t.Helper()
 	script := mockmodel.Script{Commands: commands}
 	switch agent {
-	case "claude-0.23":
+	case "claude-0.23", "claude-0.101":
 		m := mockmodel.NewMessages(t, script)
-		return session{realagent.Claude(t, realagent.ClaudeOptions{ModelURL: m.URL()}), func() []string { return replies(m.Requests()) }}
+		opts := realagent.ClaudeOptions{Version: strings.TrimPrefix(agent, "claude-"), ModelURL: m.URL()}
+		return session{realagent.Claude(t, opts), func() []string { return replies(m.Requests()) }}
+	case "gemini", "gemini-nopty":
+		m := mockmodel.NewGemini(t, script)
+		opts := realagent.GeminiOptions{ModelURL: m.URL(), NoPTY: agent == "gemini-nopty"}
+		return session{realagent.Gemini(t, opts), func() []string { return replies(m.Requests()) }}
+	case "opencode":
+		m := mockmodel.NewChat(t, script)
+		opts := realagent.OpencodeOptions{ModelBaseURL: m.BaseURL(), Ask: policy == "ask"}
+		return session{realagent.Opencode(t, opts), func() []string { return replies(m.Requests()) }}
 	case "codex-0.13", "codex-0.16":
 		m := mockmodel.NewResponses(t, script)
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}
