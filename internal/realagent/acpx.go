@@ -22,6 +22,17 @@ func Acpx(t testing.TB) []string {
 	return []string{node(t), cli}
 }
 
+const acpSDKv2Dir = "acp-sdk-v2"
+
+// AcpSDKv2 returns node and the absolute path of the ACP TypeScript SDK's
+// experimental v2 entry point (@agentclientprotocol/sdk, dist/v2/stable/acp.js),
+// for test clients written against it.
+func AcpSDKv2(t testing.TB) (nodeBin, entry string) {
+	t.Helper()
+	entry = installed(t, acpSDKv2Dir, filepath.Join("@agentclientprotocol", "sdk", "dist", "v2", "stable", "acp.js"))
+	return node(t), entry
+}
+
 // AcpxRun is what one acpx invocation printed.
 type AcpxRun struct {
 	Stdout, Stderr string
