@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"text/tabwriter"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
@@ -17,8 +20,25 @@ var allFilterFlags = []string{"--terminal-output", "--deltas", "--shell-to-patch
 
 // relayAgents are the agents whose relay TestRelayRealAgents proves; the
 // older ones are proved by TestRecordFixtures (no filter) and
-// TestLiveAndReplayAgree (filters).
+// TestLiveAndReplayAgree (filters), and join them for the compatibility
+// matrix (matrixEnv).
 var relayAgents = []string{"claude-0.101", "gemini", "gemini-nopty", "opencode"}
+
+// matrixEnv names the file TestRelayRealAgents writes its compatibility
+// matrix to (scripts/compat-latest sets it); with it, every agent the suite
+// knows is run, not only relayAgents.
+const matrixEnv = "E2E_MATRIX"
+
+var matrixAgents = []string{"codex-0.16", "claude-0.23", "claude-0.101", "gemini", "gemini-nopty", "opencode"}
+
+// matrixRow is one run of TestRelayRealAgents, as the matrix shows it.
+type matrixRow struct {
+	agent, version, client, filters string
+	ok                              bool
+	bytes                           int // to the client
+	shown, reported                 int // output lines the client shows, and the agent reported
+	live                            int // updates that showed output before the end
+}
 
 // relayLines is the command's line count: enough for opencode to stream
 // several snapshots, small enough to take a second.
@@ -37,31 +57,64 @@ const relayLines = 300
 //     toolCall, which the filters may show as they show the call); every tool call the agent announced reaches the client,
 //     with every output line the agent reported shown, in order, once.
 func TestRelayRealAgents(t *testing.T) {
-	for _, agent := range relayAgents {
+	agents := relayAgents
+	var (
+		mu   sync.Mutex
+		rows []*matrixRow
+	)
+	if path := os.Getenv(matrixEnv); path != "" {
+		agents = matrixAgents
+		t.Cleanup(func() { writeMatrix(t, path, rows) })
+	}
+	for _, agent := range agents {
 		for _, zed := range []bool{false, true} {
 			for _, filtered := range []bool{false, true} {
-				client, mode := "plain", "no-filter"
+				row := &matrixRow{agent: agent, client: "plain", filters: "none"}
 				if zed {
-					client = "zed"
+					row.client = "zed"
 				}
 				if filtered {
-					mode = "all-filters"
+					row.filters = "all"
 				}
-				t.Run(fmt.Sprintf("%s/%s/%s", agent, client, mode), func(t *testing.T) {
+				mu.Lock()
+				rows = append(rows, row)
+				mu.Unlock()
+				t.Run(fmt.Sprintf("%s/%s/%s", agent, row.client, row.filters), func(t *testing.T) {
 					t.Parallel()
+					t.Cleanup(func() { row.ok = !t.Failed() })
 					var flags []string
 					if filtered {
 						flags = allFilterFlags
 					}
-					relay(t, agent, zed, flags)
+					relay(t, agent, zed, flags, row)
 				})
 			}
 		}
 	}
 }
 
-func relay(t *testing.T, agent string, zed bool, flags []string) {
+// writeMatrix writes the rows as a table: one line per agent, version,
+// client and filter set.
+func writeMatrix(t *testing.T, path string, rows []*matrixRow) {
+	var b bytes.Buffer
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "agent\tversion\tclient\tfilters\tresult\tbytes to client\tlines visible\tlive updates")
+	for _, r := range rows {
+		result := "FAIL"
+		if r.ok {
+			result = "pass"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%d\n", r.agent, r.version, r.client, r.filters, result, r.bytes, r.shown, r.reported, r.live)
+	}
+	w.Flush()
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Errorf("%s: %v", matrixEnv, err)
+	}
+}
+
+func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow) {
 	s := launch(t, agent, []string{agentLinesCommand(agent, relayLines)}, false, "")
+	row.version = s.agent.Version
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	view := newOutputView()
 	opts := acpclient.Options{
@@ -87,6 +140,10 @@ func relay(t *testing.T, agent string, zed bool, flags []string) {
 	recs := readTraceFile(t, trace)
 	agentGot, agentSent := delivered(recs, filters.ClientToAgent), linesOf(recs, filters.AgentToClient)
 	got, sent := clientLines(c), clientSent(c)
+	call := view.only(t)
+	ref := agentLines(agentView(t, trace).only(t))
+	shown := view.shown(call)
+	row.bytes, row.shown, row.reported, row.live = bytesOf(got), len(numbered(shown)), len(ref), call.outputs
 
 	if len(flags) == 0 {
 		for i, r := range recs {
@@ -109,9 +166,6 @@ func relay(t *testing.T, agent string, zed bool, flags []string) {
 			t.Errorf("tool call %s never reached the client", id)
 		}
 	}
-	call := view.only(t)
-	ref := agentLines(agentView(t, trace).only(t))
-	shown := view.shown(call)
 	checkLines(t, "client", shown, ref)
 	if call.status != "completed" {
 		t.Errorf("the call ended %q", call.status)
