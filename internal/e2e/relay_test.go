@@ -34,10 +34,10 @@ var matrixAgents = []string{"codex-0.16", "claude-0.23", "claude-0.101", "gemini
 // matrixRow is one run of TestRelayRealAgents, as the matrix shows it.
 type matrixRow struct {
 	agent, version, client, filters string
-	ok                              bool
+	ran, ok                         bool
 	bytes                           int // to the client
 	shown, reported                 int // output lines the client shows, and the agent reported
-	live                            int // updates that showed output before the end
+	live                            int // updates that showed more output lines before the end
 }
 
 // relayLines is the command's line count: enough for opencode to stream
@@ -81,6 +81,7 @@ func TestRelayRealAgents(t *testing.T) {
 				mu.Unlock()
 				t.Run(fmt.Sprintf("%s/%s/%s", agent, row.client, row.filters), func(t *testing.T) {
 					t.Parallel()
+					row.ran = true
 					t.Cleanup(func() { row.ok = !t.Failed() })
 					var flags []string
 					if filtered {
@@ -100,6 +101,9 @@ func writeMatrix(t *testing.T, path string, rows []*matrixRow) {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "agent\tversion\tclient\tfilters\tresult\tbytes to client\tlines visible\tlive updates")
 	for _, r := range rows {
+		if !r.ran {
+			continue // not selected by -run
+		}
 		result := "FAIL"
 		if r.ok {
 			result = "pass"
@@ -117,12 +121,29 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 	row.version = s.agent.Version
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	view := newOutputView()
+	feed := view.onLine()
+	shownLines := 0
 	opts := acpclient.Options{
 		Argv:         append(append(append([]string{proxyBin(t)}, flags...), "--record", trace, "--"), s.agent.Argv...),
 		Env:          s.agent.Env,
 		Dir:          s.agent.Dir,
 		Capabilities: clientCaps(zed),
-		OnLine:       view.onLine(),
+		// Live updates: those that show more output lines while the call
+		// runs.
+		OnLine: func(l acpclient.Line) {
+			feed(l)
+			if l.Update == nil || l.Update.ToolCallID == "" {
+				return
+			}
+			view.mu.Lock()
+			c := view.calls[l.Update.ToolCallID]
+			n, ended := len(numbered(c.shownLocked())), !c.end.IsZero()
+			view.mu.Unlock()
+			if n > shownLines && !ended {
+				row.live++
+			}
+			shownLines = n
+		},
 	}
 	var c *acpclient.Client
 	t.Run("session", func(t *testing.T) { // its end stops the proxy: the trace is complete
@@ -143,7 +164,7 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 	call := view.only(t)
 	ref := agentLines(agentView(t, trace).only(t))
 	shown := view.shown(call)
-	row.bytes, row.shown, row.reported, row.live = bytesOf(got), len(numbered(shown)), len(ref), call.outputs
+	row.bytes, row.shown, row.reported = bytesOf(got), len(numbered(shown)), len(ref)
 
 	if len(flags) == 0 {
 		for i, r := range recs {
