@@ -69,6 +69,9 @@ func TestRelayRealAgents(t *testing.T) {
 	for _, agent := range agents {
 		for _, zed := range []bool{false, true} {
 			for _, filtered := range []bool{false, true} {
+				if agent == "gemini-nopty" && !filtered && os.Getenv(matrixEnv) == "" {
+					continue // gemini's transparency is proved on its default shell
+				}
 				row := &matrixRow{agent: agent, client: "plain", filters: "none"}
 				if zed {
 					row.client = "zed"
