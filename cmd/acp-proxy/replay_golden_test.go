@@ -56,7 +56,17 @@ var replayCombos = []replayCombo{
 	{"all", []string{"--shell-to-patch", "--terminal-output", "--deltas"}},
 }
 
-// persistedCombos are added for traces with a <persisted-output> preview.
+// savedOutput reports whether the agent names a file it saved the output
+// to: the Claude CLI's <persisted-output> preview or its "[Output
+// truncated (N bytes total): full output saved to PATH]" note
+// (claude-agent-acp 0.101), or opencode's "Full output saved to: PATH".
+func savedOutput(trace []byte) bool {
+	return bytes.Contains(trace, []byte("<persisted-output>")) ||
+		bytes.Contains(bytes.ToLower(trace), []byte("full output saved to"))
+}
+
+// persistedCombos are added for traces where the agent saved the output to
+// a file (savedOutput).
 var persistedCombos = []replayCombo{
 	{"expand-persisted-output", []string{"--expand-persisted-output"}},
 	{"all+expand-persisted-output", []string{"--shell-to-patch", "--terminal-output", "--deltas", "--expand-persisted-output"}},
@@ -77,7 +87,7 @@ func TestReplayGoldens(t *testing.T) {
 			t.Setenv("CLAUDE_CONFIG_DIR", configDir)
 
 			combos := replayCombos
-			if bytes.Contains(trace, []byte("<persisted-output>")) {
+			if savedOutput(trace) {
 				combos = append(slices.Clip(combos), persistedCombos...)
 			}
 			want := map[string]bool{}

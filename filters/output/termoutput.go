@@ -195,17 +195,22 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 }
 
 // injectTerminalOutput returns the initialize request with
-// clientCapabilities._meta.terminal_output set to true (the v2 draft's
-// "capabilities" when that is what the client sent).
+// clientCapabilities._meta.terminal_output set to true. That is the ACP v1
+// shape: a request for another protocol version, or with v2's
+// "capabilities" in place of "clientCapabilities", is left alone (an agent
+// serving v2 gives v2 clients display terminals, not this extension).
 func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 	params := m.Params()
 	if !m.IsRequest() || len(params) == 0 || params[0] != '{' {
 		return nil, false
 	}
+	if v, ok := rawjson.Get(params, "protocolVersion"); ok && string(v) != "1" {
+		return nil, false
+	}
 	caps := "clientCapabilities"
 	if _, ok := rawjson.Get(params, caps); !ok {
-		if _, ok := rawjson.Get(params, "capabilities"); ok {
-			caps = "capabilities"
+		if _, v2 := rawjson.Get(params, "capabilities"); v2 {
+			return nil, false
 		}
 	}
 	if _, ok := rawjson.Get(params, caps, "_meta", toolcall.MetaTerminalOutput); ok {

@@ -27,8 +27,11 @@ func TestTerminalOutputInjects(t *testing.T) {
 		{"empty _meta", req(`{"clientCapabilities":{"_meta":{}}}`), req(`{"clientCapabilities":{"_meta":{"terminal_output":true}}}`)},
 		{"only the delta variant", req(`{"clientCapabilities":{"_meta":{"terminal_output_delta":true}}}`),
 			req(`{"clientCapabilities":{"_meta":{"terminal_output_delta":true,"terminal_output":true}}}`)},
-		{"v2 capabilities", req(`{"protocolVersion":2,"capabilities":{"fs":{}}}`),
-			req(`{"protocolVersion":2,"capabilities":{"fs":{},"_meta":{"terminal_output":true}}}`)},
+		// Only the v1 shape is known: v2 has no such capability.
+		{"v2 capabilities", req(`{"protocolVersion":2,"capabilities":{"fs":{}}}`), ""},
+		{"v2 capabilities, no version", req(`{"capabilities":{"fs":{}}}`), ""},
+		{"another version", req(`{"protocolVersion":2,"clientCapabilities":{"fs":{}}}`), ""},
+		{"a version that is no number", req(`{"protocolVersion":"1","clientCapabilities":{}}`), ""},
 		{"key already true", req(`{"clientCapabilities":{"_meta":{"terminal_output":true}}}`), ""},
 		{"key present, false", req(`{"clientCapabilities":{"_meta":{"terminal_output":false}}}`), ""},
 		{"key present, null", req(`{"clientCapabilities":{"_meta":{"terminal_output":null}}}`), ""},

@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,12 +49,29 @@ const (
 	// bigLines is the generated trace's command (docs/agents.md, "Measured:
 	// a 35,001-line command").
 	bigLines = 35001
+	// fiveLinesSlowLiteral is fiveLinesSlow without the command
+	// substitution gemini-cli refuses.
+	fiveLinesSlowLiteral = "for i in 1 2 3 4 5; do echo line $i; sleep 0.05; done"
+	// opencodeLines is enough output for opencode to stream many
+	// snapshots and to truncate its final update (over 2,000 lines or
+	// 50 KB, it says).
+	opencodeLines = 2000
 	// heredocFile and heredocContent are what the heredoc fixtures write.
 	heredocFile    = "hello.py"
 	heredocContent = "# written by a heredoc: $HOME and `date` stay literal\nprint(\"hello, world\")\n"
 )
 
 func linesCommand(n int) string { return fmt.Sprintf("for i in $(seq 1 %d); do echo line $i; done", n) }
+
+// agentLinesCommand is linesCommand for agent: gemini-cli refuses a
+// command substitution, so it gets seq's own formatting, which prints the
+// same lines.
+func agentLinesCommand(agent string, n int) string {
+	if strings.HasPrefix(agent, "gemini") {
+		return fmt.Sprintf("seq -f 'line %%.0f' 1 %d", n)
+	}
+	return linesCommand(n)
+}
 
 // heredocScript writes heredocContent with a quoted heredoc, the way models
 // write files from a shell tool.
@@ -94,6 +113,15 @@ var fixtures = []fixture{
 	{name: "claude-0.23-zed-heredoc", agent: "claude-0.23", zed: true, commands: []string{heredocScript, "ls"}, prompt: "write hello.py, then list the files"},
 	{name: fmt.Sprintf("codex-0.13-plain-shell-%d", mediumLines), agent: "codex-0.13", commands: []string{linesCommand(mediumLines)}, prompt: "print many lines"},
 	{name: fmt.Sprintf("codex-0.13-plain-%d", bigLines), agent: "codex-0.13", commands: []string{linesCommand(bigLines)}, prompt: "print many lines", generated: true},
+	// The current releases.
+	{name: "claude-0.101-plain-5", agent: "claude-0.101", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "claude-0.101-zed-5", agent: "claude-0.101", zed: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: fmt.Sprintf("claude-0.101-plain-persisted-%d", persistedLines), agent: "claude-0.101", commands: []string{linesCommand(persistedLines)}, prompt: "print many lines"},
+	{name: fmt.Sprintf("claude-0.101-zed-persisted-%d", persistedLines), agent: "claude-0.101", zed: true, commands: []string{linesCommand(persistedLines)}, prompt: "print many lines"},
+	{name: "gemini-0.61-plain-5", agent: "gemini", commands: []string{fiveLinesSlowLiteral}, prompt: "print five lines"},
+	{name: "gemini-0.61-zed-nopty-5", agent: "gemini-nopty", zed: true, commands: []string{fiveLinesSlowLiteral}, prompt: "print five lines"},
+	{name: "opencode-1.18-zed-5", agent: "opencode", zed: true, policy: "ask", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: fmt.Sprintf("opencode-1.18-plain-%d", opencodeLines), agent: "opencode", commands: []string{linesCommand(opencodeLines)}, prompt: "print many lines"},
 }
 
 // TestRecordFixtures re-records testdata/traces/*.jsonl. It runs only with
@@ -123,11 +151,12 @@ type session struct {
 }
 
 // launch starts a mock model that asks for commands, one tool call each,
-// and configures agent ("codex-0.13", "codex-0.16", "claude-0.23") to use
-// it: unified picks codex's exec_command tool, policy codex's
-// approval_policy ("" is "never"; with "untrusted" codex asks before the
-// write and not before ls, and still runs with full access, so no sandbox
-// is needed). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
+// and configures agent ("codex-0.13", "codex-0.16", "claude-0.23",
+// "claude-0.101", "gemini" (on its PTY shell), "gemini-nopty" (without),
+// "opencode") to use it: unified picks codex's exec_command tool, policy
+// codex's approval_policy ("" is "never"; with "untrusted" codex asks
+// before the write and not before ls, and still runs with full access, so
+// no sandbox is needed), or for opencode "ask" to ask permission. It skips (with REQUIRE_AGENTS=1, fails) when the agent is
 // not installed.
 func launch(t *testing.T, agent string, commands []string, unified bool, policy string) session {
 	t.Helper()
@@ -137,6 +166,14 @@ func launch(t *testing.T, agent string, commands []string, unified bool, policy 
 		m := mockmodel.NewMessages(t, script)
 		opts := realagent.ClaudeOptions{Version: strings.TrimPrefix(agent, "claude-"), ModelURL: m.URL()}
 		return session{realagent.Claude(t, opts), func() []string { return replies(m.Requests()) }}
+	case "gemini", "gemini-nopty":
+		m := mockmodel.NewGemini(t, script)
+		opts := realagent.GeminiOptions{ModelURL: m.URL(), NoPTY: agent == "gemini-nopty"}
+		return session{realagent.Gemini(t, opts), func() []string { return replies(m.Requests()) }}
+	case "opencode":
+		m := mockmodel.NewChat(t, script)
+		opts := realagent.OpencodeOptions{ModelBaseURL: m.BaseURL(), Ask: policy == "ask"}
+		return session{realagent.Opencode(t, opts), func() []string { return replies(m.Requests()) }}
 	case "codex-0.13", "codex-0.16":
 		m := mockmodel.NewResponses(t, script)
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}
@@ -234,8 +271,11 @@ func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 	if len(recs) < 6 {
 		t.Fatalf("only %d records", len(recs))
 	}
-	if strings.Contains(fx.name, "persisted") && !fileContains(t, path, `<persisted-output>`) {
-		t.Errorf("no <persisted-output> preview in the trace")
+	// claude-agent-acp 0.23 and 0.101 without the extension show a
+	// <persisted-output> preview; 0.101 with it streams the first 30 KB
+	// and a note naming the saved file.
+	if strings.Contains(fx.name, "persisted") && !fileContains(t, path, `<persisted-output>`) && !fileContains(t, path, `full output saved to`) {
+		t.Errorf("no <persisted-output> preview or saved-output note in the trace")
 	}
 	if slices.Contains(fx.commands, heredocScript) {
 		got, err := os.ReadFile(filepath.Join(a.Dir, heredocFile))
@@ -269,21 +309,28 @@ func fileContains(t *testing.T, path, s string) bool {
 	}
 }
 
-// saveToolResults copies the outputs the Claude CLI saved (the files its
-// <persisted-output> previews name) to dst, at their paths relative to the
-// agent's temporary root (the parent of its HOME and project directory), so
-// that the golden test can put them back where the trace says they are.
-// dst is removed first, and not created when there is nothing to save.
+// saveToolResults copies the outputs the agent saved (the files the Claude
+// CLI's <persisted-output> previews name, the ones opencode's truncated
+// output names) to dst, at their paths relative to the agent's temporary
+// root (the parent of its HOME and project directory), so that the golden
+// test can put them back where the trace says they are. dst is removed
+// first, and not created when there is nothing to save.
 func saveToolResults(a *realagent.Agent, dst string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
 	root := filepath.Dir(a.Dir)
-	projects := filepath.Join(a.ConfigDir, "projects")
-	if !strings.Contains(a.Name, "claude") {
-		return nil
+	switch {
+	case strings.Contains(a.Name, "claude"):
+		return treecopy.Files(root, filepath.Join(a.ConfigDir, "projects"), dst, func(path string) bool {
+			return filepath.Base(filepath.Dir(path)) == "tool-results"
+		})
+	case strings.Contains(a.Name, "opencode"):
+		saved := filepath.Join(a.Home, ".local", "share", "opencode", "tool-output")
+		if _, err := os.Stat(saved); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return treecopy.Files(root, saved, dst, nil)
 	}
-	return treecopy.Files(root, projects, dst, func(path string) bool {
-		return filepath.Base(filepath.Dir(path)) == "tool-results"
-	})
+	return nil
 }

@@ -147,8 +147,9 @@ func contentItems(raw json.RawMessage) []contentItem {
 	return items
 }
 
-// rawOutputString is the output in a rawOutput: claude's string, or
-// codex's aggregated_output, else stdout and stderr.
+// rawOutputString is the output in a rawOutput: claude's string, codex's
+// aggregated_output, opencode's metadata.output (its output may be
+// truncated), else stdout and stderr.
 func rawOutputString(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -157,12 +158,18 @@ func rawOutputString(raw json.RawMessage) string {
 	var o struct {
 		Stdout, Stderr   string
 		AggregatedOutput *string `json:"aggregated_output"`
+		Metadata         struct {
+			Output *string `json:"output"`
+		} `json:"metadata"`
 	}
 	if json.Unmarshal(raw, &o) != nil {
 		return ""
 	}
-	if o.AggregatedOutput != nil {
+	switch {
+	case o.AggregatedOutput != nil:
 		return *o.AggregatedOutput
+	case o.Metadata.Output != nil:
+		return *o.Metadata.Output
 	}
 	return o.Stdout + o.Stderr
 }

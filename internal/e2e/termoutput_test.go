@@ -24,7 +24,7 @@ var outputFlags = []string{"--terminal-output", "--deltas"}
 // outputCase is one run: an agent printing lines lines, to a plain or a
 // Zed-like client, directly or through `acp-proxy flags --record`.
 type outputCase struct {
-	agent   string // "codex-0.13", "codex-0.16", "claude-0.23"
+	agent   string // as launch takes it: "codex-0.13", "claude-0.101", "gemini", …
 	lines   int
 	zed     bool
 	proxied bool
@@ -91,6 +91,24 @@ func TestTerminalOutputRealAgents(t *testing.T) {
 			}
 		}
 	}
+	// The current releases are measured with E2E_REPORT only: their relay
+	// is proved by TestRelayRealAgents in every run, and their 35,001-line
+	// runs take minutes.
+	if os.Getenv("E2E_REPORT") != "" {
+		for _, agent := range []string{"claude-0.101", "gemini", "gemini-nopty", "opencode"} {
+			for _, zed := range []bool{false, true} {
+				for _, proxied := range []bool{false, true} {
+					cases = append(cases, outputCase{agent: agent, lines: bigLines, zed: zed, proxied: proxied})
+				}
+			}
+		}
+		for _, agent := range []string{"claude-0.101", "opencode"} {
+			for _, zed := range []bool{false, true} {
+				cases = append(cases, outputCase{agent: agent, lines: bigLines, zed: zed, proxied: true, wantAll: true,
+					flags: []string{"--terminal-output", "--deltas", "--expand-persisted-output"}})
+			}
+		}
+	}
 	cases = append(cases,
 		// codex's default tool, on a PTY: the agent itself sometimes loses
 		// lines, in its stream and its rawOutput alike.
@@ -130,7 +148,7 @@ func TestTerminalOutputRealAgents(t *testing.T) {
 
 // runOutput runs one case and checks it.
 func runOutput(t *testing.T, c outputCase) outputResult {
-	s := launch(t, c.agent, []string{linesCommand(c.lines)}, c.unified, "")
+	s := launch(t, c.agent, []string{agentLinesCommand(c.agent, c.lines)}, c.unified, "")
 	view := newOutputView()
 	opts := acpclient.Options{
 		Argv:         s.agent.Argv,

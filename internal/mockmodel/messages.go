@@ -85,7 +85,7 @@ func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if !offersTool(req, "Bash") {
+	if !offersTool(req, "Bash") || isPromptSuggestion(req) {
 		m.rec.setReply(i, "aux")
 		m.writeText(w, r, req.Stream, AuxText)
 		return
@@ -110,6 +110,21 @@ func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m.writeText(w, r, req.Stream, m.script.answer())
+}
+
+// promptSuggestionMarker ends the prompt of the Claude Code CLI's
+// prompt-suggestion request (claude-agent-acp 0.10x turns suggestions on):
+// after a turn, the CLI forks the conversation with this prompt to guess
+// the user's next message. The fork keeps the tools, but denies any use
+// of them, so it is not a turn of the script.
+const promptSuggestionMarker = "Reply with ONLY the suggestion"
+
+func isPromptSuggestion(req messagesRequest) bool {
+	if len(req.Messages) == 0 {
+		return false
+	}
+	last := req.Messages[len(req.Messages)-1]
+	return last.Role == "user" && strings.Contains(string(last.Content), promptSuggestionMarker)
 }
 
 func offersTool(req messagesRequest, name string) bool {

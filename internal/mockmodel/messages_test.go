@@ -67,12 +67,18 @@ func TestMessagesTurn(t *testing.T) {
 			t.Errorf("message_delta = %v, want stop_reason end_turn", events[4].Data)
 		}
 	}
+	// Claude Code's prompt-suggestion fork offers the tools but is no turn.
+	suggestion := `{"role":"user","content":[{"type":"text","text":"[SUGGESTION MODE] … Reply with ONLY the suggestion, no quotes or explanation."}]}`
+	events = post(t, url, messagesBody(true, true, prompt, toolUse, toolResult, `{"role":"assistant","content":[{"type":"text","text":"done"}]}`, suggestion))
+	if field(events[2].Data, "delta", "text") != mockmodel.AuxText {
+		t.Errorf("prompt suggestion: %v, want the aux text", events)
+	}
 	// A new prompt starts the script again.
 	events = post(t, url, messagesBody(true, true, prompt, toolUse, toolResult, stringPrompt))
 	if field(events[1].Data, "content_block", "type") != "tool_use" {
 		t.Errorf("second prompt: %v, want a tool use", events[1].Data)
 	}
-	want := []string{"tool Bash", "answer", "answer", "tool Bash"}
+	want := []string{"tool Bash", "answer", "answer", "aux", "tool Bash"}
 	for i, r := range m.Requests() {
 		if r.Reply != want[i] {
 			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])

@@ -66,7 +66,9 @@ func newSSEWriter(w http.ResponseWriter) *sseWriter {
 	return &sseWriter{w: w}
 }
 
-// event writes one frame; data is marshalled to JSON. The first error sticks.
+// event writes one frame; data is marshalled to JSON. An empty typ writes
+// a frame with no event line (the Gemini and Chat Completions APIs send
+// only data). The first error sticks.
 func (s *sseWriter) event(typ string, data any) {
 	if s.err != nil {
 		return
@@ -76,7 +78,19 @@ func (s *sseWriter) event(typ string, data any) {
 		s.err = fmt.Errorf("marshal %s event: %w", typ, err)
 		return
 	}
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", typ, b); err != nil {
+	s.frame(typ, b)
+}
+
+// frame writes one frame with data as it is.
+func (s *sseWriter) frame(typ string, data []byte) {
+	if s.err != nil {
+		return
+	}
+	head := ""
+	if typ != "" {
+		head = "event: " + typ + "\n"
+	}
+	if _, err := fmt.Fprintf(s.w, "%sdata: %s\n\n", head, data); err != nil {
 		s.err = fmt.Errorf("write %s event: %w", typ, err)
 		return
 	}

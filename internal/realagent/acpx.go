@@ -18,8 +18,19 @@ const acpxDir = "acpx"
 // keeps a session store there.
 func Acpx(t testing.TB) []string {
 	t.Helper()
-	cli := installed(t, filepath.Join(acpxDir, "node_modules", "acpx", "dist", "cli.js"), npmHint(acpxDir))
+	cli := installed(t, acpxDir, filepath.Join("acpx", "dist", "cli.js"))
 	return []string{node(t), cli}
+}
+
+const acpSDKv2Dir = "acp-sdk-v2"
+
+// AcpSDKv2 returns node and the absolute path of the ACP TypeScript SDK's
+// experimental v2 entry point (@agentclientprotocol/sdk, dist/v2/stable/acp.js),
+// for test clients written against it.
+func AcpSDKv2(t testing.TB) (nodeBin, entry string) {
+	t.Helper()
+	entry = installed(t, acpSDKv2Dir, filepath.Join("@agentclientprotocol", "sdk", "dist", "v2", "stable", "acp.js"))
+	return node(t), entry
 }
 
 // AcpxRun is what one acpx invocation printed.

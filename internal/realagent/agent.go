@@ -9,12 +9,13 @@ import (
 // Agent is how to launch one real agent offline: run Argv with Env in Dir,
 // directly or wrapped as `acp-proxy [flags] -- Argv...`.
 type Agent struct {
-	Name      string   // e.g. "codex-acp 0.13"
+	Name      string   // e.g. "codex-acp 0.13.0": package and installed version
+	Version   string   // the installed package's version, e.g. "0.13.0"
 	Argv      []string // absolute paths
 	Env       []string // the whole environment, private to this agent
 	Dir       string   // a temporary project directory, the session cwd
 	Home      string   // the private HOME
-	ConfigDir string   // CODEX_HOME or CLAUDE_CONFIG_DIR
+	ConfigDir string   // CODEX_HOME, CLAUDE_CONFIG_DIR, gemini's or opencode's config directory
 }
 
 // newDirs makes the private HOME, config and project directories. The

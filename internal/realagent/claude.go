@@ -10,29 +10,34 @@ import (
 // ClaudeOptions configures a claude-agent-acp run (docs/agents.md, "Running
 // the agents offline").
 type ClaudeOptions struct {
+	// Version is "0.23" (@zed-industries/claude-agent-acp, the last
+	// release under that name) or "0.101" (@agentclientprotocol/
+	// claude-agent-acp, its successor); empty means "0.23".
+	Version string
 	// ModelURL is the mock Messages API, mockmodel.Messages.URL(). Required.
 	ModelURL string
-	// PermissionMode is written to settings.json as permissions.defaultMode;
-	// empty leaves the default, which asks session/request_permission for
-	// Bash. "bypassPermissions" works as root because IS_SANDBOX=1 is set.
+	// PermissionMode is written to settings.json as permissions.defaultMode.
+	// Empty means "default", which asks session/request_permission for
+	// Bash. (0.10x's own default is "auto", which asks the model to
+	// classify every command first and fails each one against a mock
+	// model.) "bypassPermissions" works as root because IS_SANDBOX=1 is set.
 	PermissionMode string
-	// Version is "0.23" (@zed-industries/claude-agent-acp 0.23.1, the
-	// default) or "0.101" (@agentclientprotocol/claude-agent-acp 0.101.0).
-	// 0.101 defaults to the "auto" permission mode, in which the CLI asks
-	// the model to classify every command first; without PermissionMode
-	// it is started in "default", which asks the client as 0.23 does.
-	Version string
 }
 
-// claudePackages are the installed claude-agent-acp versions: the
-// directory under testdata/agents and the package's path in node_modules.
-var claudePackages = map[string]struct{ dir, pkg, release string }{
-	"0.23":  {"claude-agent-acp-0.23", "@zed-industries/claude-agent-acp", "0.23.1"},
-	"0.101": {"claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp", "0.101.0"},
+// claudePackage is one claude-agent-acp release line: its install
+// directory under testdata/agents and its npm package.
+type claudePackage struct{ dir, pkg string }
+
+var claudeVersions = map[string]claudePackage{
+	"0.23":  {"claude-agent-acp-0.23", "@zed-industries/claude-agent-acp"},
+	"0.101": {"claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp"},
 }
 
-// Claude returns the launch configuration of @zed-industries/claude-agent-acp
-// 0.23.1 with a private HOME and CLAUDE_CONFIG_DIR, offline.
+// ClaudeVersions are the versions Claude accepts, oldest first.
+var ClaudeVersions = []string{"0.23", "0.101"}
+
+// Claude returns the launch configuration of claude-agent-acp with a
+// private HOME and CLAUDE_CONFIG_DIR, offline.
 func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 	t.Helper()
 	if opts.ModelURL == "" {
@@ -41,25 +46,25 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 	if opts.Version == "" {
 		opts.Version = "0.23"
 	}
-	p, ok := claudePackages[opts.Version]
+	p, ok := claudeVersions[opts.Version]
 	if !ok {
 		t.Fatalf("realagent.Claude: unknown version %q", opts.Version)
 	}
-	if opts.PermissionMode == "" && opts.Version != "0.23" {
-		opts.PermissionMode = "default"
-	}
-	index := installed(t, filepath.Join(p.dir, "node_modules", p.pkg, "dist", "index.js"), npmHint(p.dir))
+	index := installed(t, p.dir, filepath.Join(p.pkg, "dist", "index.js"))
+	version := packageVersion(t, p.dir, p.pkg)
 	nodeBin := node(t)
 	home, configDir, project := newDirs(t, ".claude")
 	// Without a fresh blocklist the CLI fetches one from GitHub.
 	writeJSON(t, filepath.Join(configDir, "plugins", "blocklist.json"), map[string]any{
 		"fetchedAt": time.Now().UTC().Format(time.RFC3339), "plugins": []any{},
 	})
-	if opts.PermissionMode != "" {
-		writeJSON(t, filepath.Join(configDir, "settings.json"), map[string]any{
-			"permissions": map[string]any{"defaultMode": opts.PermissionMode},
-		})
+	mode := opts.PermissionMode
+	if mode == "" {
+		mode = "default"
 	}
+	writeJSON(t, filepath.Join(configDir, "settings.json"), map[string]any{
+		"permissions": map[string]any{"defaultMode": mode},
+	})
 	env := append(baseEnv(home),
 		"CLAUDE_CONFIG_DIR="+configDir,
 		"ANTHROPIC_BASE_URL="+opts.ModelURL,
@@ -76,7 +81,8 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 		"IS_SANDBOX=1",
 	)
 	return &Agent{
-		Name:      "claude-agent-acp " + p.release,
+		Name:      "claude-agent-acp " + version,
+		Version:   version,
 		Argv:      []string{nodeBin, index},
 		Env:       env,
 		Dir:       project,

@@ -11,35 +11,44 @@ import (
 )
 
 // TestClaudeSmoke runs a five-line command through claude-agent-acp 0.23.1
-// with each client kind and checks the shapes docs/agents.md describes
-// ("claude-agent-acp 0.23.1").
+// and 0.101 with each client kind and checks the shapes docs/agents.md
+// describes.
 func TestClaudeSmoke(t *testing.T) {
-	for _, cl := range clients {
-		t.Run(cl.name, func(t *testing.T) {
-			t.Parallel()
-			model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{fiveLines}})
-			agent := realagent.Claude(t, realagent.ClaudeOptions{ModelURL: model.URL()})
-			c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-			if got := replies(model.Requests()); !slices.Contains(got, "tool Bash") || !slices.Contains(got, "answer") {
-				t.Errorf("model replies = %q, want a Bash call and an answer", got)
-			}
-			id, updates := onlyToolCall(t, c)
-			checkClaudeCall(t, cl.termOutput, id, updates)
-			checkClaudePermission(t, c, id)
-			if p := c.Problems(); len(p) > 0 {
-				t.Errorf("client problems: %q", p)
-			}
-			if t.Failed() {
-				t.Log(c.Report())
-			}
-		})
+	for _, version := range realagent.ClaudeVersions {
+		for _, cl := range clients {
+			t.Run(version+"/"+cl.name, func(t *testing.T) {
+				t.Parallel()
+				model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{fiveLines}})
+				agent := realagent.Claude(t, realagent.ClaudeOptions{Version: version, ModelURL: model.URL()})
+				c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
+				if got := replies(model.Requests()); !slices.Contains(got, "tool Bash") || !slices.Contains(got, "answer") {
+					t.Errorf("model replies = %q, want a Bash call and an answer", got)
+				}
+				id, updates := onlyToolCall(t, c)
+				checkClaudeCall(t, version, cl.termOutput, id, updates)
+				checkClaudePermission(t, c, id, claudeOptionIDs[version])
+				if p := c.Problems(); len(p) > 0 {
+					t.Errorf("client problems: %q", p)
+				}
+				if t.Failed() {
+					t.Log(c.Report())
+				}
+			})
+		}
 	}
 }
 
 // claudeOutput is fiveLinesOutput as claude reports it: trimmed.
 const claudeOutput = "line 1\nline 2\nline 3\nline 4\nline 5"
 
-func checkClaudeCall(t *testing.T, termOutput bool, id string, updates []acpclient.ToolUpdate) {
+// claudeOptionIDs are the permission options each version offers for Bash
+// in "default" mode.
+var claudeOptionIDs = map[string][]string{
+	"0.23":  {"allow_always", "allow", "reject"},
+	"0.101": {"allow-once", "reject"},
+}
+
+func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, updates []acpclient.ToolUpdate) {
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
 	if first.Kind != "execute" || first.Status != "pending" {
@@ -59,9 +68,15 @@ func checkClaudeCall(t *testing.T, termOutput bool, id string, updates []acpclie
 	if last.Status != "completed" {
 		t.Errorf("final status = %q, want completed", last.Status)
 	}
-	var rawOutput string
-	if err := json.Unmarshal(last.RawOutput, &rawOutput); err != nil || rawOutput != claudeOutput {
-		t.Errorf("final rawOutput = %s (%v), want %q", last.RawOutput, err, claudeOutput)
+	// With the extension, 0.101's final update is only the status and
+	// terminal_exit: the output went out as terminal_output.
+	if version == "0.23" || !termOutput {
+		var rawOutput string
+		if err := json.Unmarshal(last.RawOutput, &rawOutput); err != nil || rawOutput != claudeOutput {
+			t.Errorf("final rawOutput = %s (%v), want %q", last.RawOutput, err, claudeOutput)
+		}
+	} else if last.RawOutput != nil || last.HasContent {
+		t.Errorf("final update has rawOutput %s, content %+v; want neither", last.RawOutput, last.Content)
 	}
 
 	if !termOutput {
@@ -78,7 +93,7 @@ func checkClaudeCall(t *testing.T, termOutput bool, id string, updates []acpclie
 		}
 		return
 	}
-	if !terminalContent(first, id) || !terminalContent(last, id) {
+	if !terminalContent(first, id) || version == "0.23" && !terminalContent(last, id) {
 		t.Errorf("tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
 	}
 	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id {
@@ -105,9 +120,9 @@ func hasClaudeCommand(updates []acpclient.ToolUpdate) bool {
 	return false
 }
 
-// checkClaudePermission: default mode asks once for Bash, with 0.23.1's
-// options, and the client picked the first allow option.
-func checkClaudePermission(t *testing.T, c *acpclient.Client, id string) {
+// checkClaudePermission: default mode asks once for Bash, with the
+// version's options, and the client picked the first allow option.
+func checkClaudePermission(t *testing.T, c *acpclient.Client, id string, want []string) {
 	t.Helper()
 	perms := c.PermissionRequests()
 	if len(perms) != 1 {
@@ -128,7 +143,7 @@ func checkClaudePermission(t *testing.T, c *acpclient.Client, id string) {
 	for _, o := range p.Options {
 		ids = append(ids, o.OptionID)
 	}
-	if p.ToolCall.ToolCallID != id || !slices.Equal(ids, []string{"allow_always", "allow", "reject"}) {
-		t.Errorf("permission for %q with options %q, want %s with allow_always, allow, reject", p.ToolCall.ToolCallID, ids, id)
+	if p.ToolCall.ToolCallID != id || !slices.Equal(ids, want) {
+		t.Errorf("permission for %q with options %q, want %s with %q", p.ToolCall.ToolCallID, ids, id, want)
 	}
 }

@@ -47,13 +47,13 @@ func Codex(t testing.TB, version string, opts CodexOptions) *Agent {
 	if opts.ModelBaseURL == "" {
 		t.Fatal("realagent.Codex: CodexOptions.ModelBaseURL is required")
 	}
-	bin := installed(t,
-		filepath.Join(dir, "node_modules", "@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp"),
-		npmHint(dir))
+	bin := installed(t, dir, filepath.Join("@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp"))
+	installedVersion := packageVersion(t, dir, filepath.Join("@zed-industries", "codex-acp"))
 	home, codexHome, project := newDirs(t, ".codex")
 	writeFile(t, filepath.Join(codexHome, "config.toml"), codexConfig(opts))
 	return &Agent{
-		Name:      "codex-acp " + version,
+		Name:      "codex-acp " + installedVersion,
+		Version:   installedVersion,
 		Argv:      []string{bin},
 		Env:       append(baseEnv(home), "CODEX_HOME="+codexHome),
 		Dir:       project,

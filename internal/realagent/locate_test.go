@@ -40,7 +40,7 @@ func TestMissingAgentSkipsUnlessRequired(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			installed(rec, "no-such-agent/bin/agent", npmHint("no-such-agent"))
+			installed(rec, "no-such-agent", "bin/agent")
 			rec.outcome = "found"
 		}()
 		<-done

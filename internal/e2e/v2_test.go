@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// v2Report is what testdata/v2client.mjs prints.
+type v2Report struct {
+	Initialize struct {
+		ProtocolVersion int             `json:"protocolVersion"`
+		Info            json.RawMessage `json:"info"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+	} `json:"initialize"`
+	StopReason  string            `json:"stopReason"`
+	Permissions []json.RawMessage `json:"permissions"`
+	Updates     []struct {
+		SessionUpdate string          `json:"sessionUpdate"`
+		ToolCallID    string          `json:"toolCallId"`
+		Status        string          `json:"status"`
+		Content       json.RawMessage `json:"content"`
+	} `json:"updates"`
+}
+
+// TestACPv2Session runs an ACP v2 session (protocolVersion 2: initialize
+// with capabilities and info) between a client built on the ACP SDK's
+// experimental/v2 API and claude-agent-acp 0.101, which serves v2 to a
+// client that asks for it, through the proxy with no filter and with every
+// filter. The session must work both ways, and the proxy must relay every
+// line byte for byte both ways: no filter knows the v2 shapes (tool calls
+// without tool_call, display terminals, structured diffs, v2
+// capabilities), so each must stand aside, and --terminal-output must not
+// inject its v1 capability into a v2 initialize.
+func TestACPv2Session(t *testing.T) {
+	for _, flags := range [][]string{nil, allFilterFlags} {
+		name := "no-filter"
+		if flags != nil {
+			name = "all-filters"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := launch(t, "claude-0.101", []string{fiveLinesSlow}, false, "")
+			nodeBin, sdk := realagent.AcpSDKv2(t)
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			script, err := filepath.Abs(filepath.Join("testdata", "v2client.mjs"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			argv := append([]string{script, sdk, s.agent.Dir, "print five lines", "--", proxyBin(t)}, flags...)
+			argv = append(append(argv, "--record", trace, "--"), s.agent.Argv...)
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, nodeBin, argv...)
+			cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("v2 client: %v\nstderr:\n%s", err, tail(stderr.String()))
+			}
+			var r v2Report
+			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+				t.Fatalf("v2 client report: %v\n%s\nstderr:\n%s", err, tail(stdout.String()), tail(stderr.String()))
+			}
+			checkV2Session(t, r)
+
+			recs := readTraceFile(t, trace)
+			if len(recs) == 0 || !bytes.Contains(recs[0].Line, []byte(`"protocolVersion":2`)) || !bytes.Contains(recs[0].Line, []byte(`"capabilities"`)) {
+				t.Fatalf("the first line is not a v2 initialize: %s", shorten(recs[0].Line))
+			}
+			changed := 0
+			for i, rec := range recs {
+				if rec.HasOut || !rec.HasLine {
+					changed++
+					if changed <= 3 {
+						t.Errorf("record %d (%s): a filter changed a v2 line:\n in: %s\nout: %s", i, rec.Dir, shorten(rec.Line), shorten(bytes.Join(rec.Out, []byte("\n"))))
+					}
+				}
+			}
+			if changed > 0 {
+				t.Errorf("%d of %d lines changed with %q", changed, len(recs), flags)
+			}
+			t.Logf("%d lines relayed; %d updates, %d permission requests, stop reason %q", len(recs), len(r.Updates), len(r.Permissions), r.StopReason)
+		})
+	}
+}
+
+// checkV2Session: the agent answered in v2 and ran the command, asking
+// first, and reported the call's end in v2 terms.
+func checkV2Session(t *testing.T, r v2Report) {
+	t.Helper()
+	if r.Initialize.ProtocolVersion != 2 || r.Initialize.Info == nil || r.Initialize.Capabilities == nil {
+		t.Errorf("initialize response %+v, want protocolVersion 2 with info and capabilities", r.Initialize)
+	}
+	if r.StopReason != "end_turn" {
+		t.Errorf("stop reason %q, want end_turn", r.StopReason)
+	}
+	if len(r.Permissions) != 1 {
+		t.Errorf("%d permission requests, want 1", len(r.Permissions))
+	}
+	var kinds []string
+	completed := false
+	for _, u := range r.Updates {
+		kinds = append(kinds, u.SessionUpdate)
+		if u.SessionUpdate == "tool_call_update" && u.Status == "completed" {
+			completed = true
+		}
+	}
+	if !completed {
+		t.Errorf("no tool call completed; updates: %s", strings.Join(kinds, " "))
+	}
+}

@@ -1,0 +1,186 @@
+package mockmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+// ChatShellTool is opencode's shell tool.
+const ChatShellTool = "bash"
+
+// Chat is a mock OpenAI Chat Completions API (`POST /v1/chat/completions`)
+// for agents that use an OpenAI-compatible provider, such as opencode.
+// Point the provider's baseURL at BaseURL().
+//
+// Requests that offer the bash tool follow the script; any other one (the
+// session title, summaries) gets a short text reply. Replies are streamed
+// when the request asks for it.
+type Chat struct {
+	srv    *httptest.Server
+	script Script
+	rec    recorder
+	calls  atomic.Int64 // tool calls issued, for unique ids
+	resps  atomic.Int64 // completions issued, for unique ids
+}
+
+// NewChat starts a Chat server on 127.0.0.1 that follows script; it is
+// closed when the test ends.
+func NewChat(t testing.TB, script Script) *Chat {
+	t.Helper()
+	m := &Chat{script: script, rec: recorder{t: t}}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// BaseURL is the provider base URL the client appends "/chat/completions" to.
+func (m *Chat) BaseURL() string { return m.srv.URL + "/v1" }
+
+// Requests returns the requests received so far, oldest first.
+func (m *Chat) Requests() []Request { return m.rec.all() }
+
+// chatRequest is the part of a Chat Completions request the mock reads.
+type chatRequest struct {
+	Stream   bool `json:"stream"`
+	Messages []struct {
+		Role string `json:"role"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
+	i, body, err := m.rec.read(r)
+	if err != nil {
+		m.rec.t.Logf("mockmodel.Chat: %s %s: %v", r.Method, r.URL, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		m.rec.setReply(i, "unexpected")
+		m.rec.t.Logf("mockmodel.Chat: unexpected request %s %s: %.300s", r.Method, r.URL, body)
+		http.NotFound(w, r)
+		return
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		m.rec.setReply(i, "unexpected")
+		m.rec.t.Logf("mockmodel.Chat: decode request: %v: %.300s", err, body)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !req.offers(ChatShellTool) {
+		m.rec.setReply(i, "aux")
+		m.writeText(w, req.Stream, AuxText)
+		return
+	}
+	done := req.toolResultsThisTurn()
+	if done < len(m.script.Commands) {
+		m.rec.setReply(i, "tool "+ChatShellTool)
+		if !req.Stream {
+			m.rec.t.Logf("mockmodel.Chat: tool turn without stream:true; streaming anyway")
+		}
+		m.writeToolCall(w, m.script.Commands[done])
+		return
+	}
+	m.rec.setReply(i, "answer")
+	if done > 0 {
+		if err := wait(r, m.script.answerDelay(0)); err != nil {
+			m.rec.t.Logf("mockmodel.Chat: %v", err)
+			return
+		}
+	}
+	m.writeText(w, req.Stream, m.script.answer())
+}
+
+func (req chatRequest) offers(name string) bool {
+	for _, t := range req.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// toolResultsThisTurn counts the tool messages after the last user message,
+// that is, how many of the script's commands already ran in this turn.
+func (req chatRequest) toolResultsThisTurn() int {
+	n := 0
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case "user":
+			n = 0
+		case "tool":
+			n++
+		}
+	}
+	return n
+}
+
+// chunk is one chat.completion.chunk with one choice.
+func (m *Chat) chunk(id string, delta map[string]any, finish any) map[string]any {
+	return map[string]any{
+		"id": id, "object": "chat.completion.chunk", "created": 1, "model": "mock-model",
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
+	}
+}
+
+func (m *Chat) nextID() string { return fmt.Sprintf("chatcmpl-mock-%d", m.resps.Add(1)) }
+
+var chatUsage = map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+func (m *Chat) writeToolCall(w http.ResponseWriter, script string) {
+	args, err := json.Marshal(map[string]string{"command": script, "description": "Run the mock model's command"})
+	if err != nil {
+		m.rec.t.Logf("mockmodel.Chat: marshal bash arguments: %v", err)
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	id := m.nextID()
+	callID := fmt.Sprintf("call_mock_%d", m.calls.Add(1))
+	sse := newSSEWriter(w)
+	sse.event("", m.chunk(id, map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+		"index": 0, "id": callID, "type": "function",
+		"function": map[string]any{"name": ChatShellTool, "arguments": ""},
+	}}}, nil))
+	sse.event("", m.chunk(id, map[string]any{"tool_calls": []any{map[string]any{
+		"index": 0, "function": map[string]any{"arguments": string(args)},
+	}}}, nil))
+	end := m.chunk(id, map[string]any{}, "tool_calls")
+	end["usage"] = chatUsage
+	sse.event("", end)
+	sse.frame("", []byte("[DONE]"))
+	if sse.err != nil {
+		m.rec.t.Logf("mockmodel.Chat: tool call %s: %v", callID, sse.err)
+	}
+}
+
+func (m *Chat) writeText(w http.ResponseWriter, stream bool, text string) {
+	id := m.nextID()
+	if !stream {
+		writeJSON(w, map[string]any{
+			"id": id, "object": "chat.completion", "created": 1, "model": "mock-model",
+			"choices": []any{map[string]any{
+				"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop",
+			}},
+			"usage": chatUsage,
+		})
+		return
+	}
+	sse := newSSEWriter(w)
+	sse.event("", m.chunk(id, map[string]any{"role": "assistant", "content": text}, nil))
+	end := m.chunk(id, map[string]any{}, "stop")
+	end["usage"] = chatUsage
+	sse.event("", end)
+	sse.frame("", []byte("[DONE]"))
+	if sse.err != nil {
+		m.rec.t.Logf("mockmodel.Chat: text reply: %v", sse.err)
+	}
+}

@@ -1,0 +1,157 @@
+package mockmodel_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+)
+
+// chatBody builds a Chat Completions request; bash offers the bash tool.
+func chatBody(bash, stream bool, messages ...string) string {
+	var tools []any
+	if bash {
+		for _, name := range []string{"read", mockmodel.ChatShellTool} {
+			tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name}})
+		}
+	}
+	var msgs []json.RawMessage
+	for _, m := range messages {
+		msgs = append(msgs, json.RawMessage(m))
+	}
+	b, _ := json.Marshal(map[string]any{"model": "mock-model", "stream": stream, "messages": msgs, "tools": tools})
+	return string(b)
+}
+
+const (
+	chatSystem   = `{"role":"system","content":"You are opencode"}`
+	chatPrompt   = `{"role":"user","content":"go"}`
+	chatCall     = `{"role":"assistant","content":"","tool_calls":[{"id":"call_mock_1","type":"function","function":{"name":"bash","arguments":"{}"}}]}`
+	chatToolDone = `{"role":"tool","tool_call_id":"call_mock_1","content":"hi\n"}`
+)
+
+// chatChunk is the part of a chat.completion.chunk the tests read.
+type chatChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content   *string `json:"content"`
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+}
+
+// postChat sends a streamed request and returns its chunks, checking the
+// stream ends with [DONE].
+func postChat(t *testing.T, url, body string) []chatChunk {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("POST %s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
+	}
+	var chunks []chatChunk
+	done := false
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if sc.Text() == "" {
+			continue
+		}
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		switch {
+		case !ok || done:
+			t.Fatalf("unexpected SSE line %q", sc.Text())
+		case data == "[DONE]":
+			done = true
+			continue
+		}
+		var c chatChunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, c)
+	}
+	if !done {
+		t.Errorf("the stream does not end with [DONE]")
+	}
+	return chunks
+}
+
+func finish(chunks []chatChunk) string {
+	if f := chunks[len(chunks)-1].Choices[0].FinishReason; f != nil {
+		return *f
+	}
+	return ""
+}
+
+func TestChatTurn(t *testing.T) {
+	m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}})
+	url := m.BaseURL() + "/chat/completions"
+
+	chunks := postChat(t, url, chatBody(true, true, chatSystem, chatPrompt))
+	var args strings.Builder
+	var name, id string
+	for _, c := range chunks {
+		for _, tc := range c.Choices[0].Delta.ToolCalls {
+			name += tc.Function.Name
+			id += tc.ID
+			args.WriteString(tc.Function.Arguments)
+		}
+	}
+	var in struct{ Command, Description string }
+	if err := json.Unmarshal([]byte(args.String()), &in); err != nil || name != "bash" || id != "call_mock_1" || in.Command != "echo hi" || in.Description == "" {
+		t.Errorf("tool call %s %s %q (%v), want bash call_mock_1 with the command and a description", name, id, args.String(), err)
+	}
+	if finish(chunks) != "tool_calls" {
+		t.Errorf("finish_reason %q, want tool_calls", finish(chunks))
+	}
+
+	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone))
+	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.DefaultAnswer || finish(chunks) != "stop" {
+		t.Errorf("after the tool result: %+v, want the answer", chunks)
+	}
+	// A new prompt starts the script again.
+	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, `{"role":"assistant","content":"done"}`, chatPrompt))
+	if len(chunks[0].Choices[0].Delta.ToolCalls) != 1 {
+		t.Errorf("second prompt: %+v, want a tool call", chunks[0])
+	}
+
+	// The title request: no tools, streamed or not.
+	chunks = postChat(t, url, chatBody(false, true, chatSystem, chatPrompt))
+	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.AuxText {
+		t.Errorf("streamed title reply %+v", chunks)
+	}
+	resp, err := http.Post(url, "application/json", strings.NewReader(chatBody(false, false, chatPrompt)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var full struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&full); err != nil || full.Choices[0].Message.Content != mockmodel.AuxText {
+		t.Errorf("title reply %+v (%v)", full, err)
+	}
+	want := []string{"tool bash", "answer", "tool bash", "aux", "aux"}
+	for i, r := range m.Requests() {
+		if r.Reply != want[i] {
+			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
+		}
+	}
+}

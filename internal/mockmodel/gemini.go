@@ -1,0 +1,179 @@
+package mockmodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// GeminiShellTool is gemini-cli's shell tool.
+const GeminiShellTool = "run_shell_command"
+
+// Gemini is a mock Gemini API (generativelanguage v1beta) for gemini-cli.
+// Point GOOGLE_GEMINI_BASE_URL at URL().
+//
+// gemini-cli streams its turns with `POST
+// /v1beta/models/MODEL:streamGenerateContent?alt=sse`. Requests that offer
+// run_shell_command follow the script; any other one (the model router's
+// classifier, a non-streamed generateContent, countTokens) gets a short
+// text reply.
+type Gemini struct {
+	srv    *httptest.Server
+	script Script
+	rec    recorder
+}
+
+// NewGemini starts a Gemini server on 127.0.0.1 that follows script; it is
+// closed when the test ends.
+func NewGemini(t testing.TB, script Script) *Gemini {
+	t.Helper()
+	m := &Gemini{script: script, rec: recorder{t: t}}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// URL is the base URL, for GOOGLE_GEMINI_BASE_URL.
+func (m *Gemini) URL() string { return m.srv.URL }
+
+// Requests returns the requests received so far, oldest first.
+func (m *Gemini) Requests() []Request { return m.rec.all() }
+
+// geminiRequest is the part of a generateContent request the mock reads.
+type geminiRequest struct {
+	Contents []geminiContent `json:"contents"`
+	Tools    []struct {
+		FunctionDeclarations []struct {
+			Name string `json:"name"`
+		} `json:"functionDeclarations"`
+	} `json:"tools"`
+}
+
+type geminiContent struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Text             *string         `json:"text"`
+		FunctionResponse json.RawMessage `json:"functionResponse"`
+	} `json:"parts"`
+}
+
+func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
+	i, body, err := m.rec.read(r)
+	if err != nil {
+		m.rec.t.Logf("mockmodel.Gemini: %s %s: %v", r.Method, r.URL, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// The path is /v1beta/models/MODEL:METHOD.
+	_, method, _ := strings.Cut(r.URL.Path, ":")
+	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1beta/models/") {
+		method = ""
+	}
+	switch method {
+	case "countTokens":
+		m.rec.setReply(i, "aux")
+		writeJSON(w, map[string]any{"totalTokens": 10})
+		return
+	case "generateContent", "streamGenerateContent":
+	default:
+		m.rec.setReply(i, "unexpected")
+		m.rec.t.Logf("mockmodel.Gemini: unexpected request %s %s: %.300s", r.Method, r.URL, body)
+		http.NotFound(w, r)
+		return
+	}
+	stream := method == "streamGenerateContent"
+	var req geminiRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		m.rec.setReply(i, "unexpected")
+		m.rec.t.Logf("mockmodel.Gemini: decode request: %v: %.300s", err, body)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if !req.offers(GeminiShellTool) {
+		m.rec.setReply(i, "aux")
+		m.write(w, stream, textPart(AuxText))
+		return
+	}
+	done := req.functionResponsesThisTurn()
+	if done < len(m.script.Commands) {
+		m.rec.setReply(i, "tool "+GeminiShellTool)
+		m.write(w, stream, map[string]any{"functionCall": map[string]any{
+			"name": GeminiShellTool,
+			"args": map[string]any{"command": m.script.Commands[done], "description": "Run the mock model's command"},
+		}})
+		return
+	}
+	m.rec.setReply(i, "answer")
+	if done > 0 {
+		if err := wait(r, m.script.answerDelay(0)); err != nil {
+			m.rec.t.Logf("mockmodel.Gemini: %v", err)
+			return
+		}
+	}
+	m.write(w, stream, textPart(m.script.answer()))
+}
+
+func (req geminiRequest) offers(name string) bool {
+	for _, t := range req.Tools {
+		for _, f := range t.FunctionDeclarations {
+			if f.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// functionResponsesThisTurn counts the functionResponse parts after the
+// last user content that is a prompt (has text but no functionResponse),
+// that is, how many of the script's commands already ran in this turn.
+func (req geminiRequest) functionResponsesThisTurn() int {
+	n := 0
+	for _, c := range req.Contents {
+		if c.Role != "user" {
+			continue
+		}
+		results, texts := 0, 0
+		for _, p := range c.Parts {
+			switch {
+			case p.FunctionResponse != nil:
+				results++
+			case p.Text != nil:
+				texts++
+			}
+		}
+		if results == 0 && texts > 0 {
+			n = 0
+		}
+		n += results
+	}
+	return n
+}
+
+func textPart(text string) map[string]any { return map[string]any{"text": text} }
+
+// write answers with one model content holding part: as a single SSE frame
+// (`data: <GenerateContentResponse>`) for a stream, else as JSON.
+func (m *Gemini) write(w http.ResponseWriter, stream bool, part map[string]any) {
+	resp := map[string]any{
+		"candidates": []any{map[string]any{
+			"content":      map[string]any{"role": "model", "parts": []any{part}},
+			"finishReason": "STOP",
+			"index":        0,
+		}},
+		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+		"modelVersion":  "mock-model",
+	}
+	if !stream {
+		writeJSON(w, resp)
+		return
+	}
+	sse := newSSEWriter(w)
+	sse.event("", resp)
+	if sse.err != nil {
+		m.rec.t.Logf("mockmodel.Gemini: %v", fmt.Errorf("reply: %w", sse.err))
+	}
+}

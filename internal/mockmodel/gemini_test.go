@@ -1,0 +1,131 @@
+package mockmodel_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+)
+
+// geminiBody builds a generateContent request; shell offers run_shell_command.
+func geminiBody(shell bool, contents ...string) string {
+	var tools []any
+	if shell {
+		tools = []any{map[string]any{"functionDeclarations": []any{
+			map[string]any{"name": "read_file"}, map[string]any{"name": mockmodel.GeminiShellTool},
+		}}}
+	}
+	var cs []json.RawMessage
+	for _, c := range contents {
+		cs = append(cs, json.RawMessage(c))
+	}
+	b, _ := json.Marshal(map[string]any{"contents": cs, "tools": tools})
+	return string(b)
+}
+
+const (
+	geminiContext  = `{"role":"user","parts":[{"text":"<session_context>…</session_context>"}]}`
+	geminiPrompt   = `{"role":"user","parts":[{"text":"go"}]}`
+	geminiCall     = `{"role":"model","parts":[{"functionCall":{"id":"c1","name":"run_shell_command","args":{"command":"echo hi"}}}]}`
+	geminiResponse = `{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"hi"}}}]}`
+)
+
+// geminiReply is the one part of a reply's first candidate.
+type geminiReply struct {
+	Candidates []struct {
+		Content struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text         string `json:"text"`
+				FunctionCall *struct {
+					Name string            `json:"name"`
+					Args map[string]string `json:"args"`
+				} `json:"functionCall"`
+			} `json:"parts"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+}
+
+// postGemini sends body and returns the replies: one per SSE data frame for
+// streamGenerateContent?alt=sse, the body for generateContent.
+func postGemini(t *testing.T, url, body string) []geminiReply {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("POST %s: %s: %s", url, resp.Status, b)
+	}
+	var out []geminiReply
+	if !strings.Contains(url, "alt=sse") {
+		var r geminiReply
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		return append(out, r)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			t.Fatalf("unexpected SSE line %q (gemini-cli reads only data lines)", line)
+		}
+		var r geminiReply
+		if err := json.Unmarshal([]byte(data), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestGeminiTurn(t *testing.T) {
+	m := mockmodel.NewGemini(t, mockmodel.Script{Commands: []string{"echo hi"}})
+	stream := m.URL() + "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+
+	got := postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt))
+	if len(got) != 1 || len(got[0].Candidates) != 1 {
+		t.Fatalf("replies %+v, want one frame with one candidate", got)
+	}
+	c := got[0].Candidates[0]
+	if fc := c.Content.Parts[0].FunctionCall; c.Content.Role != "model" || fc == nil || fc.Name != mockmodel.GeminiShellTool || fc.Args["command"] != "echo hi" {
+		t.Errorf("reply %+v, want a run_shell_command call of the script", c)
+	}
+
+	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse))
+	if p := got[0].Candidates[0].Content.Parts[0]; p.FunctionCall != nil || p.Text != mockmodel.DefaultAnswer {
+		t.Errorf("after the function response: %+v, want the answer", p)
+	}
+	// A new prompt starts the script again.
+	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse, `{"role":"model","parts":[{"text":"done"}]}`, geminiPrompt))
+	if got[0].Candidates[0].Content.Parts[0].FunctionCall == nil {
+		t.Errorf("second prompt: %+v, want a call", got[0])
+	}
+	// A request without the shell tool (the model router's classifier),
+	// not streamed.
+	got = postGemini(t, m.URL()+"/v1beta/models/gemini-2.5-flash-lite:generateContent", geminiBody(false, geminiPrompt))
+	if p := got[0].Candidates[0].Content.Parts[0]; p.Text != mockmodel.AuxText {
+		t.Errorf("aux reply %+v", p)
+	}
+	want := []string{"tool run_shell_command", "answer", "tool run_shell_command", "aux"}
+	for i, r := range m.Requests() {
+		if r.Reply != want[i] {
+			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
+		}
+	}
+}

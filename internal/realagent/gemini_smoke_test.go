@@ -1,0 +1,108 @@
+package realagent_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// fiveLinesLiteral prints fiveLinesOutput without a command substitution,
+// which gemini-cli refuses to run ("Blocked: command substitution detected").
+const fiveLinesLiteral = "for i in 1 2 3 4 5; do echo line $i; done"
+
+// TestGeminiSmoke runs a five-line command through gemini-cli, offline,
+// with each client kind, on its default PTY shell and without it, and
+// checks its shapes (docs/agents.md): in "default" approval mode the
+// permission request is the first the client hears of the call (there is
+// no tool_call), one tool_call_update ends it, with no _meta whatever the
+// client advertises, and the output is in it only without the PTY.
+func TestGeminiSmoke(t *testing.T) {
+	// The client makes no difference to gemini-cli (checked below: no
+	// _meta either way), so each shell is run with one of them.
+	for i, noPTY := range []bool{false, true} {
+		shell := "pty"
+		if noPTY {
+			shell = "no-pty"
+		}
+		for _, cl := range clients[i : i+1] {
+			t.Run(shell+"/"+cl.name, func(t *testing.T) {
+				t.Parallel()
+				model := mockmodel.NewGemini(t, mockmodel.Script{Commands: []string{fiveLinesLiteral}})
+				agent := realagent.Gemini(t, realagent.GeminiOptions{ModelURL: model.URL(), NoPTY: noPTY})
+				c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
+				if got := replies(model.Requests()); !slices.Equal(got, []string{"tool " + mockmodel.GeminiShellTool, "answer"}) {
+					t.Errorf("model replies = %q, want a shell call and an answer", got)
+				}
+				calls := c.ToolCalls()
+				if len(calls) != 1 {
+					t.Fatalf("%d tool calls, want 1\n%s", len(calls), c.Report())
+				}
+				id := calls[0].ID
+				checkGeminiPermission(t, c, id)
+				updates, err := calls[0].Decoded()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(updates) != 1 || updates[0].SessionUpdate != "tool_call_update" {
+					t.Fatalf("updates %+v, want one tool_call_update", updates)
+				}
+				u := updates[0]
+				if u.Status != "completed" || u.Kind != "execute" || u.Title == nil || *u.Title != fiveLinesLiteral {
+					t.Errorf("final update status/kind/title = %q/%q/%v, want completed/execute/the command", u.Status, u.Kind, u.Title)
+				}
+				if u.Meta != nil || u.RawInput != nil || u.RawOutput != nil {
+					t.Errorf("final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput)
+				}
+				want := ""
+				if noPTY {
+					want = claudeOutput // trimmed, unfenced
+				}
+				if !u.HasContent || u.Text() != want {
+					t.Errorf("final content %+v (text %q), want %q", u.Content, u.Text(), want)
+				}
+				if p := c.Problems(); len(p) > 0 {
+					t.Errorf("client problems: %q", p)
+				}
+				if t.Failed() {
+					t.Log(c.Report())
+				}
+			})
+		}
+	}
+}
+
+// checkGeminiPermission: "default" mode asks once, before anything else is
+// said about the call, with the command as the title and the model's
+// description in the content.
+func checkGeminiPermission(t *testing.T, c *acpclient.Client, id string) {
+	t.Helper()
+	perms := c.PermissionRequests()
+	if len(perms) != 1 {
+		t.Fatalf("got %d permission requests, want 1", len(perms))
+	}
+	var p struct {
+		ToolCall acpclient.ToolUpdate `json:"toolCall"`
+		Options  []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(perms[0], &p); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, o := range p.Options {
+		ids = append(ids, o.OptionID)
+	}
+	if want := []string{"proceed_always", "proceed_once", "cancel"}; !slices.Equal(ids, want) {
+		t.Errorf("options %q, want %q", ids, want)
+	}
+	tc := p.ToolCall
+	if tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral {
+		t.Errorf("permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
+	}
+}

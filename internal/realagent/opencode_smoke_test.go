@@ -1,0 +1,98 @@
+package realagent_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// TestOpencodeSmoke runs a five-line command through opencode, offline,
+// with each client kind, asking permission, and checks its shapes
+// (docs/agents.md): the same calls for both clients (no terminal _meta),
+// output as text snapshots of everything so far, and the whole output in
+// the final update's rawOutput.
+func TestOpencodeSmoke(t *testing.T) {
+	for _, cl := range clients {
+		t.Run(cl.name, func(t *testing.T) {
+			t.Parallel()
+			model := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{fiveLines}})
+			agent := realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: model.BaseURL(), Ask: true})
+			c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
+			// Besides, it asks for a session title ("aux").
+			if got := replies(model.Requests()); !slices.Contains(got, "tool "+mockmodel.ChatShellTool) || !slices.Contains(got, "answer") {
+				t.Errorf("model replies = %q, want a bash call and an answer", got)
+			}
+			id, updates := onlyToolCall(t, c)
+			if id != "call_mock_1" {
+				t.Errorf("tool call id %q, want the model's call_mock_1", id)
+			}
+			first, last := updates[0], updates[len(updates)-1]
+			if first.Kind != "execute" || first.Title == nil || *first.Title != "bash" {
+				t.Errorf("tool_call kind/title = %q/%v, want execute/bash", first.Kind, first.Title)
+			}
+			var in struct{ Command, Description, Cwd string }
+			for _, u := range updates {
+				if hasTerminalMeta(u) {
+					t.Errorf("update has terminal _meta %v", u.Meta)
+				}
+				_ = json.Unmarshal(u.RawInput, &in)
+				// Every snapshot is a prefix of the output.
+				if txt := u.Text(); u.Status == "in_progress" && txt != "" && !isLineRun(txt, fiveLinesOutput) {
+					t.Errorf("snapshot %q is not a run of output lines", txt)
+				}
+			}
+			if in.Command != fiveLines || in.Cwd != agent.Dir || in.Description == "" {
+				t.Errorf("rawInput = %+v, want the command, its description and the session cwd", in)
+			}
+			var out struct {
+				Output   string
+				Metadata struct {
+					Output    string
+					Exit      int
+					Truncated bool
+				}
+			}
+			if err := json.Unmarshal(last.RawOutput, &out); err != nil || out.Metadata.Output != fiveLinesOutput || out.Metadata.Exit != 0 {
+				t.Errorf("final rawOutput %s (%v), want metadata.output = the output, exit 0", last.RawOutput, err)
+			}
+			if last.Status != "completed" || last.Text() != fiveLinesOutput {
+				t.Errorf("final status %q, text %q; want completed and the output", last.Status, last.Text())
+			}
+			checkOpencodePermission(t, c, id)
+			if p := c.Problems(); len(p) > 0 {
+				t.Errorf("client problems: %q", p)
+			}
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
+
+func checkOpencodePermission(t *testing.T, c *acpclient.Client, id string) {
+	t.Helper()
+	perms := c.PermissionRequests()
+	if len(perms) != 1 {
+		t.Fatalf("got %d permission requests, want 1", len(perms))
+	}
+	var p struct {
+		ToolCall acpclient.ToolUpdate `json:"toolCall"`
+		Options  []struct {
+			OptionID string `json:"optionId"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(perms[0], &p); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, o := range p.Options {
+		ids = append(ids, o.OptionID)
+	}
+	if want := []string{"once", "always", "reject"}; !slices.Equal(ids, want) || p.ToolCall.ToolCallID != id {
+		t.Errorf("permission for %q with options %q, want %s with %q", p.ToolCall.ToolCallID, ids, id, want)
+	}
+}
