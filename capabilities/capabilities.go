@@ -9,6 +9,7 @@ package capabilities
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 )
 
 // Client is what the client advertised in its initialize request (v1 field
@@ -52,7 +53,16 @@ type Negotiated struct {
 	agentKnown  bool
 	sessions    map[string]Session
 	pending     map[string]pendingRequest // request id (raw JSON) → what it asked
+	// version is the protocol version in force: the agent's answer to
+	// initialize, or until then the version the client asked for; 0 before
+	// initialize. Atomic, because the chain reads it for every message.
+	version atomic.Int32
 }
+
+// ProtocolVersion is the connection's ACP protocol version: what the agent
+// answered to initialize, or, until it has, what the client asked for; 0
+// when no initialize was seen (or its version was not an integer).
+func (n *Negotiated) ProtocolVersion() int { return int(n.version.Load()) }
 
 type pendingRequest struct {
 	method string
@@ -125,6 +135,9 @@ func (n *Negotiated) ObserveRequest(method string, id, params []byte) {
 		n.client.ProtocolVersion = p.ProtocolVersion
 		n.client.Name = p.ClientInfo.Name
 		n.clientKnown = true
+		if !n.agentKnown {
+			n.version.Store(int32(p.ProtocolVersion))
+		}
 	case "session/load", "session/resume":
 		if p.SessionID != "" {
 			n.sessions[p.SessionID] = Session{ID: p.SessionID, Cwd: p.Cwd}
@@ -185,6 +198,10 @@ func (n *Negotiated) ObserveResponse(id, result []byte) {
 				Name    string `json:"name"`
 				Version string `json:"version"`
 			} `json:"agentInfo"`
+			Info struct { // v2
+				Name    string `json:"name"`
+				Version string `json:"version"`
+			} `json:"info"`
 		}
 		if json.Unmarshal(result, &r) != nil {
 			return
@@ -193,9 +210,13 @@ func (n *Negotiated) ObserveResponse(id, result []byte) {
 		if caps == nil {
 			caps = r.Capabilities
 		}
+		if r.AgentInfo.Name == "" {
+			r.AgentInfo = r.Info
+		}
 		n.agent = Agent{ProtocolVersion: r.ProtocolVersion, Name: r.AgentInfo.Name,
 			Version: r.AgentInfo.Version, Raw: append(json.RawMessage(nil), caps...)}
 		n.agentKnown = true
+		n.version.Store(int32(r.ProtocolVersion))
 	case "session/new":
 		var r struct {
 			SessionID string `json:"sessionId"`

@@ -100,6 +100,12 @@ func (c *Chain) Process(ctx context.Context, m *Message, sink Sink) error {
 		m.Caps = c.caps
 	}
 	c.observe(m)
+	if c.caps != nil && c.caps.ProtocolVersion() > 1 {
+		// Every filter knows the v1 shapes alone: on a connection of a
+		// later version they all stand aside, so nothing is mangled and
+		// no capability is injected into a shape the proxy does not know.
+		return sink(m.Dir, m.Raw, true)
+	}
 	return c.run(ctx, 0, m, sink, m.Raw)
 }
 

@@ -136,3 +136,38 @@ func TestMessageView(t *testing.T) {
 		assert.Equal(t, c.resp, m.IsResponse(), c.raw)
 	}
 }
+
+func TestFiltersStandAsideOnAConnectionOfALaterProtocolVersion(t *testing.T) {
+	mark := filters.Func{FilterName: "mark", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+		return out.Emit(m.Dir, []byte(`{"marked":true}`))
+	}}
+	const v2Init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"capabilities":{},"info":{"name":"c"}}}`
+	const update = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c"}}}`
+	untouched := func(d filters.Direction, raw string) []chaintest.Sent {
+		return []chaintest.Sent{{Dir: d, Raw: raw, Original: true}}
+	}
+	marked := func(d filters.Direction) []chaintest.Sent {
+		return []chaintest.Sent{{Dir: d, Raw: `{"marked":true}`, Original: false}}
+	}
+
+	t.Run("v2 agreed", func(t *testing.T) {
+		c := filters.NewChain(capabilities.New(), mark)
+		assert.Equal(t, untouched(filters.ClientToAgent, v2Init), chaintest.Run(t, c, filters.ClientToAgent, v2Init),
+			"a v2 initialize gets no v1 capability injected")
+		res := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"capabilities":{},"info":{"name":"a"}}}`
+		assert.Equal(t, untouched(filters.AgentToClient, res), chaintest.Run(t, c, filters.AgentToClient, res))
+		assert.Equal(t, untouched(filters.AgentToClient, update), chaintest.Run(t, c, filters.AgentToClient, update))
+	})
+	t.Run("v2 asked, agent answers v1", func(t *testing.T) {
+		c := filters.NewChain(capabilities.New(), mark)
+		chaintest.Run(t, c, filters.ClientToAgent, v2Init)
+		chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}`)
+		assert.Equal(t, marked(filters.AgentToClient), chaintest.Run(t, c, filters.AgentToClient, update),
+			"the connection speaks v1: filters apply")
+	})
+	t.Run("v1", func(t *testing.T) {
+		c := filters.NewChain(capabilities.New(), mark)
+		assert.Equal(t, marked(filters.ClientToAgent), chaintest.Run(t, c, filters.ClientToAgent,
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`))
+	})
+}
