@@ -1,0 +1,310 @@
+package view
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// timelineBins is how many bins the timeline has.
+const timelineBins = 240
+
+// Options say how to build a page's data.
+type Options struct {
+	// Name is the trace's name for the header.
+	Name string
+	// Chain is the filter chain to replay the trace through, built from
+	// Flags; nil or empty: no replay, what was received is what was
+	// delivered.
+	Chain *filters.Chain
+	Flags []string
+}
+
+// Build reads a trace from r and returns what the page shows. It streams:
+// the received lines are analysed as the replay reads them, in their own
+// goroutine, and what the replay delivers in another, so memory holds
+// only the model (and the latest value of each tool call field), never
+// the trace.
+func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
+	before := newSide()
+	if opt.Chain == nil || opt.Chain.Len() == 0 {
+		if err := analyse(proxy.NewTraceReader(r), before, true); err != nil {
+			return nil, err
+		}
+		return assemble(opt, before, before), nil
+	}
+
+	after := newSide()
+	// The received lines: a file is read a second time, side by side with
+	// the replay; a stream is copied as the replay reads it.
+	var in io.Reader
+	var tee *pipe
+	if f, ok := r.(io.ReadSeeker); ok && isRegular(r) {
+		pos, err := f.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil, fmt.Errorf("reading trace: %w", err)
+		}
+		in = io.NewSectionReader(r.(io.ReaderAt), pos, 1<<62)
+	} else {
+		tee = newPipe()
+		in = tee
+		r = io.TeeReader(r, tee)
+	}
+	out := newPipe()
+	errs := make(chan error, 2)
+	go func() {
+		err := analyse(proxy.NewTraceReader(in), before, true)
+		if tee != nil {
+			tee.abandon() // the replay need not wait for a failed analysis
+		}
+		errs <- err
+	}()
+	go func() {
+		err := analyse(proxy.NewTraceReader(out), after, false)
+		out.abandon()
+		errs <- err
+	}()
+
+	err := proxy.Replay(ctx, opt.Chain, proxy.NewTraceReader(r), out, nil)
+	if err == nil && tee != nil {
+		// The replay stops at the last record; the analysis wants EOF.
+		_, err = io.Copy(io.Discard, r)
+	}
+	if tee != nil {
+		tee.CloseWithError(err)
+	}
+	out.CloseWithError(err)
+	e1, e2 := <-errs, <-errs
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(e1, e2); err != nil {
+		return nil, err
+	}
+	return assemble(opt, before, after), nil
+}
+
+// analyse feeds the lines of a trace to s. received: the trace's records
+// are lines as received (records without a line are the recording
+// proxy's own additions, skipped as replay skips them).
+func analyse(tr *proxy.TraceReader, s *side, received bool) error {
+	var last time.Duration
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !rec.HasLine {
+			continue
+		}
+		t := max(rec.T, last) // as replay does: order wins over a clock going back
+		last = t
+		s.feed(t, rec.Dir, rec.Line)
+	}
+}
+
+// isRegular reports whether r is a regular file, which can be read twice.
+func isRegular(r io.Reader) bool {
+	f, ok := r.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
+}
+
+// assemble merges the two sides into the page's data.
+func assemble(opt Options, before, after *side) *Data {
+	d := &Data{
+		Version:      ModelVersion,
+		Trace:        opt.Name,
+		Flags:        nonNil(opt.Flags),
+		Filters:      []string{},
+		Calls:        []Call{},
+		Conversation: nonNil(after.conv),
+		Messages:     []Msg{},
+	}
+	for _, f := range opt.Chain.Stats() {
+		d.Filters = append(d.Filters, f.Name)
+	}
+	start, end := before.first, max(before.last, after.last)
+	d.Duration = secs(end - start)
+	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		d.Directions = append(d.Directions, DirectionFigures{dir.String(), before.dirs[dir], after.dirs[dir]})
+	}
+	d.Session = session(before, after)
+	d.Timeline = timeline(before, after, end)
+
+	index := map[string]int{}
+	add := func(c *callAcc) {
+		if _, ok := index[c.id]; !ok {
+			index[c.id] = len(d.Calls)
+			d.Calls = append(d.Calls, Call{ID: c.id})
+		}
+	}
+	for _, c := range before.callOrder {
+		add(c)
+	}
+	for _, c := range after.callOrder {
+		add(c)
+	}
+	for i := range d.Calls {
+		call := &d.Calls[i]
+		b, a := before.calls[call.ID], after.calls[call.ID]
+		if b != nil {
+			call.Before = b.count
+			call.Final.Before = b.state()
+			call.Raw.Before, call.Raw.Omitted[0] = b.samples()
+		}
+		if a != nil {
+			call.After = a.count
+			call.Final.After = a.state()
+			call.Raw.After, call.Raw.Omitted[1] = a.samples()
+		}
+		shown := a
+		if shown == nil {
+			shown = b
+		}
+		call.Title, call.Kind, call.Status = shown.title, shown.kind, shown.status
+		call.Start, call.End = secs(shown.first), secs(shown.last)
+		call.Raw.Before, call.Raw.After = nonNil(call.Raw.Before), nonNil(call.Raw.After)
+	}
+
+	sides := []*side{before}
+	if after != before {
+		sides = append(sides, after)
+	}
+	for n, s := range sides {
+		for _, m := range s.messages() {
+			m.Side = "b"
+			if n == 1 {
+				m.Side = "a"
+			}
+			if i, ok := index[m.call]; ok && m.call != "" {
+				m.Call = i
+			}
+			d.Messages = append(d.Messages, m.Msg)
+		}
+		d.MessagesOmitted += s.msgN - len(s.messages())
+	}
+	return d
+}
+
+// session gathers initialize and session/new, and the capabilities the
+// filters changed.
+func session(before, after *side) Session {
+	s := Session{SessionIDs: nonNil(before.sessionIDs), Cwd: before.cwd, AuthMethods: []string{}}
+	s.ProtocolVersion, _ = rawjson.Get(before.clientInit, "protocolVersion")
+	if v, ok := rawjson.Get(before.agentInit, "protocolVersion"); ok {
+		s.ProtocolVersion = v // the agent's answer is what was negotiated
+	}
+	s.Client = valueAt(before.clientInit, "clientInfo")
+	s.Agent = valueAt(before.agentInit, "agentInfo")
+	s.ClientCapabilities = capabilities(valueAt(before.clientInit, "clientCapabilities"), valueAt(after.clientInit, "clientCapabilities"))
+	s.AgentCapabilities = capabilities(valueAt(before.agentInit, "agentCapabilities"), valueAt(after.agentInit, "agentCapabilities"))
+	methods, _ := rawjson.Get(before.agentInit, "authMethods")
+	_ = rawjson.Elements(methods, func(_ int, m []byte) bool {
+		name, _ := rawjson.GetString(m, "name")
+		if name == "" {
+			name, _ = rawjson.GetString(m, "id")
+		}
+		s.AuthMethods = append(s.AuthMethods, name)
+		return true
+	})
+	return s
+}
+
+// valueAt is the elided JSON value at key of obj, or nil.
+func valueAt(obj []byte, key string) json.RawMessage {
+	v, ok := rawjson.Get(obj, key)
+	if !ok {
+		return nil
+	}
+	return elideJSON(v)
+}
+
+func capabilities(before, after json.RawMessage) Capabilities {
+	c := Capabilities{Before: before, After: after, Changed: []CapChange{}}
+	b, a := map[string][]byte{}, map[string][]byte{}
+	var bk, ak []string
+	leaves(before, "", b, &bk)
+	leaves(after, "", a, &ak)
+	for _, k := range bk {
+		if v, ok := a[k]; !ok {
+			c.Changed = append(c.Changed, CapChange{Path: k, Before: b[k]})
+		} else if string(v) != string(b[k]) {
+			c.Changed = append(c.Changed, CapChange{Path: k, Before: b[k], After: v})
+		}
+	}
+	for _, k := range ak {
+		if _, ok := b[k]; !ok {
+			c.Changed = append(c.Changed, CapChange{Path: k, After: a[k]})
+		}
+	}
+	return c
+}
+
+// leaves flattens a JSON object into dotted paths of its non-object
+// values (an empty object is a leaf too).
+func leaves(v []byte, prefix string, out map[string][]byte, order *[]string) {
+	n := 0
+	err := rawjson.Members(v, func(key, val []byte) bool {
+		n++
+		k, _ := rawjson.Unquote(append(append([]byte{'"'}, key...), '"'))
+		if prefix != "" {
+			k = prefix + "." + k
+		}
+		leaves(val, k, out, order)
+		return true
+	})
+	if (err != nil || n == 0) && prefix != "" {
+		out[prefix] = v
+		*order = append(*order, prefix)
+	}
+}
+
+// timeline bins both sides' messages over the trace's duration.
+func timeline(before, after *side, end time.Duration) Timeline {
+	width := max(end, time.Millisecond) / timelineBins
+	if (max(end, time.Millisecond))%timelineBins != 0 {
+		width++
+	}
+	bin := func(pts []point) Series {
+		s := Series{Messages: make([]int64, timelineBins), Bytes: make([]int64, timelineBins)}
+		for _, p := range pts {
+			i := min(int(p.t/width), timelineBins-1)
+			s.Messages[i]++
+			s.Bytes[i] += int64(p.n)
+		}
+		return s
+	}
+	tl := Timeline{Width: width.Seconds()}
+	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		tl.Dirs = append(tl.Dirs, DirSeries{Direction: dir.String(), Before: bin(before.points[dir]), After: bin(after.points[dir])})
+	}
+	return tl
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return slices.Clip(s)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }

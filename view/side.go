@@ -1,0 +1,382 @@
+package view
+
+import (
+	"bytes"
+	"strings"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// MaxMessages bounds the message list: past it, each side keeps its first
+// and last MaxMessages/2 messages.
+const MaxMessages = 4000
+
+// briefRunes bounds a message's one-line description in the list.
+const briefRunes = 160
+
+// side analyses one stream of messages, both directions interleaved as
+// they crossed: the received lines (before the filters) or the delivered
+// ones (after).
+type side struct {
+	dirs        [2]Count
+	points      [2][]point // per message, for the timeline
+	first, last time.Duration
+	seen        bool
+
+	calls     map[string]*callAcc
+	callOrder []*callAcc
+
+	msgHead []msgRec
+	msgTail []msgRec // a ring once full
+	msgN    int
+
+	conv     []Event
+	convText *textAcc // the open agent/thought/user message, appended to
+	convOpen int      // its index in conv, or -1
+
+	// pending are the requests sent in each direction, by raw id: the
+	// method, and for a permission request its event.
+	pending [2]map[string]pendingReq
+
+	clientInit, agentInit []byte // initialize params and result
+	sessionIDs            []string
+	cwd                   string
+}
+
+type point struct {
+	t time.Duration
+	n int32
+}
+
+type msgRec struct {
+	Msg
+	call string
+}
+
+type pendingReq struct {
+	method string
+	event  int // permission: index in conv
+	opts   map[string]string
+}
+
+func newSide() *side {
+	return &side{
+		calls:    map[string]*callAcc{},
+		convOpen: -1,
+		pending:  [2]map[string]pendingReq{{}, {}},
+	}
+}
+
+// feed takes one line that crossed in direction d at t.
+func (s *side) feed(t time.Duration, d filters.Direction, line []byte) {
+	if !s.seen || t < s.first {
+		s.first = t
+	}
+	s.seen = true
+	s.last = max(s.last, t)
+	s.dirs[d].add(len(line))
+	s.points[d] = append(s.points[d], point{t, int32(min(len(line)+1, 1<<31-1))})
+
+	rec := msgRec{Msg: Msg{T: secs(t), Dir: int(d), Bytes: len(line) + 1, Call: -1}}
+	m, ok := parseMessage(line)
+	if !ok {
+		rec.Label = "(not a JSON object)"
+		rec.Brief = brief(string(firstLines(line, 1, 400)))
+		txt := makeText(line)
+		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: "a line that is not a JSON-RPC message", Text: &txt})
+		s.addMsg(rec)
+		return
+	}
+	switch {
+	case m.method != "":
+		rec.Label = m.method
+		if m.id != nil {
+			s.pending[d][string(m.id)] = pendingReq{method: m.method, event: -1}
+		}
+		s.request(t, d, m, &rec)
+	case m.id != nil:
+		req, ok := s.pending[d.Reverse()][string(m.id)]
+		delete(s.pending[d.Reverse()], string(m.id))
+		if !ok {
+			req.method = "?"
+		}
+		s.response(t, d, m, req, &rec)
+	default:
+		rec.Label = "(no method, no id)"
+	}
+	s.addMsg(rec)
+}
+
+// message is the top level of a JSON-RPC message, as spans of its line.
+type message struct {
+	line                        []byte
+	method                      string
+	id, params, result, errorV []byte
+}
+
+// parseMessage reads the top level of line in one walk; ok is false when
+// it is not a JSON object.
+func parseMessage(line []byte) (m message, ok bool) {
+	m.line = line
+	err := rawjson.Members(line, func(key, val []byte) bool {
+		switch string(key) {
+		case "method":
+			m.method, _ = rawjson.Unquote(val)
+		case "id":
+			m.id = val
+		case "params":
+			m.params = val
+		case "result":
+			m.result = val
+		case "error":
+			m.errorV = val
+		}
+		return true
+	})
+	return m, err == nil
+}
+
+func (s *side) request(t time.Duration, d filters.Direction, m message, rec *msgRec) {
+	params := m.params
+	switch m.method {
+	case "initialize":
+		if d == filters.ClientToAgent {
+			s.clientInit = params
+		}
+	case "session/new", "session/load", "session/resume":
+		if cwd, ok := rawjson.GetString(params, "cwd"); ok {
+			s.cwd = cwd
+			rec.Brief = brief(cwd)
+		}
+		if id, ok := rawjson.GetString(params, "sessionId"); ok {
+			s.addSession(id)
+		}
+	case "session/prompt":
+		prompt, _ := rawjson.Get(params, "prompt")
+		text := blocksText(prompt)
+		rec.Brief = brief(text)
+		txt := makeText([]byte(text))
+		s.event(Event{T: secs(t), Kind: "prompt", Dir: d.String(), Text: &txt})
+	case "session/update":
+		s.update(t, d, m, rec)
+	case "session/request_permission":
+		tc, _ := rawjson.Get(params, "toolCall")
+		title, _ := rawjson.GetString(tc, "title")
+		id, _ := rawjson.GetString(tc, "toolCallId")
+		ev := Event{T: secs(t), Kind: "permission", Dir: d.String(), Call: id, Title: title}
+		req := pendingReq{method: m.method, opts: map[string]string{}}
+		opts, _ := rawjson.Get(params, "options")
+		_ = rawjson.Elements(opts, func(_ int, o []byte) bool {
+			name, _ := rawjson.GetString(o, "name")
+			kind, _ := rawjson.GetString(o, "kind")
+			oid, _ := rawjson.GetString(o, "optionId")
+			ev.Options = append(ev.Options, name+" ("+kind+")")
+			req.opts[oid] = name
+			return true
+		})
+		rec.Brief = brief(title)
+		if c := s.calls[id]; c != nil {
+			rec.call = id
+		}
+		req.event = s.event(ev)
+		s.pending[d][string(m.id)] = req
+	case "session/cancel":
+		s.event(Event{T: secs(t), Kind: "stop", Dir: d.String(), Title: "session/cancel"})
+	}
+}
+
+func (s *side) response(t time.Duration, d filters.Direction, m message, req pendingReq, rec *msgRec) {
+	if e := m.errorV; e != nil {
+		rec.Label = "error of " + req.method
+		msg, _ := rawjson.GetString(e, "message")
+		code, _ := rawjson.Get(e, "code")
+		rec.Brief = brief(string(code) + " " + msg)
+		txt := makeText(elideJSON(e))
+		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: "error in answer to " + req.method, Text: &txt})
+		return
+	}
+	rec.Label = "result of " + req.method
+	res := m.result
+	switch req.method {
+	case "initialize":
+		if d == filters.AgentToClient {
+			s.agentInit = res
+		}
+	case "session/new":
+		if id, ok := rawjson.GetString(res, "sessionId"); ok {
+			s.addSession(id)
+			rec.Brief = id
+		}
+	case "session/prompt":
+		stop, _ := rawjson.GetString(res, "stopReason")
+		rec.Brief = stop
+		s.event(Event{T: secs(t), Kind: "stop", Dir: d.String(), Title: "end of turn: " + stop})
+	case "session/request_permission":
+		outcome, _ := rawjson.GetString(res, "outcome", "outcome")
+		answer := outcome
+		if oid, ok := rawjson.GetString(res, "outcome", "optionId"); ok {
+			answer = oid
+			if name := req.opts[oid]; name != "" {
+				answer = name + " (" + oid + ")"
+			}
+		}
+		rec.Brief = answer
+		if req.event >= 0 && req.event < len(s.conv) {
+			s.conv[req.event].Answer = answer
+			s.conv[req.event].AnswerT = secs(t)
+		}
+	}
+}
+
+// update handles a session/update notification.
+func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgRec) {
+	var upd []byte
+	_ = rawjson.Members(m.params, func(key, val []byte) bool {
+		if string(key) == "update" {
+			upd = val
+			return false
+		}
+		return true
+	})
+	// One walk over the update: a snapshot's content is large.
+	var kind, id string
+	var fields [][2][]byte
+	_ = rawjson.Members(upd, func(key, val []byte) bool {
+		switch string(key) {
+		case "sessionUpdate":
+			kind, _ = rawjson.Unquote(val)
+		case "toolCallId":
+			id, _ = rawjson.Unquote(val)
+		}
+		fields = append(fields, [2][]byte{key, val})
+		return true
+	})
+	rec.Label = "session/update " + kind
+	switch kind {
+	case "tool_call", "tool_call_update":
+		if id == "" {
+			return
+		}
+		c := s.calls[id]
+		if c == nil {
+			c = newCall(id, t)
+			s.calls[id] = c
+			s.callOrder = append(s.callOrder, c)
+		}
+		rec.call = id
+		rec.Brief = brief(c.apply(t, fields, m.line))
+	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
+		ev := map[string]string{"agent_message_chunk": "agent", "agent_thought_chunk": "thought", "user_message_chunk": "user"}[kind]
+		block, _ := rawjson.Get(upd, "content")
+		text := blockText(block)
+		rec.Brief = brief(text)
+		if s.convOpen < 0 || s.convOpen != len(s.conv)-1 || s.conv[s.convOpen].Kind != ev {
+			s.convText = &textAcc{}
+			s.conv = append(s.conv, Event{T: secs(t), Kind: ev, Dir: d.String()})
+			s.convOpen = len(s.conv) - 1
+		}
+		s.convText.write([]byte(text))
+		txt := s.convText.text()
+		s.conv[s.convOpen].Text = &txt
+	case "plan":
+		entries, _ := rawjson.Get(upd, "entries")
+		var b strings.Builder
+		_ = rawjson.Elements(entries, func(_ int, e []byte) bool {
+			status, _ := rawjson.GetString(e, "status")
+			content, _ := rawjson.GetString(e, "content")
+			b.WriteString("[" + status + "] " + content + "\n")
+			return true
+		})
+		txt := makeText([]byte(b.String()))
+		s.event(Event{T: secs(t), Kind: "plan", Dir: d.String(), Text: &txt})
+	default:
+		if len(upd) < 400 {
+			rec.Brief = brief(string(upd))
+		}
+	}
+}
+
+// event appends a conversation entry and returns its index.
+func (s *side) event(e Event) int {
+	s.conv = append(s.conv, e)
+	return len(s.conv) - 1
+}
+
+func (s *side) addSession(id string) {
+	for _, have := range s.sessionIDs {
+		if have == id {
+			return
+		}
+	}
+	s.sessionIDs = append(s.sessionIDs, id)
+}
+
+func (s *side) addMsg(r msgRec) {
+	s.msgN++
+	if len(s.msgHead) < MaxMessages/2 {
+		s.msgHead = append(s.msgHead, r)
+		return
+	}
+	if len(s.msgTail) < MaxMessages/2 {
+		s.msgTail = append(s.msgTail, r)
+		return
+	}
+	s.msgTail[(s.msgN-1-MaxMessages/2)%(MaxMessages/2)] = r
+}
+
+// messages are the kept messages in order.
+func (s *side) messages() []msgRec {
+	out := append([]msgRec(nil), s.msgHead...)
+	if s.msgN <= MaxMessages {
+		return append(out, s.msgTail...)
+	}
+	start := (s.msgN - MaxMessages/2) % (MaxMessages / 2)
+	out = append(out, s.msgTail[start:]...)
+	return append(out, s.msgTail[:start]...)
+}
+
+// blocksText is the text of an array of content blocks.
+func blocksText(arr []byte) string {
+	var b strings.Builder
+	_ = rawjson.Elements(arr, func(n int, block []byte) bool {
+		if n > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(blockText(block))
+		return true
+	})
+	return b.String()
+}
+
+// blockText is a content block's text, or a note of what it is.
+func blockText(block []byte) string {
+	typ, _ := rawjson.GetString(block, "type")
+	switch typ {
+	case "text":
+		s, _ := rawjson.GetString(block, "text")
+		return s
+	case "resource_link":
+		name, _ := rawjson.GetString(block, "name")
+		return "[link: " + name + "]"
+	case "resource":
+		uri, _ := rawjson.GetString(block, "resource", "uri")
+		return "[resource: " + uri + "]"
+	}
+	return "[" + typ + "]"
+}
+
+// brief is s on one line, cut to briefRunes.
+func brief(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > briefRunes {
+		return string(r[:briefRunes]) + "…"
+	}
+	return s
+}
+
+// secs is d in seconds, to the microsecond.
+func secs(d time.Duration) float64 { return float64(d.Microseconds()) / 1e6 }
+
+var _ = bytes.Equal
