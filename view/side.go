@@ -1,7 +1,6 @@
 package view
 
 import (
-	"bytes"
 	"strings"
 	"time"
 
@@ -111,8 +110,8 @@ func (s *side) feed(t time.Duration, d filters.Direction, line []byte) {
 
 // message is the top level of a JSON-RPC message, as spans of its line.
 type message struct {
-	line                        []byte
-	method                      string
+	line                       []byte
+	method                     string
 	id, params, result, errorV []byte
 }
 
@@ -378,5 +377,3 @@ func brief(s string) string {
 
 // secs is d in seconds, to the microsecond.
 func secs(d time.Duration) float64 { return float64(d.Microseconds()) / 1e6 }
-
-var _ = bytes.Equal
