@@ -213,8 +213,8 @@ func session(before, after *side) Session {
 	}
 	s.Client = valueAt(before.clientInit, "clientInfo")
 	s.Agent = valueAt(before.agentInit, "agentInfo")
-	s.ClientCapabilities = capabilities(valueAt(before.clientInit, "clientCapabilities"), valueAt(after.clientInit, "clientCapabilities"))
-	s.AgentCapabilities = capabilities(valueAt(before.agentInit, "agentCapabilities"), valueAt(after.agentInit, "agentCapabilities"))
+	s.ClientCapabilities = capsChange(valueAt(before.clientInit, "clientCapabilities"), valueAt(after.clientInit, "clientCapabilities"))
+	s.AgentCapabilities = capsChange(valueAt(before.agentInit, "agentCapabilities"), valueAt(after.agentInit, "agentCapabilities"))
 	methods, _ := rawjson.Get(before.agentInit, "authMethods")
 	_ = rawjson.Elements(methods, func(_ int, m []byte) bool {
 		name, _ := rawjson.GetString(m, "name")
@@ -236,7 +236,7 @@ func valueAt(obj []byte, key string) json.RawMessage {
 	return elideJSON(v)
 }
 
-func capabilities(before, after json.RawMessage) Capabilities {
+func capsChange(before, after json.RawMessage) Capabilities {
 	c := Capabilities{Before: before, After: after, Changed: []CapChange{}}
 	b, a := map[string][]byte{}, map[string][]byte{}
 	var bk, ak []string

@@ -1,0 +1,170 @@
+package view
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// traceOf makes a trace from (seconds, direction, line) triples; a line
+// that is not JSON is recorded as "text".
+func traceOf(recs ...any) string {
+	var b strings.Builder
+	for i := 0; i < len(recs); i += 3 {
+		line := recs[i+2].(string)
+		field := `"msg":` + line
+		if !json.Valid([]byte(line)) {
+			q, _ := json.Marshal(line)
+			field = `"text":` + string(q)
+		}
+		fmt.Fprintf(&b, `{"t":%v,"dir":%q,%s}`+"\n", recs[i], recs[i+1], field)
+	}
+	return b.String()
+}
+
+const (
+	c2a = "client->agent"
+	a2c = "agent->client"
+)
+
+func update(u string) string {
+	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + u + `}}`
+}
+
+// sampleSession is a small session with one of everything the page shows.
+var sampleSession = traceOf(
+	0.001, c2a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false},"terminal":false},"clientInfo":{"name":"editor","version":"2"}}}`,
+	0.010, a2c, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"agent","version":"1"},"authMethods":[{"id":"key","name":"API key"}]}}`,
+	0.020, c2a, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/project","mcpServers":[]}}`,
+	0.030, a2c, `{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+	0.040, c2a, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"list files"}]}}`,
+	0.050, a2c, update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Sure, "}}`),
+	0.051, a2c, update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"listing."}}`),
+	0.060, a2c, update(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls","kind":"execute","status":"pending","content":[{"type":"terminal","terminalId":"c1"}],"_meta":{"terminal_info":{"terminal_id":"c1"}}}`),
+	0.070, a2c, `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"c1","title":"ls"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}}`,
+	0.080, c2a, `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"ok"}}}`,
+	0.090, a2c, update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","_meta":{"terminal_output":{"terminal_id":"c1","data":"a.txt\n"}}}`),
+	0.100, a2c, update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{"terminal_output":{"terminal_id":"c1","data":"b.txt\n"}}}`),
+	0.110, a2c, update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","_meta":{"terminal_exit":{"terminal_id":"c1","exit_code":0,"signal":null}}}`),
+	0.120, a2c, update(`{"sessionUpdate":"tool_call","toolCallId":"c2","title":"Edit /project/a.txt","kind":"edit","status":"completed","locations":[{"path":"/project/a.txt","line":2}],"content":[{"type":"diff","path":"/project/a.txt","oldText":"one\ntwo\n","newText":"one\n2\n"}]}`),
+	0.130, c2a, `{"jsonrpc":"2.0","id":4,"method":"x/unknown","params":{}}`,
+	0.140, a2c, `{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}`,
+	0.150, a2c, `not json at all`,
+	0.200, a2c, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`,
+)
+
+func build(t *testing.T, trace string, cfg *filters.Config) *Data {
+	t.Helper()
+	opt := Options{Name: "session.jsonl"}
+	if cfg != nil {
+		opt.Chain = cfg.Chain(capabilities.New())
+	}
+	d, err := Build(context.Background(), strings.NewReader(trace), opt)
+	require.NoError(t, err)
+	return d
+}
+
+// Without filters, the page's model is the session as it was received.
+func TestBuildReadsTheSession(t *testing.T) {
+	d := build(t, sampleSession, nil)
+	assert.Empty(t, d.Filters)
+	assert.InDelta(t, 0.199, d.Duration, 1e-9)
+	assert.Equal(t, []string{"s1"}, d.Session.SessionIDs)
+	assert.Equal(t, "/project", d.Session.Cwd)
+	assert.JSONEq(t, `{"name":"agent","version":"1"}`, string(d.Session.Agent))
+	assert.JSONEq(t, `{"name":"editor","version":"2"}`, string(d.Session.Client))
+	assert.Equal(t, []string{"API key"}, d.Session.AuthMethods)
+	assert.Empty(t, d.Session.ClientCapabilities.Changed, "nothing injected without filters")
+	assert.Equal(t, d.Directions[0].Before, d.Directions[0].After)
+	assert.Equal(t, int64(5), d.Directions[0].Before.Messages)
+
+	require.Len(t, d.Calls, 2)
+	ls := d.Calls[0]
+	assert.Equal(t, []string{"c1", "ls", "execute", "completed"}, []string{ls.ID, ls.Title, ls.Kind, ls.Status})
+	assert.Equal(t, int64(4), ls.Before.Messages)
+	assert.InDelta(t, 0.060, ls.Start, 1e-9)
+	assert.InDelta(t, 0.110, ls.End, 1e-9)
+	st := ls.Final.After
+	require.Len(t, st.Terminals, 1)
+	assert.Equal(t, "a.txt\nb.txt\n", st.Terminals[0].Output.Text, "terminal output appends")
+	assert.Equal(t, "0", string(st.Terminals[0].ExitCode))
+	assert.Equal(t, []Content{{Type: "terminal", TerminalID: "c1"}}, st.Content)
+
+	edit := d.Calls[1].Final.After
+	require.Len(t, edit.Content, 1)
+	assert.Equal(t, "/project/a.txt", edit.Content[0].Path)
+	assert.Equal(t, "one\ntwo\n", edit.Content[0].OldText.Text)
+	assert.Equal(t, "one\n2\n", edit.Content[0].NewText.Text)
+	assert.Equal(t, []string{"/project/a.txt:2"}, edit.Locations)
+
+	var kinds []string
+	for _, e := range d.Conversation {
+		kinds = append(kinds, e.Kind)
+	}
+	assert.Equal(t, []string{"prompt", "agent", "permission", "error", "error", "stop"}, kinds)
+	assert.Equal(t, "Sure, listing.", d.Conversation[1].Text.Text, "consecutive chunks are one message")
+	perm := d.Conversation[2]
+	assert.Equal(t, "c1", perm.Call)
+	assert.Equal(t, []string{"Allow (allow_once)", "Reject (reject_once)"}, perm.Options)
+	assert.Equal(t, "Allow (ok)", perm.Answer)
+	assert.Equal(t, "error in answer to x/unknown", d.Conversation[3].Title)
+	assert.Equal(t, "end of turn: end_turn", d.Conversation[5].Title)
+
+	assert.Len(t, d.Messages, 18)
+	assert.Equal(t, "result of session/prompt", d.Messages[17].Label)
+	assert.Equal(t, 0, d.Messages[10].Call, "an update points at its call")
+	assert.Equal(t, 0, d.Messages[8].Call, "so does a permission request")
+	assert.Equal(t, -1, d.Messages[9].Call)
+}
+
+// With filters, the page shows both sides: here --terminal-output asks the
+// agent for streamed output on behalf of a client that lacks the extension,
+// and shows that output to the client as text.
+func TestBuildShowsBeforeAndAfterTheFilters(t *testing.T) {
+	cfg := filters.Config{TerminalOutput: true, CoalesceInterval: filters.DefaultCoalesceInterval, MaxOutputBytes: filters.DefaultMaxOutputBytes}
+	d := build(t, sampleSession, &cfg)
+	assert.Equal(t, []string{"terminal-output", "persisted-output"}, d.Filters)
+	assert.Equal(t, []CapChange{{Path: "_meta.terminal_output", After: json.RawMessage("true")}}, d.Session.ClientCapabilities.Changed)
+	assert.Greater(t, d.Directions[0].After.Bytes, d.Directions[0].Before.Bytes, "the capability was added")
+
+	before, after := d.Calls[0].Final.Before, d.Calls[0].Final.After
+	assert.Equal(t, "terminal", before.Content[0].Type, "the agent sent a terminal")
+	var shown []string
+	for _, c := range after.Content {
+		if c.Text != nil {
+			shown = append(shown, c.Text.Text)
+		}
+	}
+	assert.Contains(t, strings.Join(shown, ""), "a.txt\nb.txt\n", "the client sees the output as text")
+	var sides []string
+	for _, m := range d.Messages {
+		sides = append(sides, m.Side)
+	}
+	assert.Contains(t, sides, "a")
+	assert.Contains(t, sides, "b")
+}
+
+// A malformed trace is an error naming its line, as for replay.
+func TestBuildOfAMalformedTrace(t *testing.T) {
+	bad := sampleSession + `{"t":1,"dir":"sideways","msg":{}}` + "\n"
+	for _, cfg := range []*filters.Config{nil, {Deltas: true}} {
+		_, err := Build(context.Background(), strings.NewReader(bad), Options{Chain: chainOf(cfg)})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "trace line 19")
+	}
+}
+
+func chainOf(cfg *filters.Config) *filters.Chain {
+	if cfg == nil {
+		return nil
+	}
+	return cfg.Chain(capabilities.New())
+}
