@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/output"
 )
 
 // traceOf makes a trace from (seconds, direction, line) triples; a line
@@ -61,11 +62,11 @@ var sampleSession = traceOf(
 	0.200, a2c, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`,
 )
 
-func build(t *testing.T, trace string, cfg *filters.Config) *Data {
+func build(t *testing.T, trace string, fs ...filters.Filter) *Data {
 	t.Helper()
 	opt := Options{Name: "session.jsonl"}
-	if cfg != nil {
-		opt.Chain = cfg.Chain(capabilities.New())
+	if len(fs) > 0 {
+		opt.Chain = filters.NewChain(capabilities.New(), fs...)
 	}
 	d, err := Build(context.Background(), strings.NewReader(trace), opt)
 	require.NoError(t, err)
@@ -74,7 +75,7 @@ func build(t *testing.T, trace string, cfg *filters.Config) *Data {
 
 // Without filters, the page's model is the session as it was received.
 func TestBuildReadsTheSession(t *testing.T) {
-	d := build(t, sampleSession, nil)
+	d := build(t, sampleSession)
 	assert.Empty(t, d.Filters)
 	assert.InDelta(t, 0.199, d.Duration, 1e-9)
 	assert.Equal(t, []string{"s1"}, d.Session.SessionIDs)
@@ -129,8 +130,10 @@ func TestBuildReadsTheSession(t *testing.T) {
 // agent for streamed output on behalf of a client that lacks the extension,
 // and shows that output to the client as text.
 func TestBuildShowsBeforeAndAfterTheFilters(t *testing.T) {
-	cfg := filters.Config{TerminalOutput: true, CoalesceInterval: filters.DefaultCoalesceInterval, MaxOutputBytes: filters.DefaultMaxOutputBytes}
-	d := build(t, sampleSession, &cfg)
+	// What --terminal-output builds.
+	d := build(t, sampleSession,
+		&output.TerminalOutput{Interval: output.DefaultCoalesceInterval, MaxBytes: output.DefaultMaxOutputBytes},
+		&output.PersistedOutput{MaxBytes: output.DefaultMaxOutputBytes})
 	assert.Equal(t, []string{"terminal-output", "persisted-output"}, d.Filters)
 	assert.Equal(t, []CapChange{{Path: "_meta.terminal_output", After: json.RawMessage("true")}}, d.Session.ClientCapabilities.Changed)
 	assert.Greater(t, d.Directions[0].After.Bytes, d.Directions[0].Before.Bytes, "the capability was added")
@@ -155,16 +158,9 @@ func TestBuildShowsBeforeAndAfterTheFilters(t *testing.T) {
 // A malformed trace is an error naming its line, as for replay.
 func TestBuildOfAMalformedTrace(t *testing.T) {
 	bad := sampleSession + `{"t":1,"dir":"sideways","msg":{}}` + "\n"
-	for _, cfg := range []*filters.Config{nil, {Deltas: true}} {
-		_, err := Build(context.Background(), strings.NewReader(bad), Options{Chain: chainOf(cfg)})
+	for _, chain := range []*filters.Chain{nil, filters.NewChain(capabilities.New(), &output.Deltas{})} {
+		_, err := Build(context.Background(), strings.NewReader(bad), Options{Chain: chain})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "trace line 19")
 	}
-}
-
-func chainOf(cfg *filters.Config) *filters.Chain {
-	if cfg == nil {
-		return nil
-	}
-	return cfg.Chain(capabilities.New())
 }

@@ -28,7 +28,7 @@ func hostileTrace() string {
 // escaped so that nothing in it can close the block or be read as markup,
 // and it reads back exactly.
 func TestPageEmbedsTraceContentAsData(t *testing.T) {
-	d := build(t, hostileTrace(), nil)
+	d := build(t, hostileTrace())
 	d.Trace = `<b>{{DATA}}</b>.jsonl`
 	var page bytes.Buffer
 	require.NoError(t, WriteHTML(&page, d))
@@ -68,7 +68,7 @@ func embeddedData(t *testing.T, html string) Data {
 // style or script but the SVG namespace, and a policy that forbids loads.
 func TestPageIsSelfContained(t *testing.T) {
 	var page bytes.Buffer
-	require.NoError(t, WriteHTML(&page, build(t, sampleSession, nil)))
+	require.NoError(t, WriteHTML(&page, build(t, sampleSession)))
 	html := page.String()
 	for _, s := range []string{"http://", "https://", "//cdn", "@import", "url(", "src=", "href="} {
 		assert.Equal(t, strings.Count(html, "http://www.w3.org/2000/svg")*map[bool]int{true: 1}[s == "http://"], strings.Count(html, s), s)

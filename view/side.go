@@ -231,18 +231,12 @@ func (s *side) response(t time.Duration, d filters.Direction, m message, req pen
 
 // update handles a session/update notification.
 func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgRec) {
-	var upd []byte
-	_ = rawjson.Members(m.params, func(key, val []byte) bool {
-		if string(key) == "update" {
-			upd = val
-			return false
-		}
-		return true
-	})
-	// One walk over the update: a snapshot's content is large.
+	// parseMessage validated the line: walks below trust it, so a large
+	// snapshot costs a memchr, not another validation.
+	upd, _ := rawjson.TrustedGet(m.params, "update")
 	var kind, id string
 	var fields [][2][]byte
-	_ = rawjson.Members(upd, func(key, val []byte) bool {
+	rawjson.TrustedMembers(upd, func(key, val []byte) bool {
 		switch string(key) {
 		case "sessionUpdate":
 			kind, _ = rawjson.Unquote(val)

@@ -41,7 +41,7 @@ Flags:
 func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acp-proxy view", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg filters.Config
+	var cfg filterConfig
 	addFilterFlags(fs, &cfg)
 	filterFlags := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })
