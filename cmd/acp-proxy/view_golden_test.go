@@ -86,4 +86,3 @@ func pageData(t *testing.T, page []byte) []byte {
 }
 
 var numberArray = regexp.MustCompile(`\[[-0-9.eE,\s]*\]`)
-
