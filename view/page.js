@@ -64,6 +64,19 @@
     }
     return pre;
   }
+  // markdownish shows a text block as a client renders its markdown where
+  // it matters here: a text that is one fenced code block (how agents send
+  // command output) is shown as the code, in a code block.
+  function markdownish(t) {
+    var head = t.text, elided = !isWhole(t), tail = elided ? t.tail : "";
+    var open = /^```[^\n`]*\n/.exec(head), close = /\n?```\s*$/;
+    var end = elided ? tail : head;
+    if (!open || !close.test(end) || (!elided && head.length < open[0].length + 3)) return text(t, "text");
+    var code = { text: head.slice(open[0].length), tail: tail, bytes: t.bytes, lines: t.lines, omittedLines: t.omittedLines, omittedBytes: t.omittedBytes };
+    if (elided) code.tail = tail.replace(close, "\n"); else code.text = code.text.replace(close, "\n");
+    if (!elided && code.text.indexOf("```") >= 0) return text(t, "text"); // more than one block
+    return text(code, "text code");
+  }
   function isWhole(t) { return t && !t.tail && !t.omittedBytes && !t.omittedLines; }
 
   // lineDiff: the lines of a and b as [op, line] with op " ", "-" or "+".
@@ -157,8 +170,8 @@
     var grid = el("div", "grid");
     var traffic = el("div");
     add(traffic, el("h3", null, filtered ? "Messages and bytes, before → after the filters" : "Messages and bytes"));
-    var tb = el("table"), hr = el("tr");
-    ["direction", "messages", "bytes"].concat(filtered ? ["after/before"] : []).forEach(function (x, i) { add(hr, el("th", i ? "num" : null, x)); });
+    var tb = el("table", "overview-traffic"), hr = el("tr");
+    ["direction", "messages", "bytes"].concat(filtered ? ["ratio"] : []).forEach(function (x, i) { add(hr, el("th", i ? "num" : null, x)); });
     add(tb, hr);
     D.directions.forEach(function (d) {
       var tr = el("tr");
@@ -339,7 +352,7 @@
     var shownTerms = {};
     st.content.forEach(function (item) {
       if (item.type === "content") {
-        add(box, el("h3", null, item.block === "text" ? "text" : item.block + " block"), text(item.text, "text"));
+        add(box, el("h3", null, item.block === "text" ? "text" : item.block + " block"), item.block === "text" ? markdownish(item.text) : text(item.text, "text"));
       } else if (item.type === "diff") {
         add(box, diff(item));
       } else if (item.type === "terminal") {

@@ -63,12 +63,14 @@ func makeText(s []byte) Text {
 	if len(s) <= wholeBytes && lines <= wholeLines {
 		return Text{Text: validUTF8(s), Bytes: int64(len(s)), Lines: lines}
 	}
-	h := min(len(s), edgeBytes*4)
-	return edges(s[:h], s[len(s)-min(len(s)-h, edgeBytes*4):], int64(len(s)), lines)
+	// Longer than wholeBytes or than wholeLines: edgeLines lines of at
+	// most edgeBytes from each end cannot overlap.
+	return edges(s, s, int64(len(s)), lines)
 }
 
-// edges makes an elided Text from the start and the end of a text of n
-// bytes and lines lines (head and tail do not overlap).
+// edges makes an elided Text from the start of head and the end of tail,
+// of a text of n bytes and lines lines (their shown parts must not
+// overlap).
 func edges(head, tail []byte, n, lines int64) Text {
 	head = firstLines(head, edgeLines, edgeBytes)
 	tail = lastLines(tail, edgeLines, edgeBytes)

@@ -32,6 +32,7 @@ func TestMakeText(t *testing.T) {
 		{"empty", "", true, 0, "", "", 0, 0},
 		{"no final newline", "a\nb", true, 2, "a\n", "b", 0, 0},
 		{"300 lines", numbered(300), true, 300, "line 1\n", "line 300\n", 0, 0},
+		{"900 short lines", numbered(900), false, 900, "line 1\nline 2\n", "line 899\nline 900\n", 900 - 2*edgeLines, 6000},
 		{"35,001 lines", numbered(35001), false, 35001, "line 1\nline 2\n", "line 35000\nline 35001\n", 35001 - 2*edgeLines, 300_000},
 		{"one huge line", strings.Repeat("x", 100_000), false, 1, "xxx", "xxx", 0, 100_000 - 2*edgeBytes},
 	} {
