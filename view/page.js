@@ -416,7 +416,7 @@
           else if (other[m.t] === body) note = " · unchanged";
           else note = " · changed";
         }
-        add(box, el("div", "raw-head", "t = " + secs(m.t) + " · " + bytes(m.bytes) + note));
+        add(box, el("div", "raw-head", "t = " + m.t.toFixed(6) + " s · " + bytes(m.bytes) + note));
         if (body === null) add(box, text(m.line));
         else if (filtered && other[m.t] !== undefined && other[m.t] !== body) {
           var ops = lineDiff(splitLines(sign === "+" ? other[m.t] : body), splitLines(sign === "+" ? body : other[m.t]));
@@ -528,8 +528,10 @@
       var tr = el("tr", "msg-row");
       add(tr, el("td", "num", secs(m.t)));
       if (filtered) add(tr, el("td", "side-" + m.s, m.s === "a" ? "after" : "before"));
-      add(tr, el("td", "dir", m.d ? "agent → client" : "client → agent"), el("td", "mono", m.m), el("td", "num", bytes(m.n)),
-        el("td", null, call ? call.title || call.id : ""), el("td", null, m.x || ""));
+      var ct = el("td", "call", call ? call.title || call.id : "");
+      if (call) ct.title = call.title || call.id;
+      add(tr, el("td", "dir", m.d ? "agent → client" : "client → agent"), el("td", "mono label", m.m), el("td", "num", bytes(m.n)),
+        ct, el("td", "what", m.x || ""));
       add(tb, tr);
     }
     add(box, tb);
