@@ -22,7 +22,9 @@ func TestViewWritesThePage(t *testing.T) {
 		file  string // where the page lands ("" : stdout)
 	}{
 		{"beside the trace", func(dir string) []string { return []string{filepath.Join(dir, "s.jsonl")} }, false, "s.html"},
-		{"to -o", func(dir string) []string { return []string{"-o", filepath.Join(dir, "p.html"), filepath.Join(dir, "s.jsonl")} }, false, "p.html"},
+		{"to -o", func(dir string) []string {
+			return []string{"-o", filepath.Join(dir, "p.html"), filepath.Join(dir, "s.jsonl")}
+		}, false, "p.html"},
 		{"to stdout with -o -", func(dir string) []string { return []string{"-o", "-", filepath.Join(dir, "s.jsonl")} }, false, ""},
 		{"from stdin to stdout", func(string) []string { return nil }, true, ""},
 		{"from stdin to -o", func(dir string) []string { return []string{"-o", filepath.Join(dir, "p.html"), "-"} }, true, "p.html"},
