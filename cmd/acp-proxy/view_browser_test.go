@@ -75,6 +75,14 @@ const probe = `<script>
   if (r.rows) { all(".call-row")[0].click(); r.collapsed = document.querySelector(".call-detail").classList.contains("hidden"); all(".call-row")[0].click(); }
   r.conversation = texts(".event .body");
   r.messages = all(".msg-row").length;
+  // The search box and the method filter narrow what is shown.
+  function set(id, v) { var e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event("input")); }
+  set("search", "no such thing anywhere");
+  r.searchCalls = all(".call-row:not(.hidden)").length; r.searchMessages = all(".msg-row").length;
+  set("search", "");
+  set("method-filter", "initialize");
+  r.initLabels = texts(".msg-row .label");
+  set("method-filter", "all");
   r.bodyText = document.body.innerText;
   r.images = document.images.length;
   r.pwned = window.__pwned || 0;
@@ -88,25 +96,28 @@ const probe = `<script>
 
 // pageResult is what the probe found.
 type pageResult struct {
-	Ready         string   `json:"ready"`
-	RenderMs      float64  `json:"renderMs"`
-	Rows          int      `json:"rows"`
-	Count         int      `json:"count"`
-	Titles        []string `json:"titles"`
-	DetailsBefore int      `json:"detailsBefore"`
-	Expanded      int      `json:"expanded"`
-	Collapsed     bool     `json:"collapsed"`
-	DiffPaths     []string `json:"diffPaths"`
-	DiffAdded     []string `json:"diffAdded"`
-	Terminals     []string `json:"terminals"`
-	Texts         []string `json:"texts"`
-	Conversation  []string `json:"conversation"`
-	Messages      int      `json:"messages"`
-	BodyText      string   `json:"bodyText"`
-	Images        int      `json:"images"`
-	Pwned         int      `json:"pwned"`
-	Errors        []string `json:"errors"`
-	Alerts        int      `json:"alerts"`
+	Ready          string   `json:"ready"`
+	RenderMs       float64  `json:"renderMs"`
+	Rows           int      `json:"rows"`
+	Count          int      `json:"count"`
+	Titles         []string `json:"titles"`
+	DetailsBefore  int      `json:"detailsBefore"`
+	Expanded       int      `json:"expanded"`
+	Collapsed      bool     `json:"collapsed"`
+	DiffPaths      []string `json:"diffPaths"`
+	DiffAdded      []string `json:"diffAdded"`
+	Terminals      []string `json:"terminals"`
+	Texts          []string `json:"texts"`
+	Conversation   []string `json:"conversation"`
+	Messages       int      `json:"messages"`
+	SearchCalls    int      `json:"searchCalls"`
+	SearchMessages int      `json:"searchMessages"`
+	InitLabels     []string `json:"initLabels"`
+	BodyText       string   `json:"bodyText"`
+	Images         int      `json:"images"`
+	Pwned          int      `json:"pwned"`
+	Errors         []string `json:"errors"`
+	Alerts         int      `json:"alerts"`
 }
 
 // chromiumFlags make headless Chromium work in a container and keep it off
@@ -210,6 +221,12 @@ func TestViewInBrowser(t *testing.T) {
 			assert.Equal(t, wantCalls, r.Expanded, "a click expands a row")
 			assert.True(t, r.Collapsed, "a second click collapses it")
 			assert.Positive(t, r.Messages)
+			assert.Zero(t, r.SearchCalls, "a search hides the tool calls it does not match")
+			assert.Zero(t, r.SearchMessages, "and the messages")
+			assert.NotEmpty(t, r.InitLabels, "the method filter keeps initialize")
+			for _, l := range r.InitLabels {
+				assert.Equal(t, "initialize", l)
+			}
 			if c.diff != "" {
 				require.NotEmpty(t, r.DiffPaths, "no diff shown")
 				assert.True(t, strings.HasSuffix(r.DiffPaths[0], c.diff), "diff path %q", r.DiffPaths[0])
