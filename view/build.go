@@ -143,7 +143,7 @@ func assemble(opt Options, before, after *side) *Data {
 	start, end := before.first, max(before.last, after.last)
 	d.Duration = secs(end - start)
 	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
-		d.Directions = append(d.Directions, DirectionFigures{dir.String(), before.dirs[dir], after.dirs[dir]})
+		d.Directions = append(d.Directions, proxy.DirectionReport{Direction: dir.String(), Before: before.dirs[dir], After: after.dirs[dir]})
 	}
 	d.Session = session(before, after)
 	d.Timeline = timeline(before, after, end)

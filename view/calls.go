@@ -46,7 +46,7 @@ func newCall(id string, t time.Duration) *callAcc { return &callAcc{id: id, firs
 // line, and returns a one-line description of it.
 func (c *callAcc) apply(t time.Duration, fields [][2][]byte, line []byte) string {
 	c.last = max(c.last, t)
-	c.count.add(len(line))
+	count(&c.count, len(line))
 	c.keep(t, line)
 	var desc []string
 	for _, f := range fields {

@@ -1,6 +1,10 @@
 package view
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
 
 // ModelVersion changes when Data changes shape.
 const ModelVersion = 1
@@ -20,7 +24,7 @@ type Data struct {
 	Session  Session  `json:"session"`
 	// Directions are the messages and bytes of each direction, before and
 	// after the filters, client->agent first.
-	Directions []DirectionFigures `json:"directions"`
+	Directions []proxy.DirectionReport `json:"directions"`
 	Timeline   Timeline           `json:"timeline"`
 	Calls      []Call             `json:"calls"`
 	// Conversation is what a person reads, in order, as the client saw it:
@@ -33,20 +37,12 @@ type Data struct {
 	MessagesOmitted int   `json:"messagesOmitted"`
 }
 
-// Count is a number of messages and their bytes on the wire ('\n' included).
-type Count struct {
-	Messages int64 `json:"messages"`
-	Bytes    int64 `json:"bytes"`
-}
+// Count is a number of messages and their bytes on the wire ('\n'
+// included), as replay --summary counts them.
+type Count = proxy.Count
 
-func (c *Count) add(n int) { c.Messages++; c.Bytes += int64(n) + 1 }
-
-// DirectionFigures is one direction before and after the filters.
-type DirectionFigures struct {
-	Direction string `json:"direction"`
-	Before    Count  `json:"before"`
-	After     Count  `json:"after"`
-}
+// count adds one line of n bytes to c.
+func count(c *Count, n int) { c.Messages++; c.Bytes += int64(n) + 1 }
 
 // Session is what the two sides told each other in initialize and
 // session/new.

@@ -75,7 +75,7 @@ func (s *side) feed(t time.Duration, d filters.Direction, line []byte) {
 	}
 	s.seen = true
 	s.last = max(s.last, t)
-	s.dirs[d].add(len(line))
+	count(&s.dirs[d], len(line))
 	s.points[d] = append(s.points[d], point{t, int32(min(len(line)+1, 1<<31-1))})
 
 	rec := msgRec{Msg: Msg{T: secs(t), Dir: int(d), Bytes: len(line) + 1, Call: -1}}

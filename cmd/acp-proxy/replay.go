@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
-	"github.com/acp-proxy/acp-proxy/capabilities"
-	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -46,39 +42,19 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, fs.FlagUsages())
 		return 0
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintln(stderr, "acp-proxy replay: at most one TRACE")
-		return exitUsage
+	in, name, done, code := openTrace("acp-proxy replay", fs, stdin, stderr)
+	if code >= 0 {
+		return code
 	}
-	in := stdin
-	name := "-"
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		name = fs.Arg(0)
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "acp-proxy replay: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
-	}
-	chain := cfg.Chain(capabilities.New())
-	chain.OnError = func(d filters.Direction, name string, err error) {
-		fmt.Fprintf(stderr, "acp-proxy replay: filter %s failed on a %s message (forwarded unchanged): %v\n", name, d, err)
-	}
+	defer done()
+	chain := traceChain("acp-proxy replay", cfg, stderr)
 	sum := proxy.NewSummary(chain)
 	var out io.Writer = stdout
 	if *summary {
 		out = nil
 	}
 	if err := proxy.Replay(context.Background(), chain, proxy.NewTraceReader(in), out, sum); err != nil {
-		var te *proxy.TraceError
-		if errors.As(err, &te) {
-			fmt.Fprintf(stderr, "acp-proxy replay: %s: %v\n", name, err)
-		} else {
-			fmt.Fprintf(stderr, "acp-proxy replay: %v\n", err)
-		}
-		return 1
+		return traceFailed("acp-proxy replay", name, err, stderr)
 	}
 	if *summary {
 		report := sum.Report()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/acp-proxy/acp-proxy/capabilities"
-	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/proxy"
 	"github.com/acp-proxy/acp-proxy/view"
 )
 
@@ -57,21 +53,11 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, fs.FlagUsages())
 		return 0
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintln(stderr, "acp-proxy view: at most one TRACE")
-		return exitUsage
+	in, name, done, code := openTrace("acp-proxy view", fs, stdin, stderr)
+	if code >= 0 {
+		return code
 	}
-	in, name := stdin, "-"
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		name = fs.Arg(0)
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(stderr, "acp-proxy view: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		in = f
-	}
+	defer done()
 	dest := *output
 	if dest == "" {
 		dest = "-"
@@ -95,19 +81,10 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			flags = append(flags, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	chain := cfg.Chain(capabilities.New())
-	chain.OnError = func(d filters.Direction, name string, err error) {
-		fmt.Fprintf(stderr, "acp-proxy view: filter %s failed on a %s message (forwarded unchanged): %v\n", name, d, err)
-	}
+	chain := traceChain("acp-proxy view", cfg, stderr)
 	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags})
 	if err != nil {
-		var te *proxy.TraceError
-		if errors.As(err, &te) {
-			fmt.Fprintf(stderr, "acp-proxy view: %s: %v\n", name, err)
-		} else {
-			fmt.Fprintf(stderr, "acp-proxy view: %v\n", err)
-		}
-		return 1
+		return traceFailed("acp-proxy view", name, err, stderr)
 	}
 	if err := writePage(dest, stdout, data); err != nil {
 		fmt.Fprintf(stderr, "acp-proxy view: %v\n", err)
