@@ -164,6 +164,9 @@ func assemble(opt Options, before, after *side) *Data {
 	for i := range d.Calls {
 		call := &d.Calls[i]
 		b, a := before.calls[call.ID], after.calls[call.ID]
+		if after == before {
+			b = nil // no filters: one side, shown as what the client saw
+		}
 		if b != nil {
 			call.Before = b.count
 			call.Final.Before = b.state()
@@ -173,6 +176,10 @@ func assemble(opt Options, before, after *side) *Data {
 			call.After = a.count
 			call.Final.After = a.state()
 			call.Raw.After, call.Raw.Omitted[1] = a.samples()
+		}
+		if after == before {
+			call.Before, call.Raw.Before, call.Raw.Omitted[0] = call.After, call.Raw.After, call.Raw.Omitted[1]
+			call.Raw.After, call.Raw.Omitted[1] = nil, 0
 		}
 		shown := a
 		if shown == nil {

@@ -111,13 +111,14 @@ type Call struct {
 	After  Count   `json:"after"`
 	// Final is the call as a client shows it once every update is
 	// applied: "after" is what the client saw, "before" what it would
-	// have seen without the filters.
+	// have seen without the filters (null when there are none).
 	Final struct {
 		Before *CallState `json:"before"`
 		After  *CallState `json:"after"`
 	} `json:"final"`
 	// Raw are the first and last few updates of each side, with large
-	// strings elided, for the before/after comparison.
+	// strings elided, for the before/after comparison (without filters:
+	// "before" only).
 	Raw struct {
 		Before  []RawMsg `json:"before"`
 		After   []RawMsg `json:"after"`
