@@ -85,10 +85,14 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 	}
 	out.CloseWithError(err)
 	e1, e2 := <-errs, <-errs
-	if err != nil {
-		return nil, err
+	// A malformed record stops all three; whichever met it first, that is
+	// the error to report (the others may only have seen a closed pipe).
+	for _, e := range []error{err, e1, e2} {
+		if te := (*proxy.TraceError)(nil); errors.As(e, &te) {
+			return nil, e
+		}
 	}
-	if err := errors.Join(e1, e2); err != nil {
+	if err := errors.Join(err, e1, e2); err != nil {
 		return nil, err
 	}
 	return assemble(opt, before, after), nil
