@@ -61,6 +61,8 @@ const probe = `<script>
   var r = {};
   r.ready = document.documentElement.getAttribute("data-ready");
   r.renderMs = Number(document.documentElement.getAttribute("data-render-ms"));
+  void document.body.offsetHeight; // lay the rendered page out
+  r.layoutMs = performance.now();  // since navigation started: load, parse, render, layout
   r.rows = all(".call-row").length;
   var table = document.querySelector(".calls-table");
   r.count = table ? Number(table.getAttribute("data-count")) : 0;
@@ -98,6 +100,7 @@ const probe = `<script>
 type pageResult struct {
 	Ready          string   `json:"ready"`
 	RenderMs       float64  `json:"renderMs"`
+	LayoutMs       float64  `json:"layoutMs"`
 	Rows           int      `json:"rows"`
 	Count          int      `json:"count"`
 	Titles         []string `json:"titles"`

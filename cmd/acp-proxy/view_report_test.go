@@ -31,7 +31,7 @@ func TestViewBigTraceReport(t *testing.T) {
 	require.NoError(t, err, "run scripts/make-big-trace first")
 	runs := 5
 	t.Logf("trace %s: %d bytes; median of %d runs each, taken in turns", filepath.Base(path), st.Size(), runs)
-	t.Logf("| flags | replay wall | view wall | view/replay wall | replay CPU | view CPU | view/replay CPU | page | render in Chromium |")
+	t.Logf("| flags | replay wall | view wall | view/replay wall | replay CPU | view CPU | view/replay CPU | page | rendered (laid out) in Chromium |")
 	t.Logf("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, flags := range [][]string{nil, {"--terminal-output", "--deltas"}} {
 		page := filepath.Join(t.TempDir(), "big.html")
@@ -48,10 +48,10 @@ func TestViewBigTraceReport(t *testing.T) {
 		require.Equal(t, "1", r.Ready)
 		require.Empty(t, r.Errors)
 		rw, vw, rc, vc := median(replayWall), median(viewWall), median(replayCPU), median(viewCPU)
-		t.Logf("| %s | %.2f s | %.2f s | %.2f | %.2f s | %.2f s | %.2f | %.2f MB | %.0f ms |",
+		t.Logf("| %s | %.2f s | %.2f s | %.2f | %.2f s | %.2f s | %.2f | %.2f MB | %.0f ms (%.0f ms) |",
 			strings.Join(append([]string{"(none)"}, flags...)[min(1, len(flags)):], " "),
 			rw.Seconds(), vw.Seconds(), vw.Seconds()/rw.Seconds(), rc.Seconds(), vc.Seconds(), vc.Seconds()/rc.Seconds(),
-			float64(len(html))/1e6, r.RenderMs)
+			float64(len(html))/1e6, r.RenderMs, r.LayoutMs)
 	}
 }
 
