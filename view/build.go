@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"os"
+
 	"slices"
 	"strconv"
 	"time"
@@ -38,70 +37,46 @@ type Options struct {
 func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 	before := newSide()
 	if opt.Chain == nil || opt.Chain.Len() == 0 {
-		if err := analyse(proxy.NewTraceReader(r), before, true); err != nil {
+		if err := analyse(proxy.NewTraceReader(r), before); err != nil {
 			return nil, err
 		}
 		return assemble(opt, before, before), nil
 	}
 
 	after := newSide()
-	// The received lines: a file is read a second time, side by side with
-	// the replay; a stream is copied as the replay reads it.
-	var in io.Reader
-	var tee *pipe
-	if f, ok := r.(io.ReadSeeker); ok && isRegular(r) {
-		pos, err := f.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return nil, fmt.Errorf("reading trace: %w", err)
+	// The received lines are the records the replay reads, handed over
+	// as it reads them (one parse of the trace); what it delivers comes
+	// back through a pipe. Both are analysed in their own goroutine.
+	in := proxy.NewTraceReader(r)
+	received := make(chan proxy.TraceRecord, 64) // at most 64 lines held
+	in.Observe = func(rec proxy.TraceRecord) { received <- rec }
+	beforeDone := make(chan struct{})
+	go func() {
+		defer close(beforeDone)
+		var last time.Duration
+		for rec := range received {
+			last = feedRecord(before, rec, last)
 		}
-		in = io.NewSectionReader(r.(io.ReaderAt), pos, 1<<62)
-	} else {
-		tee = newPipe()
-		in = tee
-		r = io.TeeReader(r, tee)
-	}
+	}()
 	out := newPipe()
-	errs := make(chan error, 2)
+	afterErr := make(chan error, 1)
 	go func() {
-		err := analyse(proxy.NewTraceReader(in), before, true)
-		if tee != nil {
-			tee.abandon() // the replay need not wait for a failed analysis
-		}
-		errs <- err
+		err := analyse(proxy.NewTraceReader(out), after)
+		out.abandon() // the replay need not wait for a failed analysis
+		afterErr <- err
 	}()
-	go func() {
-		err := analyse(proxy.NewTraceReader(out), after, false)
-		out.abandon()
-		errs <- err
-	}()
-
-	err := proxy.Replay(ctx, opt.Chain, proxy.NewTraceReader(r), out, nil)
-	if err == nil && tee != nil {
-		// The replay stops at the last record; the analysis wants EOF.
-		_, err = io.Copy(io.Discard, r)
-	}
-	if tee != nil {
-		tee.CloseWithError(err)
-	}
-	out.CloseWithError(err)
-	e1, e2 := <-errs, <-errs
-	// A malformed record stops all three; whichever met it first, that is
-	// the error to report (the others may only have seen a closed pipe).
-	for _, e := range []error{err, e1, e2} {
-		if te := (*proxy.TraceError)(nil); errors.As(e, &te) {
-			return nil, e
-		}
-	}
-	if err := errors.Join(err, e1, e2); err != nil {
+	err := proxy.Replay(ctx, opt.Chain, in, out, nil)
+	close(received)
+	out.CloseWithError(nil) // the replay's own error is the one to report
+	<-beforeDone
+	if err := errors.Join(err, <-afterErr); err != nil {
 		return nil, err
 	}
 	return assemble(opt, before, after), nil
 }
 
-// analyse feeds the lines of a trace to s. received: the trace's records
-// are lines as received (records without a line are the recording
-// proxy's own additions, skipped as replay skips them).
-func analyse(tr *proxy.TraceReader, s *side, received bool) error {
+// analyse feeds the lines of a trace to s.
+func analyse(tr *proxy.TraceReader, s *side) error {
 	var last time.Duration
 	for {
 		rec, err := tr.Next()
@@ -111,23 +86,21 @@ func analyse(tr *proxy.TraceReader, s *side, received bool) error {
 		if err != nil {
 			return err
 		}
-		if !rec.HasLine {
-			continue
-		}
-		t := max(rec.T, last) // as replay does: order wins over a clock going back
-		last = t
-		s.feed(t, rec.Dir, rec.Line)
+		last = feedRecord(s, rec, last)
 	}
 }
 
-// isRegular reports whether r is a regular file, which can be read twice.
-func isRegular(r io.Reader) bool {
-	f, ok := r.(interface{ Stat() (os.FileInfo, error) })
-	if !ok {
-		return false
+// feedRecord feeds one record's line to s, at the time a replay gives it
+// (the record's, or the last one's if the clock went back: order wins),
+// and returns that time. Records without a line (the recording proxy's
+// own additions) are skipped, as a replay skips them.
+func feedRecord(s *side, rec proxy.TraceRecord, last time.Duration) time.Duration {
+	if !rec.HasLine {
+		return last
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular()
+	t := max(rec.T, last)
+	s.feed(t, rec.Dir, rec.Line, rec.JSON)
+	return t
 }
 
 // assemble merges the two sides into the page's data.

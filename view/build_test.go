@@ -161,6 +161,6 @@ func TestBuildOfAMalformedTrace(t *testing.T) {
 	for _, chain := range []*filters.Chain{nil, filters.NewChain(capabilities.New(), &output.Deltas{})} {
 		_, err := Build(context.Background(), strings.NewReader(bad), Options{Chain: chain})
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "trace line 19")
+		assert.Equal(t, `trace line 19: "dir" must be "client->agent" or "agent->client", got "sideways"`, err.Error())
 	}
 }

@@ -25,8 +25,8 @@ type Data struct {
 	// Directions are the messages and bytes of each direction, before and
 	// after the filters, client->agent first.
 	Directions []proxy.DirectionReport `json:"directions"`
-	Timeline   Timeline           `json:"timeline"`
-	Calls      []Call             `json:"calls"`
+	Timeline   Timeline                `json:"timeline"`
+	Calls      []Call                  `json:"calls"`
 	// Conversation is what a person reads, in order, as the client saw it:
 	// prompts, agent messages and thoughts, permission requests and their
 	// answers, errors, turn ends.

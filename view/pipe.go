@@ -6,8 +6,9 @@ import (
 )
 
 // pipe is an io.Pipe with a buffer: the writer runs ahead of the reader
-// by up to pipeChunks writes, so the replay and the two analyses each run
-// at their own pace instead of taking turns at every write.
+// by up to pipeChunks writes, so the replay and the analysis of what it
+// delivers each run at their own pace instead of taking turns at every
+// write.
 type pipe struct {
 	ch      chan []byte
 	cur     []byte
