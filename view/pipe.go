@@ -10,11 +10,11 @@ import (
 // delivers each run at their own pace instead of taking turns at every
 // write.
 type pipe struct {
-	ch      chan []byte
-	cur     []byte
-	closeMu sync.Mutex
-	err     error // why the writer closed (nil: EOF)
-	done    chan struct{}
+	ch   chan []byte
+	cur  []byte
+	once sync.Once
+	err  error // why the writer closed (io.EOF: it finished)
+	done chan struct{}
 }
 
 const pipeChunks = 64
@@ -35,18 +35,15 @@ func (p *pipe) Write(b []byte) (int, error) {
 }
 
 // CloseWithError ends the stream: the reader gets err after the buffered
-// bytes (io.EOF for nil).
+// bytes (io.EOF for nil). The writer must not write after it.
 func (p *pipe) CloseWithError(err error) {
-	p.closeMu.Lock()
-	defer p.closeMu.Unlock()
-	if p.err != nil || p.ch == nil {
-		return
-	}
-	if err == nil {
-		err = io.EOF
-	}
-	p.err = err
-	close(p.ch)
+	p.once.Do(func() {
+		if err == nil {
+			err = io.EOF
+		}
+		p.err = err
+		close(p.ch)
+	})
 }
 
 // Read reads what was written, in order.
