@@ -143,9 +143,9 @@ func instrument(t *testing.T, page []byte) []byte {
 }
 
 // loadPage opens the page in Chromium and returns what the probe found.
-// It saves a screenshot beside it (screenshot "" : in the test's temp
-// directory).
-func loadPage(t *testing.T, page []byte, screenshot string) pageResult {
+// With shot, it also saves a screenshot of the page as the probe left it
+// (screenshot "": in the test's temp directory).
+func loadPage(t *testing.T, page []byte, shot bool, screenshot string) pageResult {
 	t.Helper()
 	chromium := browser(t)
 	dir := t.TempDir()
@@ -166,12 +166,15 @@ func loadPage(t *testing.T, page []byte, screenshot string) pageResult {
 	var r pageResult
 	require.NoError(t, json.Unmarshal([]byte(html.UnescapeString(raw)), &r))
 
+	if !shot {
+		return r
+	}
 	if screenshot == "" {
 		screenshot = filepath.Join(dir, "page.png")
 	}
-	shot := exec.CommandContext(ctx, chromium, append(chromiumFlags(filepath.Join(dir, "profile-shot")),
+	cmd = exec.CommandContext(ctx, chromium, append(chromiumFlags(filepath.Join(dir, "profile-shot")),
 		"--window-size=1280,1700", "--screenshot="+screenshot, url)...)
-	out, err := shot.CombinedOutput()
+	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "chromium --screenshot: %s", out)
 	st, err := os.Stat(screenshot)
 	require.NoError(t, err, "no screenshot: %s", out)
@@ -209,11 +212,10 @@ func TestViewInBrowser(t *testing.T) {
 			page := viewOK(t, append(c.flags, path)...)
 			wantCalls := strings.Count(string(trace), `"sessionUpdate":"tool_call"`)
 
-			screenshot := ""
-			if c.trace == "codex-0.13-plain-shell-900" {
-				screenshot = os.Getenv("VIEW_SCREENSHOT") // the README's picture
-			}
-			r := loadPage(t, page, screenshot)
+			// One screenshot is enough (each costs a browser run): the
+			// demo trace's, which VIEW_SCREENSHOT makes the README's.
+			demo := c.trace == "codex-0.13-plain-shell-900"
+			r := loadPage(t, page, demo, os.Getenv("VIEW_SCREENSHOT"))
 			assert.Equal(t, "1", r.Ready, "the page finished rendering")
 			assert.Empty(t, r.Errors, "console errors")
 			assert.Zero(t, r.Alerts)
@@ -258,7 +260,7 @@ func TestViewInBrowserShowsTraceContentAsText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hostile.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
 	page := viewOK(t, "--terminal-output", path)
-	r := loadPage(t, page, "")
+	r := loadPage(t, page, false, "")
 	assert.Equal(t, "1", r.Ready)
 	assert.Empty(t, r.Errors)
 	assert.Zero(t, r.Alerts, "a script from the trace ran")

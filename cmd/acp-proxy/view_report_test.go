@@ -44,7 +44,7 @@ func TestViewBigTraceReport(t *testing.T) {
 		}
 		html, err := os.ReadFile(page)
 		require.NoError(t, err)
-		r := loadPage(t, html, "")
+		r := loadPage(t, html, false, "")
 		require.Equal(t, "1", r.Ready)
 		require.Empty(t, r.Errors)
 		rw, vw, rc, vc := median(replayWall), median(viewWall), median(replayCPU), median(viewCPU)
