@@ -59,6 +59,7 @@ var sampleSession = traceOf(
 	0.130, c2a, `{"jsonrpc":"2.0","id":4,"method":"x/unknown","params":{}}`,
 	0.140, a2c, `{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}`,
 	0.150, a2c, `not json at all`,
+	0.160, a2c, update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done."}}`),
 	0.200, a2c, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`,
 )
 
@@ -110,17 +111,18 @@ func TestBuildReadsTheSession(t *testing.T) {
 	for _, e := range d.Conversation {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []string{"prompt", "agent", "permission", "error", "error", "stop"}, kinds)
+	assert.Equal(t, []string{"prompt", "agent", "permission", "error", "error", "agent", "stop"}, kinds)
 	assert.Equal(t, "Sure, listing.", d.Conversation[1].Text.Text, "consecutive chunks are one message")
 	perm := d.Conversation[2]
 	assert.Equal(t, "c1", perm.Call)
 	assert.Equal(t, []string{"Allow (allow_once)", "Reject (reject_once)"}, perm.Options)
 	assert.Equal(t, "Allow (ok)", perm.Answer)
 	assert.Equal(t, "error in answer to x/unknown", d.Conversation[3].Title)
-	assert.Equal(t, "end of turn: end_turn", d.Conversation[5].Title)
+	assert.Equal(t, "Done.", d.Conversation[5].Text.Text, "text after tool calls is a new message")
+	assert.Equal(t, "end of turn: end_turn", d.Conversation[6].Title)
 
-	assert.Len(t, d.Messages, 18)
-	assert.Equal(t, "result of session/prompt", d.Messages[17].Label)
+	assert.Len(t, d.Messages, 19)
+	assert.Equal(t, "result of session/prompt", d.Messages[18].Label)
 	assert.Equal(t, 0, d.Messages[10].Call, "an update points at its call")
 	assert.Equal(t, 0, d.Messages[8].Call, "so does a permission request")
 	assert.Equal(t, -1, d.Messages[9].Call)
@@ -161,6 +163,6 @@ func TestBuildOfAMalformedTrace(t *testing.T) {
 	for _, chain := range []*filters.Chain{nil, filters.NewChain(capabilities.New(), &output.Deltas{})} {
 		_, err := Build(context.Background(), strings.NewReader(bad), Options{Chain: chain})
 		require.Error(t, err)
-		assert.Equal(t, `trace line 19: "dir" must be "client->agent" or "agent->client", got "sideways"`, err.Error())
+		assert.Equal(t, `trace line 20: "dir" must be "client->agent" or "agent->client", got "sideways"`, err.Error())
 	}
 }

@@ -266,6 +266,7 @@ func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgR
 	rec.Label = "session/update " + kind
 	switch kind {
 	case "tool_call", "tool_call_update":
+		s.convOpen = -1 // text after a tool call is a new message
 		if id == "" {
 			return
 		}
