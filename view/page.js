@@ -135,7 +135,7 @@
     var sub = [info(s.agentInfo) + " ⇄ " + info(s.clientInfo)];
     if (s.protocolVersion !== undefined) sub.push("protocol " + JSON.stringify(s.protocolVersion));
     sub.push(secs(D.duration));
-    sub.push(int(D.calls.length) + " tool calls");
+    sub.push(int(D.calls.length) + (D.calls.length === 1 ? " tool call" : " tool calls"));
     add(h, el("div", "sub", sub.join(" · ")));
     var chips = el("div", "chips");
     if (!filtered) add(chips, el("span", "chip none", "no filters: what was received is what was delivered"));
@@ -223,9 +223,12 @@
       var lg = Math.log(1 + max);
       var h = function (v) { return v > 0 ? Math.max(1.5, dirH * Math.log(1 + v) / lg) : 0; };
       add(s, svg("rect", { x: L, y: y0, width: plotW, height: dirH, fill: "#f8f9fb" }));
-      var label = svg("text", { x: L - 8, y: y0 + dirH / 2 + 4, "text-anchor": "end" });
+      var label = svg("text", { x: L - 8, y: y0 + dirH / 2 - 2, "text-anchor": "end" });
       add(label, d.direction.replace("->", " → "));
       add(s, label);
+      var fig = D.directions[di], counts = svg("text", { x: L - 8, y: y0 + dirH / 2 + 12, "text-anchor": "end", "class": "lane-figures" });
+      add(counts, int(fig.before.messages) + (filtered ? " → " + int(fig.after.messages) : "") + " msgs");
+      add(s, counts);
       var bw = plotW / nb;
       for (i = 0; i < nb; i++) {
         var b = d.before.bytes[i], a = d.after.bytes[i];
