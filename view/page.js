@@ -500,7 +500,8 @@
       var c = r.call;
       var hit = !q || ((c.title || "") + " " + c.id + " " + (c.kind || "") + " " + (c.status || "")).toLowerCase().indexOf(q) >= 0;
       r.row.classList.toggle("hidden", !hit);
-      if (r.detail && !hit) r.detail.classList.add("hidden");
+      // an open row's detail comes back with it when the search is cleared
+      if (r.detail) r.detail.classList.toggle("hidden", !hit || !r.row.classList.contains("open"));
     });
     eventRows.forEach(function (r) {
       var dirOK = state.dir === "all" || r.e.dir === (state.dir === "0" ? "client->agent" : "agent->client");

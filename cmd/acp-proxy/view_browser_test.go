@@ -82,6 +82,7 @@ const probe = `<script>
   set("search", "no such thing anywhere");
   r.searchCalls = all(".call-row:not(.hidden)").length; r.searchMessages = all(".msg-row").length;
   set("search", "");
+  r.reopened = all(".call-detail:not(.hidden)").length;
   set("method-filter", "initialize");
   r.initLabels = texts(".msg-row .label");
   set("method-filter", "all");
@@ -116,6 +117,7 @@ type pageResult struct {
 	SearchCalls    int      `json:"searchCalls"`
 	SearchMessages int      `json:"searchMessages"`
 	InitLabels     []string `json:"initLabels"`
+	Reopened       int      `json:"reopened"`
 	BodyText       string   `json:"bodyText"`
 	Images         int      `json:"images"`
 	Pwned          int      `json:"pwned"`
@@ -228,6 +230,7 @@ func TestViewInBrowser(t *testing.T) {
 			assert.Positive(t, r.Messages)
 			assert.Zero(t, r.SearchCalls, "a search hides the tool calls it does not match")
 			assert.Zero(t, r.SearchMessages, "and the messages")
+			assert.Equal(t, wantCalls, r.Reopened, "clearing the search shows the open rows again")
 			assert.NotEmpty(t, r.InitLabels, "the method filter keeps initialize")
 			for _, l := range r.InitLabels {
 				assert.Equal(t, "initialize", l)
