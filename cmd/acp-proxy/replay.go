@@ -31,16 +31,8 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	addFilterFlags(fs, &cfg)
 	summary := fs.Bool("summary", false, "print messages and bytes per direction before → after, per filter and per tool call, instead of the trace")
 	asJSON := fs.Bool("json", false, "with --summary: print the figures as JSON")
-	help := fs.BoolP("help", "h", false, "show this help")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "acp-proxy replay: %v\nusage: acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]\n", err)
-		return exitUsage
-	}
-	if *help {
-		fmt.Fprint(stdout, replayUsage)
-		fmt.Fprint(stdout, fs.FlagUsages())
-		return 0
+	if code := parseTraceFlags(fs, args, replayUsage, "acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]", stdout, stderr); code >= 0 {
+		return code
 	}
 	in, name, done, code := openTrace("acp-proxy replay", fs, stdin, stderr)
 	if code >= 0 {

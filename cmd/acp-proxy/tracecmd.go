@@ -15,6 +15,24 @@ import (
 
 // What the commands that read a trace (replay, view) share.
 
+// parseTraceFlags adds -h/--help to fs (named after the command) and
+// parses args; code ≥ 0 means exit now with it (help shown, or a usage
+// error reported with the one-line synopsis).
+func parseTraceFlags(fs *pflag.FlagSet, args []string, usage, synopsis string, stdout, stderr io.Writer) (code int) {
+	help := fs.BoolP("help", "h", false, "show this help")
+	fs.Usage = func() {} // errors get one line, not the whole help
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\nusage: %s\n", fs.Name(), err, synopsis)
+		return exitUsage
+	}
+	if *help {
+		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, fs.FlagUsages())
+		return 0
+	}
+	return -1
+}
+
 // openTrace opens the trace fs's one argument names ("-", or none: stdin).
 // code ≥ 0 means exit now with it; otherwise call done when finished.
 func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer) (in io.Reader, name string, done func(), code int) {

@@ -42,16 +42,8 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	filterFlags := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })
 	output := fs.StringP("output", "o", "", "write the page to this file (-: stdout); default: TRACE.html beside the trace")
-	help := fs.BoolP("help", "h", false, "show this help")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "acp-proxy view: %v\nusage: acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]\n", err)
-		return exitUsage
-	}
-	if *help {
-		fmt.Fprint(stdout, viewUsage)
-		fmt.Fprint(stdout, fs.FlagUsages())
-		return 0
+	if code := parseTraceFlags(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]", stdout, stderr); code >= 0 {
+		return code
 	}
 	in, name, done, code := openTrace("acp-proxy view", fs, stdin, stderr)
 	if code >= 0 {
