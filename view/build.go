@@ -37,10 +37,7 @@ type Options struct {
 func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 	before := newSide()
 	if opt.Chain == nil || opt.Chain.Len() == 0 {
-		if err := analyse(proxy.NewTraceReader(r), before); err != nil {
-			return nil, err
-		}
-		return assemble(opt, before, before), nil
+		return asRecorded(r, opt, before)
 	}
 
 	after := newSide()
@@ -73,6 +70,64 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 		return nil, err
 	}
 	return assemble(opt, before, after), nil
+}
+
+// asRecorded builds the data of a trace without replaying it: what was
+// delivered is what the recording proxy sent, the records' "out" (a trace
+// recorded with filters), or, when no record has one, what was received.
+// The delivered side is analysed in its own goroutine.
+func asRecorded(r io.Reader, opt Options, before *side) (*Data, error) {
+	after := newSide()
+	recs := make(chan proxy.TraceRecord, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var last time.Duration
+		for rec := range recs {
+			last = feedDelivered(after, rec, last)
+		}
+	}()
+	tr := proxy.NewTraceReader(r)
+	recorded := false
+	var last time.Duration
+	var err error
+	for {
+		var rec proxy.TraceRecord
+		if rec, err = tr.Next(); err != nil {
+			break
+		}
+		recorded = recorded || rec.HasOut
+		last = feedRecord(before, rec, last)
+		recs <- rec
+	}
+	close(recs)
+	<-done
+	if err != io.EOF {
+		return nil, err
+	}
+	if !recorded {
+		return assemble(opt, before, before), nil
+	}
+	d := assemble(opt, before, after)
+	d.Recorded = true
+	return d, nil
+}
+
+// feedDelivered feeds s what the recording proxy sent for one record: its
+// "out" lines when it has them, else its line.
+func feedDelivered(s *side, rec proxy.TraceRecord, last time.Duration) time.Duration {
+	t := max(rec.T, last)
+	switch {
+	case rec.HasOut:
+		for _, line := range rec.Out {
+			s.feed(t, rec.Dir, line, false) // a string in "out" may be any text
+		}
+	case rec.HasLine:
+		s.feed(t, rec.Dir, rec.Line, rec.JSON)
+	default:
+		return last
+	}
+	return t
 }
 
 // analyse feeds the lines of a trace to s.

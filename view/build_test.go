@@ -166,3 +166,23 @@ func TestBuildOfAMalformedTrace(t *testing.T) {
 		assert.Equal(t, `trace line 20: "dir" must be "client->agent" or "agent->client", got "sideways"`, err.Error())
 	}
 }
+
+// A trace recorded through filters, viewed without replaying it: what was
+// delivered is the records' "out", including the lines the proxy added.
+func TestBuildOfATraceRecordedThroughFilters(t *testing.T) {
+	trace := sampleSession + `{"t":0.3,"dir":"agent->client","msg":` + update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"ls -l"}`) +
+		`,"out":[` + update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"ls -la"}`) + `]}
+{"t":0.4,"dir":"agent->client","out":[` + update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed"}`) + `]}
+`
+	d := build(t, trace)
+	assert.True(t, d.Recorded)
+	assert.Empty(t, d.Filters)
+	c := d.Calls[0]
+	assert.Equal(t, "ls -l", c.Final.Before.Title, "as the agent sent it")
+	assert.Equal(t, "ls -la", c.Final.After.Title, "as the client got it")
+	assert.Equal(t, "completed", c.Final.Before.Status)
+	assert.Equal(t, "failed", c.Final.After.Status, "a line the proxy added reaches the client only")
+	assert.Equal(t, c.Before.Messages+1, c.After.Messages)
+
+	assert.False(t, build(t, sampleSession).Recorded, "no out: nothing recorded through filters")
+}

@@ -18,10 +18,13 @@ type Data struct {
 	// Flags are the filter flags the trace was replayed with, and Filters
 	// the filters they enabled, in chain order; both empty: no replay,
 	// after is before.
-	Flags    []string `json:"flags"`
-	Filters  []string `json:"filters"`
-	Duration float64  `json:"duration"` // seconds, first record to last
-	Session  Session  `json:"session"`
+	Flags   []string `json:"flags"`
+	Filters []string `json:"filters"`
+	// Recorded says the trace was recorded with filters and not replayed:
+	// after is what the recording proxy sent (the records' "out").
+	Recorded bool    `json:"recorded"`
+	Duration float64 `json:"duration"` // seconds, first record to last
+	Session  Session `json:"session"`
 	// Directions are the messages and bytes of each direction, before and
 	// after the filters, client->agent first.
 	Directions []proxy.DirectionReport `json:"directions"`

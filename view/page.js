@@ -4,7 +4,9 @@
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("acp-proxy-view-data").textContent);
-  var filtered = D.filters.length > 0 || D.flags.length > 0;
+  // recorded: not replayed, but recorded through filters; after is what
+  // the recording proxy sent.
+  var filtered = D.filters.length > 0 || D.flags.length > 0 || D.recorded;
   var KIND_COLORS = {
     read: "#4e79a7", edit: "#f28e2b", "delete": "#e15759", move: "#76b7b2", search: "#59a14f",
     execute: "#7b57c9", think: "#9d9590", fetch: "#d4a72c", switch_mode: "#b07aa1", other: "#8c8c8c"
@@ -139,6 +141,7 @@
     add(h, el("div", "sub", sub.join(" · ")));
     var chips = el("div", "chips");
     if (!filtered) add(chips, el("span", "chip none", "no filters: what was received is what was delivered"));
+    if (D.recorded) add(chips, el("span", "chip none", "recorded through filters: after is what the recording proxy sent"));
     D.flags.forEach(function (f) { add(chips, el("span", "chip", f)); });
     if (D.filters.length) add(chips, el("span", "chip none", "filters: " + D.filters.join(" → ")));
     add(h, chips);
@@ -189,7 +192,7 @@
     row("session", s.sessionIds.join(", ") || "–");
     if (s.cwd) row("cwd", s.cwd);
     if (s.authMethods.length) row("auth", s.authMethods.join(", "));
-    row("filters", D.filters.length ? D.filters.join(" → ") : "none");
+    row("filters", D.filters.length ? D.filters.join(" → ") : D.recorded ? "those of the recording proxy" : "none");
     add(traffic, el("h3", null, "Session"), kv);
     add(grid, traffic,
       capsCard("Client capabilities (as the client advertised them)", s.clientCapabilities, "injected by the proxy"),
