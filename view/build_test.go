@@ -186,3 +186,17 @@ func TestBuildOfATraceRecordedThroughFilters(t *testing.T) {
 
 	assert.False(t, build(t, sampleSession).Recorded, "no out: nothing recorded through filters")
 }
+
+// An agent that writes its logs to stdout does not flood the conversation:
+// the first lines that are not messages are shown there, all of them in the
+// message list.
+func TestBuildShowsTheFirstLinesThatAreNotMessages(t *testing.T) {
+	var recs []any
+	for i := range 1000 {
+		recs = append(recs, float64(i)/1000, a2c, fmt.Sprintf("log line %d", i))
+	}
+	d := build(t, traceOf(recs...))
+	assert.Len(t, d.Conversation, maxBadLineEvents)
+	assert.Equal(t, "log line 0", d.Conversation[0].Text.Text)
+	assert.Len(t, d.Messages, 1000)
+}

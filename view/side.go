@@ -13,6 +13,10 @@ import (
 // and last MaxMessages/2 messages.
 const MaxMessages = 4000
 
+// maxBadLineEvents bounds the conversation entries for lines that are not
+// JSON-RPC messages.
+const maxBadLineEvents = 20
+
 // briefRunes bounds a message's one-line description in the list.
 const briefRunes = 160
 
@@ -40,6 +44,7 @@ type side struct {
 	// method, and for a permission request its event.
 	pending [2]map[string]pendingReq
 
+	badLines              int    // lines that are not JSON objects
 	clientInit, agentInit []byte // initialize params and result
 	sessionIDs            []string
 	cwd                   string
@@ -85,8 +90,16 @@ func (s *side) feed(t time.Duration, d filters.Direction, line []byte, valid boo
 	if !ok {
 		rec.Label = "(not a JSON object)"
 		rec.Brief = brief(string(firstLines(line, 1, 400)))
-		txt := makeText(line)
-		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: "a line that is not a JSON-RPC message", Text: &txt})
+		// An agent that logs to stdout writes many: the first few are
+		// shown, and the message list has them all.
+		if s.badLines++; s.badLines <= maxBadLineEvents {
+			txt := makeText(line)
+			title := "a line that is not a JSON-RPC message"
+			if s.badLines == maxBadLineEvents {
+				title += " (the last one shown here; the message list has the others)"
+			}
+			s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: title, Text: &txt})
+		}
 		s.addMsg(rec)
 		return
 	}
