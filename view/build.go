@@ -160,6 +160,8 @@ func feedRecord(s *side, rec proxy.TraceRecord, last time.Duration) time.Duratio
 
 // assemble merges the two sides into the page's data.
 func assemble(opt Options, before, after *side) *Data {
+	before.closeMessage()
+	after.closeMessage()
 	d := &Data{
 		Version:      ModelVersion,
 		Trace:        opt.Name,

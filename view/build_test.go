@@ -200,3 +200,25 @@ func TestBuildShowsTheFirstLinesThatAreNotMessages(t *testing.T) {
 	assert.Equal(t, "log line 0", d.Conversation[0].Text.Text)
 	assert.Len(t, d.Messages, 1000)
 }
+
+// A long session's conversation stays small: past a budget, each entry is
+// cut to its first and last lines.
+func TestBuildBoundsTheConversation(t *testing.T) {
+	long, _ := json.Marshal(strings.Repeat("a long line of agent text, repeated\n", 100)) // 3.6 KB
+	var recs []any
+	for i := range 2000 {
+		recs = append(recs, float64(i), a2c, update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+string(long)+`}}`),
+			float64(i)+0.5, a2c, update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c%d","title":"t"}`, i)))
+	}
+	d := build(t, traceOf(recs...))
+	require.Len(t, d.Conversation, 2000)
+	total := 0
+	for _, e := range d.Conversation {
+		total += len(e.Text.Text) + len(e.Text.Tail)
+		assert.Equal(t, int64(3600), e.Text.Bytes, "each entry says how long it was")
+	}
+	assert.Less(t, total, convBudget+2000*1300)
+	cut := d.Conversation[1999].Text
+	assert.True(t, strings.HasSuffix(cut.Tail, "a long line of agent text, repeated\n"), cut.Tail)
+	assert.Equal(t, int64(94), cut.OmittedLines)
+}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"time"
@@ -12,6 +13,10 @@ import (
 // MaxMessages bounds the message list: past it, each side keeps its first
 // and last MaxMessages/2 messages.
 const MaxMessages = 4000
+
+// convBudget is how much text the conversation holds before further
+// entries are cut to their first and last 3 lines.
+const convBudget = 1 << 20
 
 // maxBadLineEvents bounds the conversation entries for lines that are not
 // JSON-RPC messages.
@@ -45,6 +50,7 @@ type side struct {
 	pending [2]map[string]pendingReq
 
 	badLines              int    // lines that are not JSON objects
+	convBytes             int    // text in conv, for convBudget
 	clientInit, agentInit []byte // initialize params and result
 	sessionIDs            []string
 	cwd                   string
@@ -279,7 +285,7 @@ func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgR
 	rec.Label = "session/update " + kind
 	switch kind {
 	case "tool_call", "tool_call_update":
-		s.convOpen = -1 // text after a tool call is a new message
+		s.closeMessage() // text after a tool call is a new message
 		if id == "" {
 			return
 		}
@@ -296,7 +302,8 @@ func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgR
 		block, _ := rawjson.Get(upd, "content")
 		text := blockText(block)
 		rec.Brief = brief(text)
-		if s.convOpen < 0 || s.convOpen != len(s.conv)-1 || s.conv[s.convOpen].Kind != ev {
+		if s.convOpen < 0 || s.conv[s.convOpen].Kind != ev {
+			s.closeMessage()
 			s.convText = &textAcc{}
 			s.conv = append(s.conv, Event{T: secs(t), Kind: ev, Dir: d.String()})
 			s.convOpen = len(s.conv) - 1
@@ -324,8 +331,36 @@ func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgR
 
 // event appends a conversation entry and returns its index.
 func (s *side) event(e Event) int {
+	s.closeMessage()
 	s.conv = append(s.conv, e)
+	s.budget(len(s.conv) - 1)
 	return len(s.conv) - 1
+}
+
+// closeMessage ends the agent/thought/user message being appended to, if
+// any: what comes next is a new entry.
+func (s *side) closeMessage() {
+	if s.convOpen >= 0 {
+		s.budget(s.convOpen)
+		s.convOpen = -1
+	}
+}
+
+// budget counts conversation entry i's text against convBudget; past it,
+// the text is cut to its first and last lines (a long session's thousands
+// of messages must not make a page of tens of megabytes).
+func (s *side) budget(i int) {
+	t := s.conv[i].Text
+	if t == nil {
+		return
+	}
+	if s.convBytes > convBudget {
+		if short, cut := shorten(*t, 3, 200); cut {
+			s.conv[i].Text = &short
+			t = &short
+		}
+	}
+	s.convBytes += len(t.Text) + len(t.Tail)
 }
 
 func (s *side) addSession(id string) {
@@ -359,6 +394,27 @@ func (s *side) messages() []msgRec {
 	start := (s.msgN - MaxMessages/2) % (MaxMessages / 2)
 	out = append(out, s.msgTail[start:]...)
 	return append(out, s.msgTail[:start]...)
+}
+
+// shorten cuts t to its first and last n lines of at most maxBytes each,
+// and reports whether that left anything out.
+func shorten(t Text, n, maxBytes int) (Text, bool) {
+	head := firstLines([]byte(t.Text), n, maxBytes)
+	rest := t.Tail
+	if rest == "" && t.OmittedBytes == 0 {
+		rest = t.Text[len(head):] // whole: the end of what follows the head
+	}
+	tail := lastLines([]byte(rest), n, maxBytes)
+	shown := int64(len(head) + len(tail))
+	if shown >= t.Bytes {
+		return t, false
+	}
+	lines := int64(bytes.Count(head, []byte{'\n'}) + bytes.Count(tail, []byte{'\n'}))
+	if len(tail) > 0 && tail[len(tail)-1] != '\n' {
+		lines++
+	}
+	return Text{Text: validUTF8(head), Tail: validUTF8(tail), Bytes: t.Bytes, Lines: t.Lines,
+		OmittedBytes: t.Bytes - shown, OmittedLines: max(0, t.Lines-lines)}, true
 }
 
 // blocksText is the text of an array of content blocks.
