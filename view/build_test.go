@@ -134,8 +134,8 @@ func TestBuildReadsTheSession(t *testing.T) {
 func TestBuildShowsBeforeAndAfterTheFilters(t *testing.T) {
 	// What --terminal-output builds.
 	d := build(t, sampleSession,
-		&output.TerminalOutput{Interval: output.DefaultCoalesceInterval, MaxBytes: output.DefaultMaxOutputBytes},
-		&output.PersistedOutput{MaxBytes: output.DefaultMaxOutputBytes})
+		&output.TerminalOutput{Interval: output.DefaultCoalesceInterval, MaxBytes: output.DefaultMaxCallOutputBytes},
+		&output.PersistedOutput{MaxBytes: output.DefaultMaxCallOutputBytes})
 	assert.Equal(t, []string{"terminal-output", "persisted-output"}, d.Filters)
 	assert.Equal(t, []CapChange{{Path: "_meta.terminal_output", After: json.RawMessage("true")}}, d.Session.ClientCapabilities.Changed)
 	assert.Greater(t, d.Directions[0].After.Bytes, d.Directions[0].Before.Bytes, "the capability was added")
