@@ -24,12 +24,20 @@ type TraceRecord struct {
 	EOL     bool     // the line ended in '\n'
 	Out     [][]byte // what was sent instead, when a filter changed it
 	HasOut  bool
+	// JSON says Line is the record's "msg": a JSON value the reader has
+	// validated, which its user may walk without validating it again.
+	JSON bool
 }
 
 // TraceReader reads a trace one record at a time.
 type TraceReader struct {
 	r    *bufio.Reader
 	line int
+	// Observe, when set, is given each record Next returns, before Next
+	// returns it: a second reader of the same trace (acp-proxy view
+	// watches what a replay reads) without a second parse. Neither may
+	// modify the record's bytes.
+	Observe func(TraceRecord)
 }
 
 // NewTraceReader reads the trace in r.
@@ -67,6 +75,9 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 		rec, perr := parseRecord(b)
 		if perr != nil {
 			return TraceRecord{}, &TraceError{Line: tr.line, Err: perr}
+		}
+		if tr.Observe != nil {
+			tr.Observe(rec)
 		}
 		return rec, nil
 	}
@@ -115,7 +126,7 @@ func parseRecord(b []byte) (TraceRecord, error) {
 			}
 			haveDir = true
 		case "msg":
-			rec.Line, rec.HasLine = append([]byte(nil), val...), true
+			rec.Line, rec.HasLine, rec.JSON = append([]byte(nil), val...), true, true
 		case "text":
 			s, uerr := rawjson.Unquote(val)
 			if uerr != nil {

@@ -41,12 +41,14 @@ byte for byte, with optional filters.
 Usage:
   acp-proxy [flags] -- AGENT [ARGS...]
   acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]
+  acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]
 
 Examples:
   acp-proxy -- codex-acp
   acp-proxy --terminal-output --deltas -- npx @zed-industries/codex-acp
   acp-proxy --record /tmp/session.jsonl --log-file /tmp/acp-proxy.log -- claude-agent-acp
   acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
+  acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
 
 Flags:
 `
@@ -66,6 +68,9 @@ type options struct {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "view" {
+		return runView(args[1:], stdin, stdout, stderr)
 	}
 	opts, agentArgv, code := parseLive(args, stdout, stderr)
 	if code >= 0 {

@@ -4,6 +4,7 @@
 //
 //	acp-proxy [flags] -- AGENT [ARGS...]
 //	acp-proxy replay [flags] [TRACE|-]
+//	acp-proxy view [flags] [-o FILE.html] [TRACE|-]
 package main
 
 import (

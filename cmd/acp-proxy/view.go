@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acp-proxy/acp-proxy/view"
+)
+
+const viewUsage = `acp-proxy view makes one self-contained HTML page of a recorded trace: the
+session, a timeline, every tool call as the client showed it, the
+conversation, and every message. With filter flags the trace is first
+replayed through them, as acp-proxy replay does, and the page shows each
+message before and after the filters.
+
+Usage:
+  acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]
+
+The page goes to TRACE.html beside the trace (TRACE without its .jsonl),
+or to -o FILE; -o - writes it to stdout. A trace read from stdin writes
+the page to stdout unless -o says otherwise (never to a terminal).
+
+Examples:
+  acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
+  acp-proxy view -o /tmp/session.html /tmp/session.jsonl
+  acp-proxy replay --deltas in.jsonl | acp-proxy view -o out.html
+
+Flags:
+`
+
+func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("acp-proxy view", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg filterConfig
+	addFilterFlags(fs, &cfg)
+	filterFlags := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })
+	output := fs.StringP("output", "o", "", "write the page to this file (-: stdout); default: TRACE.html beside the trace")
+	if code := parseTraceFlags(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]", stdout, stderr); code >= 0 {
+		return code
+	}
+	in, name, done, code := openTrace("acp-proxy view", fs, stdin, stderr)
+	if code >= 0 {
+		return code
+	}
+	defer done()
+	dest := *output
+	if dest == "" {
+		dest = "-"
+		if name != "-" {
+			dest = strings.TrimSuffix(name, ".jsonl") + ".html"
+		}
+	}
+	if f, ok := stdout.(*os.File); ok && dest == "-" && isTerminal(f) {
+		fmt.Fprintln(stderr, "acp-proxy view: not writing a page to a terminal; use -o FILE.html")
+		return exitUsage
+	}
+
+	var flags []string
+	fs.Visit(func(f *pflag.Flag) {
+		if !filterFlags[f.Name] {
+			return
+		}
+		if f.Value.Type() == "bool" {
+			flags = append(flags, "--"+f.Name)
+		} else {
+			flags = append(flags, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	chain := traceChain("acp-proxy view", cfg, stderr)
+	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags})
+	if err != nil {
+		return traceFailed("acp-proxy view", name, err, stderr)
+	}
+	if err := writePage(dest, stdout, data); err != nil {
+		fmt.Fprintf(stderr, "acp-proxy view: %v\n", err)
+		return 1
+	}
+	if dest != "-" {
+		fmt.Fprintf(stderr, "acp-proxy view: wrote %s\n", dest)
+	}
+	return 0
+}
+
+// writePage writes the page to dest ("-": stdout). A file is written
+// under a temporary name and renamed, so a failure leaves no half page.
+func writePage(dest string, stdout io.Writer, data *view.Data) error {
+	if dest == "-" {
+		return view.WriteHTML(stdout, data)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*")
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
+	if err := view.WriteHTML(tmp, data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("-o: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	return nil
+}

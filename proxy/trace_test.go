@@ -1,0 +1,24 @@
+package proxy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A record's JSON flag says its line came as "msg", which the reader
+// validated; a line that came as text or base64 may be anything.
+func TestTraceRecordSaysWhichLinesAreValidJSON(t *testing.T) {
+	trace := `{"t":0.1,"dir":"client->agent","msg":{"jsonrpc":"2.0","id":1}}
+{"t":0.2,"dir":"client->agent","text":"{\"jsonrpc\":"}
+{"t":0.3,"dir":"client->agent","b64":"e30="}
+`
+	tr := NewTraceReader(strings.NewReader(trace))
+	for _, want := range []bool{true, false, false} {
+		rec, err := tr.Next()
+		require.NoError(t, err)
+		assert.Equal(t, want, rec.JSON, "%s", rec.Line)
+	}
+}

@@ -1,0 +1,351 @@
+package view
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// timelineBins is how many bins the timeline has.
+const timelineBins = 240
+
+// Options say how to build a page's data.
+type Options struct {
+	// Name is the trace's name for the header.
+	Name string
+	// Chain is the filter chain to replay the trace through, built from
+	// Flags; nil or empty: no replay, what was received is what was
+	// delivered.
+	Chain *filters.Chain
+	Flags []string
+}
+
+// Build reads a trace from r and returns what the page shows. It streams:
+// the received lines are analysed as the replay reads them, in their own
+// goroutine, and what the replay delivers in another, so memory holds
+// only the model (and the latest value of each tool call field), never
+// the trace.
+func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
+	before := newSide()
+	if opt.Chain == nil || opt.Chain.Len() == 0 {
+		return asRecorded(r, opt, before)
+	}
+
+	after := newSide()
+	// The received lines are the records the replay reads, handed over
+	// as it reads them (one parse of the trace); what it delivers comes
+	// back through a pipe. Both are analysed in their own goroutine.
+	in := proxy.NewTraceReader(r)
+	received := make(chan proxy.TraceRecord, 64) // at most 64 lines held
+	in.Observe = func(rec proxy.TraceRecord) { received <- rec }
+	beforeDone := make(chan struct{})
+	go func() {
+		defer close(beforeDone)
+		var last time.Duration
+		for rec := range received {
+			last = feedRecord(before, rec, last)
+		}
+	}()
+	out := newPipe()
+	afterErr := make(chan error, 1)
+	go func() {
+		err := analyse(proxy.NewTraceReader(out), after)
+		out.abandon() // the replay need not wait for a failed analysis
+		afterErr <- err
+	}()
+	err := proxy.Replay(ctx, opt.Chain, in, out, nil)
+	close(received)
+	out.CloseWithError(nil) // the replay's own error is the one to report
+	<-beforeDone
+	if err := errors.Join(err, <-afterErr); err != nil {
+		return nil, err
+	}
+	return assemble(opt, before, after), nil
+}
+
+// asRecorded builds the data of a trace without replaying it: what was
+// delivered is what the recording proxy sent, the records' "out" (a trace
+// recorded with filters), or, when no record has one, what was received.
+// The delivered side is analysed in its own goroutine.
+func asRecorded(r io.Reader, opt Options, before *side) (*Data, error) {
+	after := newSide()
+	recs := make(chan proxy.TraceRecord, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var last time.Duration
+		for rec := range recs {
+			last = feedDelivered(after, rec, last)
+		}
+	}()
+	tr := proxy.NewTraceReader(r)
+	recorded := false
+	var last time.Duration
+	var err error
+	for {
+		var rec proxy.TraceRecord
+		if rec, err = tr.Next(); err != nil {
+			break
+		}
+		recorded = recorded || rec.HasOut
+		last = feedRecord(before, rec, last)
+		recs <- rec
+	}
+	close(recs)
+	<-done
+	if err != io.EOF {
+		return nil, err
+	}
+	if !recorded {
+		return assemble(opt, before, before), nil
+	}
+	d := assemble(opt, before, after)
+	d.Recorded = true
+	return d, nil
+}
+
+// feedDelivered feeds s what the recording proxy sent for one record: its
+// "out" lines when it has them, else its line.
+func feedDelivered(s *side, rec proxy.TraceRecord, last time.Duration) time.Duration {
+	t := max(rec.T, last)
+	switch {
+	case rec.HasOut:
+		for _, line := range rec.Out {
+			s.feed(t, rec.Dir, line, false) // a string in "out" may be any text
+		}
+	case rec.HasLine:
+		s.feed(t, rec.Dir, rec.Line, rec.JSON)
+	default:
+		return last
+	}
+	return t
+}
+
+// analyse feeds the lines of a trace to s.
+func analyse(tr *proxy.TraceReader, s *side) error {
+	var last time.Duration
+	for {
+		rec, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		last = feedRecord(s, rec, last)
+	}
+}
+
+// feedRecord feeds one record's line to s, at the time a replay gives it
+// (the record's, or the last one's if the clock went back: order wins),
+// and returns that time. Records without a line (the recording proxy's
+// own additions) are skipped, as a replay skips them.
+func feedRecord(s *side, rec proxy.TraceRecord, last time.Duration) time.Duration {
+	if !rec.HasLine {
+		return last
+	}
+	t := max(rec.T, last)
+	s.feed(t, rec.Dir, rec.Line, rec.JSON)
+	return t
+}
+
+// assemble merges the two sides into the page's data.
+func assemble(opt Options, before, after *side) *Data {
+	before.closeMessage()
+	after.closeMessage()
+	d := &Data{
+		Version:      ModelVersion,
+		Trace:        opt.Name,
+		Flags:        nonNil(opt.Flags),
+		Filters:      []string{},
+		Calls:        []Call{},
+		Conversation: nonNil(after.conv),
+		Messages:     []Msg{},
+	}
+	for _, f := range opt.Chain.Stats() {
+		d.Filters = append(d.Filters, f.Name)
+	}
+	start, end := before.first, max(before.last, after.last)
+	d.Duration = secs(end - start)
+	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		d.Directions = append(d.Directions, proxy.DirectionReport{Direction: dir.String(), Before: before.dirs[dir], After: after.dirs[dir]})
+	}
+	d.Session = session(before, after)
+	d.Timeline = timeline(before, after, end)
+
+	index := map[string]int{}
+	add := func(c *callAcc) {
+		if _, ok := index[c.id]; !ok {
+			index[c.id] = len(d.Calls)
+			d.Calls = append(d.Calls, Call{ID: c.id})
+		}
+	}
+	for _, c := range before.callOrder {
+		add(c)
+	}
+	for _, c := range after.callOrder {
+		add(c)
+	}
+	for i := range d.Calls {
+		call := &d.Calls[i]
+		b, a := before.calls[call.ID], after.calls[call.ID]
+		if after == before {
+			b = nil // no filters: one side, shown as what the client saw
+		}
+		if b != nil {
+			call.Before = b.count
+			call.Final.Before = b.state()
+			call.Raw.Before, call.Raw.Omitted[0] = b.samples()
+		}
+		if a != nil {
+			call.After = a.count
+			call.Final.After = a.state()
+			call.Raw.After, call.Raw.Omitted[1] = a.samples()
+		}
+		if after == before {
+			call.Before, call.Raw.Before, call.Raw.Omitted[0] = call.After, call.Raw.After, call.Raw.Omitted[1]
+			call.Raw.After, call.Raw.Omitted[1] = nil, 0
+		}
+		shown := a
+		if shown == nil {
+			shown = b
+		}
+		call.Title, call.Kind, call.Status = shown.title, shown.kind, shown.status
+		call.Start, call.End = secs(shown.first), secs(shown.last)
+		call.Raw.Before, call.Raw.After = nonNil(call.Raw.Before), nonNil(call.Raw.After)
+	}
+
+	sides := []*side{before}
+	if after != before {
+		sides = append(sides, after)
+	}
+	for n, s := range sides {
+		for _, m := range s.messages() {
+			m.Side = "b"
+			if n == 1 {
+				m.Side = "a"
+			}
+			if i, ok := index[m.call]; ok && m.call != "" {
+				m.Call = i
+			}
+			d.Messages = append(d.Messages, m.Msg)
+		}
+		d.MessagesOmitted += s.msgN - len(s.messages())
+	}
+	return d
+}
+
+// session gathers initialize and session/new, and the capabilities the
+// filters changed.
+func session(before, after *side) Session {
+	s := Session{SessionIDs: nonNil(before.sessionIDs), Cwd: before.cwd, AuthMethods: []string{}}
+	s.ProtocolVersion, _ = rawjson.Get(before.clientInit, "protocolVersion")
+	if v, ok := rawjson.Get(before.agentInit, "protocolVersion"); ok {
+		s.ProtocolVersion = v // the agent's answer is what was negotiated
+	}
+	s.Client = valueAt(before.clientInit, "clientInfo")
+	s.Agent = valueAt(before.agentInit, "agentInfo")
+	s.ClientCapabilities = capsChange(valueAt(before.clientInit, "clientCapabilities"), valueAt(after.clientInit, "clientCapabilities"))
+	s.AgentCapabilities = capsChange(valueAt(before.agentInit, "agentCapabilities"), valueAt(after.agentInit, "agentCapabilities"))
+	methods, _ := rawjson.Get(before.agentInit, "authMethods")
+	_ = rawjson.Elements(methods, func(_ int, m []byte) bool {
+		name, _ := rawjson.GetString(m, "name")
+		if name == "" {
+			name, _ = rawjson.GetString(m, "id")
+		}
+		s.AuthMethods = append(s.AuthMethods, name)
+		return true
+	})
+	return s
+}
+
+// valueAt is the elided JSON value at key of obj, or nil.
+func valueAt(obj []byte, key string) json.RawMessage {
+	v, ok := rawjson.Get(obj, key)
+	if !ok {
+		return nil
+	}
+	return elideJSON(v)
+}
+
+func capsChange(before, after json.RawMessage) Capabilities {
+	c := Capabilities{Before: before, After: after, Changed: []CapChange{}}
+	b, a := map[string][]byte{}, map[string][]byte{}
+	var bk, ak []string
+	leaves(before, "", b, &bk)
+	leaves(after, "", a, &ak)
+	for _, k := range bk {
+		if v, ok := a[k]; !ok {
+			c.Changed = append(c.Changed, CapChange{Path: k, Before: b[k]})
+		} else if string(v) != string(b[k]) {
+			c.Changed = append(c.Changed, CapChange{Path: k, Before: b[k], After: v})
+		}
+	}
+	for _, k := range ak {
+		if _, ok := b[k]; !ok {
+			c.Changed = append(c.Changed, CapChange{Path: k, After: a[k]})
+		}
+	}
+	return c
+}
+
+// leaves flattens a JSON object into dotted paths of its non-object
+// values (an empty object is a leaf too).
+func leaves(v []byte, prefix string, out map[string][]byte, order *[]string) {
+	n := 0
+	err := rawjson.Members(v, func(key, val []byte) bool {
+		n++
+		k, _ := rawjson.Unquote(append(append([]byte{'"'}, key...), '"'))
+		if prefix != "" {
+			k = prefix + "." + k
+		}
+		leaves(val, k, out, order)
+		return true
+	})
+	if (err != nil || n == 0) && prefix != "" {
+		out[prefix] = v
+		*order = append(*order, prefix)
+	}
+}
+
+// timeline bins both sides' messages over the trace's duration.
+func timeline(before, after *side, end time.Duration) Timeline {
+	width := max(end, time.Millisecond) / timelineBins
+	if (max(end, time.Millisecond))%timelineBins != 0 {
+		width++
+	}
+	bin := func(pts []point) Series {
+		s := Series{Messages: make([]int64, timelineBins), Bytes: make([]int64, timelineBins)}
+		for _, p := range pts {
+			i := min(int(p.t/width), timelineBins-1)
+			s.Messages[i]++
+			s.Bytes[i] += int64(p.n)
+		}
+		return s
+	}
+	tl := Timeline{Width: width.Seconds()}
+	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		tl.Dirs = append(tl.Dirs, DirSeries{Direction: dir.String(), Before: bin(before.points[dir]), After: bin(after.points[dir])})
+	}
+	return tl
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return slices.Clip(s)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }

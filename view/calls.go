@@ -1,0 +1,261 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// rawSamples is how many updates of a call each side keeps from its start
+// and from its end for the raw comparison.
+const rawSamples = 3
+
+// callAcc applies one side's updates of one tool call as a client does.
+// It keeps the latest value of each field as a slice of the line that
+// carried it, and decodes them once, at the end.
+type callAcc struct {
+	id                  string
+	first, last         time.Duration
+	count               Count
+	title, kind, status string
+	content, locations  []byte
+	rawInput, rawOutput []byte
+	terminals           []*termAcc
+
+	head, tail []sample // the first and (a ring of) the last updates
+	n          int
+}
+
+type termAcc struct {
+	id             string
+	out            textAcc
+	exit, signal   []byte
+	exited, stream bool
+}
+
+type sample struct {
+	t    time.Duration
+	line []byte
+}
+
+func newCall(id string, t time.Duration) *callAcc { return &callAcc{id: id, first: t} }
+
+// apply takes the members of one tool_call or tool_call_update of the
+// line, and returns a one-line description of it.
+func (c *callAcc) apply(t time.Duration, fields [][2][]byte, line []byte) string {
+	c.last = max(c.last, t)
+	count(&c.count, len(line))
+	c.keep(t, line)
+	var desc []string
+	for _, f := range fields {
+		key, val := f[0], f[1]
+		switch string(key) {
+		case "title":
+			c.title, _ = rawjson.Unquote(val)
+			desc = append(desc, c.title)
+		case "kind":
+			c.kind, _ = rawjson.Unquote(val)
+		case "status":
+			c.status, _ = rawjson.Unquote(val)
+			desc = append(desc, c.status)
+		case "content":
+			c.content = val
+			desc = append(desc, "content "+size(len(val)))
+		case "locations":
+			c.locations = val
+		case "rawInput":
+			c.rawInput = val
+		case "rawOutput":
+			c.rawOutput = val
+			desc = append(desc, "rawOutput "+size(len(val)))
+		case "_meta":
+			desc = append(desc, c.meta(val)...)
+		}
+	}
+	return joinNonEmpty(desc)
+}
+
+// meta applies the terminal-output extension's keys.
+func (c *callAcc) meta(m []byte) []string {
+	var desc []string
+	_ = rawjson.Members(m, func(key, val []byte) bool {
+		k := string(key)
+		switch k {
+		case "terminal_info", "terminal_output", "terminal_output_delta", "terminal_exit":
+		default:
+			return true
+		}
+		id, _ := rawjson.GetString(val, "terminal_id")
+		term := c.terminal(id)
+		switch k {
+		case "terminal_output", "terminal_output_delta":
+			data, _ := rawjson.GetString(val, "data")
+			term.out.write([]byte(data))
+			term.stream = true
+			desc = append(desc, k+" "+size(len(data)))
+		case "terminal_exit":
+			term.exited = true
+			term.exit, _ = rawjson.Get(val, "exit_code")
+			term.signal, _ = rawjson.Get(val, "signal")
+			desc = append(desc, "terminal_exit "+string(term.exit))
+		default:
+			desc = append(desc, k)
+		}
+		return true
+	})
+	return desc
+}
+
+func (c *callAcc) terminal(id string) *termAcc {
+	for _, t := range c.terminals {
+		if t.id == id {
+			return t
+		}
+	}
+	t := &termAcc{id: id}
+	c.terminals = append(c.terminals, t)
+	return t
+}
+
+func (c *callAcc) keep(t time.Duration, line []byte) {
+	c.n++
+	s := sample{t, line}
+	switch {
+	case len(c.head) < rawSamples:
+		c.head = append(c.head, s)
+	case len(c.tail) < rawSamples:
+		c.tail = append(c.tail, s)
+	default:
+		c.tail[(c.n-1-rawSamples)%rawSamples] = s
+	}
+}
+
+// samples are the kept updates, in order, elided, and how many were not
+// kept.
+func (c *callAcc) samples() ([]RawMsg, int64) {
+	kept := append([]sample(nil), c.head...)
+	if c.n <= 2*rawSamples {
+		kept = append(kept, c.tail...)
+	} else {
+		start := (c.n - rawSamples) % rawSamples
+		kept = append(append(kept, c.tail[start:]...), c.tail[:start]...)
+	}
+	out := make([]RawMsg, 0, len(kept))
+	for _, s := range kept {
+		out = append(out, rawMsg(s.t, s.line))
+	}
+	return out, int64(c.n - len(kept))
+}
+
+func rawMsg(t time.Duration, line []byte) RawMsg {
+	r := RawMsg{T: secs(t), Bytes: len(line) + 1}
+	if e := elideJSON(line); e != nil {
+		r.Msg = e
+	} else {
+		txt := makeText(line)
+		r.Line = &txt
+	}
+	return r
+}
+
+// state decodes the call as a client shows it after every update.
+func (c *callAcc) state() *CallState {
+	st := &CallState{Title: c.title, Kind: c.kind, Status: c.status, Updates: c.count.Messages,
+		Content: []Content{}, Locations: []string{}, Terminals: []Terminal{}}
+	_ = rawjson.Elements(c.content, func(_ int, item []byte) bool {
+		st.Content = append(st.Content, decodeContent(item))
+		return true
+	})
+	_ = rawjson.Elements(c.locations, func(_ int, loc []byte) bool {
+		p, _ := rawjson.GetString(loc, "path")
+		if line, ok := rawjson.Get(loc, "line"); ok && string(line) != "null" {
+			p += ":" + string(line)
+		}
+		st.Locations = append(st.Locations, p)
+		return true
+	})
+	st.RawInput = prettyText(c.rawInput)
+	st.RawOutput = prettyText(c.rawOutput)
+	for _, t := range c.terminals {
+		st.Terminals = append(st.Terminals, Terminal{ID: t.id, Output: t.out.text(), ExitCode: t.exit, Signal: t.signal, Exited: t.exited})
+	}
+	return st
+}
+
+func decodeContent(item []byte) Content {
+	typ, _ := rawjson.GetString(item, "type")
+	c := Content{Type: typ}
+	switch typ {
+	case "content":
+		block, _ := rawjson.Get(item, "content")
+		c.Block, _ = rawjson.GetString(block, "type")
+		var t Text
+		if c.Block == "text" {
+			s, _ := rawjson.GetString(block, "text")
+			t = makeText([]byte(s))
+		} else {
+			t = *prettyText(block)
+		}
+		c.Text = &t
+	case "diff":
+		c.Path, _ = rawjson.GetString(item, "path")
+		if s, ok := rawjson.GetString(item, "oldText"); ok {
+			t := makeText([]byte(s))
+			c.OldText = &t
+		}
+		s, _ := rawjson.GetString(item, "newText")
+		t := makeText([]byte(s))
+		c.NewText = &t
+	case "terminal":
+		c.TerminalID, _ = rawjson.GetString(item, "terminalId")
+	default:
+		c.Text = prettyText(item)
+	}
+	return c
+}
+
+// prettyText is a JSON value, elided and indented, as text; nil for none.
+func prettyText(v []byte) *Text {
+	if len(v) == 0 {
+		return nil
+	}
+	e := elideJSON(v)
+	if e == nil {
+		t := makeText(v)
+		return &t
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, e, "", "  "); err != nil {
+		b.Reset()
+		b.Write(e)
+	}
+	t := makeText(b.Bytes())
+	return &t
+}
+
+func joinNonEmpty(parts []string) string {
+	var b bytes.Buffer
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" · ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// size is n bytes for people.
+func size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return trimFloat(float64(n)/(1<<20)) + " MiB"
+	case n >= 1<<10:
+		return trimFloat(float64(n)/(1<<10)) + " KiB"
+	}
+	return itoa(int64(n)) + " B"
+}
