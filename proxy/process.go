@@ -103,7 +103,7 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	if err != nil {
 		return 0, err
 	}
-	p := newAgentProcess(cmd)
+	p := newAgentProcess(cmd, r.log())
 	cmd.Cancel = func() error {
 		r.log().Info("stopping agent", "step", p.stopName(), "then", "SIGKILL after grace", "grace", grace)
 		return p.stop()

@@ -13,19 +13,23 @@ import (
 // agentProcess is the agent's process as this platform manages it.
 type agentProcess struct {
 	cmd *exec.Cmd
+	log *slog.Logger
 }
 
-func newAgentProcess(cmd *exec.Cmd) *agentProcess { return &agentProcess{cmd: cmd} }
+func newAgentProcess(cmd *exec.Cmd, log *slog.Logger) *agentProcess {
+	return &agentProcess{cmd: cmd, log: log}
+}
 
 // adaptCommand has nothing to adapt on Unix: the kernel runs scripts.
 func adaptCommand(*exec.Cmd) error { return nil }
 
 // startAndWait starts the agent and then waits for it on a goroutine of its
-// own, sending Wait's result on exited. Where the system can (Linux), the
-// agent is killed if the proxy dies without stopping it (SIGKILL from an
-// editor): an agent that ignores EOF, as codex-acp does, would otherwise run
-// forever. That death signal belongs to the thread that started the child,
-// so the goroutine keeps its thread locked until the agent is gone.
+// own, sending Wait's result on exited. The agent is killed if the proxy
+// dies without stopping it (SIGKILL from an editor): an agent that ignores
+// EOF, as codex-acp does, would otherwise run forever. Linux and FreeBSD
+// have a parent-death signal for that; on Linux it belongs to the thread
+// that started the child, so the goroutine keeps its thread locked until
+// the agent is gone. Elsewhere (macOS) a watchdog process does it.
 func (p *agentProcess) startAndWait(exited chan<- error) error {
 	setDeathSignal(p.cmd)
 	started := make(chan error, 1)
@@ -35,8 +39,19 @@ func (p *agentProcess) startAndWait(exited chan<- error) error {
 			started <- err
 			return
 		}
+		var wd *watchdog
+		if !hasDeathSignal {
+			var err error
+			if wd, err = startWatchdog(p.cmd.Process.Pid); err != nil {
+				p.log.Warn("the agent will outlive a killed proxy", "err", err)
+			}
+		}
 		started <- nil
-		exited <- p.cmd.Wait()
+		err := p.cmd.Wait()
+		if wd != nil {
+			wd.disarm()
+		}
+		exited <- err
 	}()
 	return <-started
 }

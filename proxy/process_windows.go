@@ -23,7 +23,7 @@ type agentProcess struct {
 	job windows.Handle
 }
 
-func newAgentProcess(cmd *exec.Cmd) *agentProcess { return &agentProcess{cmd: cmd} }
+func newAgentProcess(cmd *exec.Cmd, _ *slog.Logger) *agentProcess { return &agentProcess{cmd: cmd} }
 
 // adaptCommand runs a .cmd or .bat file (npx.cmd) through cmd.exe with a
 // command line quoted for cmd.exe; see batchCommandLine.
