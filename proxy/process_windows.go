@@ -65,7 +65,8 @@ func (p *agentProcess) startAndWait(exited chan<- error) error {
 		return err
 	}
 	pid := uint32(p.cmd.Process.Pid)
-	if err := assignToJob(job, pid); err == nil {
+	err = assignToJob(job, pid)
+	if err == nil {
 		err = resumeProcess(pid)
 	}
 	if err != nil {
