@@ -59,7 +59,11 @@ func (p *agentProcess) startAndWait(exited chan<- error) error {
 	if err != nil {
 		return err
 	}
-	sysProcAttr(p.cmd).CreationFlags |= windows.CREATE_SUSPENDED
+	sys := sysProcAttr(p.cmd)
+	sys.CreationFlags |= windows.CREATE_SUSPENDED
+	// A proxy without a console (started detached) would give the agent
+	// a new console window; keep it hidden, as editors do for agents.
+	sys.HideWindow = true
 	if err := p.cmd.Start(); err != nil {
 		windows.CloseHandle(job)
 		return err
