@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,15 +54,11 @@ func (a Agent) Resolve() (string, error) {
 	if len(a.Argv) == 0 {
 		return "", &StartError{Code: 2, Err: errors.New("no agent command")}
 	}
-	path, err := exec.LookPath(a.Argv[0])
+	path, err := lookPathOutsideDot(a.Argv[0], exec.LookPath, os.Getenv("PATH"))
 	switch {
 	case err == nil:
 		return path, nil
 	case errors.Is(err, exec.ErrDot):
-		// Found only through "." in PATH, or on Windows in the current
-		// directory, which cmd.exe searches first. Go refuses to run
-		// such a file unasked, and so does the proxy: an editor starts
-		// agents in the user's project, which must not choose the agent.
 		return "", &StartError{Code: 126, Err: fmt.Errorf("%s: found only in the current directory; name it with a path (.%c%s) to run it", a.Argv[0], os.PathSeparator, a.Argv[0])}
 	case errors.Is(err, fs.ErrPermission):
 		return "", &StartError{Code: 126, Err: fmt.Errorf("%s: permission denied", a.Argv[0])}
@@ -69,6 +67,36 @@ func (a Agent) Resolve() (string, error) {
 	default:
 		return "", &StartError{Code: 126, Err: fmt.Errorf("%s: %w", a.Argv[0], err)}
 	}
+}
+
+// lookPathOutsideDot is look (exec.LookPath) for a command name, except
+// that the current directory is never searched implicitly.
+//
+// exec.LookPath searches as the system's shell does: PATH in order, and on
+// Windows as cmd.exe does, the current directory first, then PATH, each
+// directory with every PATHEXT extension in order (npx → npx.cmd). A file
+// found through the current directory (on Windows, or through "." or
+// another relative entry in PATH) it reports as exec.ErrDot instead of
+// running it. So does the proxy: an editor starts agents in the user's
+// project, and a file there must not choose the agent. But where PATH's
+// absolute directories have the command too, that one is run, as with
+// NoDefaultCurrentDirectoryInExePath on Windows.
+func lookPathOutsideDot(name string, look func(string) (string, error), pathList string) (string, error) {
+	path, err := look(name)
+	if !errors.Is(err, exec.ErrDot) || strings.ContainsAny(name, `/\:`) {
+		return path, err
+	}
+	for _, dir := range filepath.SplitList(pathList) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		// With a directory, look tries the PATHEXT extensions on
+		// Windows but searches nowhere else.
+		if p, derr := look(filepath.Join(dir, name)); derr == nil {
+			return p, nil
+		}
+	}
+	return "", err
 }
 
 // Run starts the agent, relays between the editor's stdin/stdout and it,

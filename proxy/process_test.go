@@ -84,14 +84,31 @@ func TestRunReturnsTheAgentsStatusAsAShellDoes(t *testing.T) {
 	}
 }
 
-func TestAnAgentFoundOnlyInTheCurrentDirectoryIsNotRun(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\n"), 0o755))
-	t.Chdir(dir)
-	t.Setenv("PATH", ".")
-	_, err := Agent{Argv: []string{"agent"}}.Resolve()
-	var se *StartError
-	require.ErrorAs(t, err, &se)
-	assert.Equal(t, 126, se.Code)
-	assert.Equal(t, "agent: found only in the current directory; name it with a path (./agent) to run it", se.Error())
+func TestTheCurrentDirectoryIsNeverSearchedForTheAgent(t *testing.T) {
+	project, bin := t.TempDir(), t.TempDir()
+	for _, dir := range []string{project, bin} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "agent"), []byte("#!/bin/sh\n"), 0o755))
+	}
+	t.Chdir(project)
+
+	t.Run("found there alone, it is refused", func(t *testing.T) {
+		t.Setenv("PATH", ".")
+		_, err := Agent{Argv: []string{"agent"}}.Resolve()
+		var se *StartError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, 126, se.Code)
+		assert.Equal(t, "agent: found only in the current directory; name it with a path (./agent) to run it", se.Error())
+	})
+	t.Run("found in PATH too, PATH's is run", func(t *testing.T) {
+		t.Setenv("PATH", "."+string(os.PathListSeparator)+bin)
+		path, err := Agent{Argv: []string{"agent"}}.Resolve()
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(bin, "agent"), path)
+	})
+	t.Run("named with a path, it is run", func(t *testing.T) {
+		t.Setenv("PATH", bin)
+		path, err := Agent{Argv: []string{"./agent"}}.Resolve()
+		require.NoError(t, err)
+		assert.Equal(t, "./agent", path)
+	})
 }
