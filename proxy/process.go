@@ -54,7 +54,7 @@ func (a Agent) Resolve() (string, error) {
 	if len(a.Argv) == 0 {
 		return "", &StartError{Code: 2, Err: errors.New("no agent command")}
 	}
-	path, err := lookPathOutsideDot(a.Argv[0], exec.LookPath, os.Getenv("PATH"))
+	path, err := lookPathOutsideDot(a.Argv[0])
 	switch {
 	case err == nil:
 		return path, nil
@@ -69,8 +69,8 @@ func (a Agent) Resolve() (string, error) {
 	}
 }
 
-// lookPathOutsideDot is look (exec.LookPath) for a command name, except
-// that the current directory is never searched implicitly.
+// lookPathOutsideDot is exec.LookPath for a command name, except that the
+// current directory is never searched implicitly.
 //
 // exec.LookPath searches as the system's shell does: PATH in order, and on
 // Windows as cmd.exe does, the current directory first, then PATH, each
@@ -81,18 +81,18 @@ func (a Agent) Resolve() (string, error) {
 // project, and a file there must not choose the agent. But where PATH's
 // absolute directories have the command too, that one is run, as with
 // NoDefaultCurrentDirectoryInExePath on Windows.
-func lookPathOutsideDot(name string, look func(string) (string, error), pathList string) (string, error) {
-	path, err := look(name)
+func lookPathOutsideDot(name string) (string, error) {
+	path, err := exec.LookPath(name)
 	if !errors.Is(err, exec.ErrDot) || strings.ContainsAny(name, `/\:`) {
 		return path, err
 	}
-	for _, dir := range filepath.SplitList(pathList) {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		// With a directory, look tries the PATHEXT extensions on
+		// Given a directory, LookPath tries the PATHEXT extensions on
 		// Windows but searches nowhere else.
-		if p, derr := look(filepath.Join(dir, name)); derr == nil {
+		if p, derr := exec.LookPath(filepath.Join(dir, name)); derr == nil {
 			return p, nil
 		}
 	}
