@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
-	"github.com/acp-proxy/acp-proxy/internal/testbin"
 	"github.com/acp-proxy/acp-proxy/internal/procgroup"
+	"github.com/acp-proxy/acp-proxy/internal/testbin"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
