@@ -1,9 +1,11 @@
-//go:build !linux
+//go:build unix && !linux && !freebsd
 
 package proxy
 
 import "os/exec"
 
-// setDeathSignal does nothing where the kernel has no parent-death signal;
-// there an agent outlives a proxy killed with SIGKILL.
+// hasDeathSignal: macOS and the other BSDs have no parent-death signal, so
+// a watchdog process does its work (see startWatchdog).
+const hasDeathSignal = false
+
 func setDeathSignal(*exec.Cmd) {}

@@ -8,7 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"runtime"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,15 +40,26 @@ type StartError struct {
 func (e *StartError) Error() string { return e.Err.Error() }
 func (e *StartError) Unwrap() error { return e.Err }
 
+// startError is a failed start of the agent named name.
+func startError(name string, err error) *StartError {
+	code := 126
+	if errors.Is(err, fs.ErrNotExist) {
+		code = 127
+	}
+	return &StartError{Code: code, Err: fmt.Errorf("%s: %w", name, err)}
+}
+
 // Resolve finds the agent's executable, as a shell would.
 func (a Agent) Resolve() (string, error) {
 	if len(a.Argv) == 0 {
 		return "", &StartError{Code: 2, Err: errors.New("no agent command")}
 	}
-	path, err := exec.LookPath(a.Argv[0])
+	path, err := lookPathOutsideDot(a.Argv[0])
 	switch {
 	case err == nil:
 		return path, nil
+	case errors.Is(err, exec.ErrDot):
+		return "", &StartError{Code: 126, Err: fmt.Errorf("%s: found only in the current directory; name it with a path (.%c%s) to run it", a.Argv[0], os.PathSeparator, a.Argv[0])}
 	case errors.Is(err, fs.ErrPermission):
 		return "", &StartError{Code: 126, Err: fmt.Errorf("%s: permission denied", a.Argv[0])}
 	case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
@@ -57,14 +69,51 @@ func (a Agent) Resolve() (string, error) {
 	}
 }
 
+// lookPathOutsideDot is exec.LookPath for a command name, except that the
+// current directory is never searched implicitly.
+//
+// exec.LookPath searches as the system's shell does: PATH in order, and on
+// Windows as cmd.exe does, the current directory first, then PATH, each
+// directory with every PATHEXT extension in order (npx → npx.cmd). A file
+// found through the current directory (on Windows, or through "." or
+// another relative entry in PATH) it reports as exec.ErrDot instead of
+// running it. So does the proxy: an editor starts agents in the user's
+// project, and a file there must not choose the agent. But where PATH's
+// absolute directories have the command too, that one is run, as with
+// NoDefaultCurrentDirectoryInExePath on Windows.
+func lookPathOutsideDot(name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if !errors.Is(err, exec.ErrDot) || strings.ContainsAny(name, `/\:`) {
+		return path, err
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		// Given a directory, LookPath tries the PATHEXT extensions on
+		// Windows but searches nowhere else.
+		if p, derr := exec.LookPath(filepath.Join(dir, name)); derr == nil {
+			return p, nil
+		}
+	}
+	return "", err
+}
+
 // Run starts the agent, relays between the editor's stdin/stdout and it,
 // and returns the agent's exit status: its code, or 128+N if it died of
-// signal N. Signals received on sigs are forwarded to the agent.
+// signal N. Signals received on sigs are forwarded to the agent (on
+// Windows they are not: the agent shares the proxy's console and receives
+// Ctrl-C and Ctrl-Break itself).
 //
 // Shutdown follows the agent: when its stdout ends, everything it wrote
 // has been delivered and Run waits for it to exit. When the editor closes
 // stdin (or stops reading), the agent's stdin is closed, then the agent
 // gets Grace to exit, then SIGTERM, then after Grace again SIGKILL.
+// Cancelling ctx stops the agent the same way, from the SIGTERM step on;
+// Run still delivers what the agent wrote until then and returns its
+// status. (Windows has no SIGTERM for a process without a console window
+// of its own: there the step ends the agent's job, which kills it and
+// every process it started.)
 func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Writer, sigs <-chan os.Signal) (int, error) {
 	path, err := a.Resolve()
 	if err != nil {
@@ -74,9 +123,20 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	cmd := exec.Command(path, a.Argv[1:]...)
-	cmd.Args[0] = a.Argv[0]
-	cmd.Env, cmd.Dir, cmd.Stderr = a.Env, a.Dir, a.Stderr
+	// stop is the SIGTERM step: cancelling stopCtx makes exec send it
+	// (cmd.Cancel), and exec SIGKILLs the agent WaitDelay later.
+	stopCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd, err := a.command(stopCtx, path)
+	if err != nil {
+		return 0, err
+	}
+	p := newAgentProcess(cmd, r.log())
+	cmd.Cancel = func() error {
+		r.log().Info("stopping agent", "step", p.stopName(), "then", "SIGKILL after grace", "grace", grace)
+		return p.stop()
+	}
+	cmd.WaitDelay = grace
 	agentIn, err := cmd.StdinPipe()
 	if err != nil {
 		return 0, fmt.Errorf("agent stdin: %w", err)
@@ -89,15 +149,12 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	}
 	cmd.Stdout = agentOutW
 	exited := make(chan error, 1)
-	if err := startAndWait(cmd, exited); err != nil {
+	if err := p.startAndWait(exited); err != nil {
 		agentOut.Close()
 		agentOutW.Close()
-		code := 126
-		if errors.Is(err, fs.ErrNotExist) {
-			code = 127
-		}
-		return 0, &StartError{Code: code, Err: fmt.Errorf("%s: %w", a.Argv[0], err)}
+		return 0, startError(a.Argv[0], err)
 	}
+	defer p.release()
 	agentOutW.Close()
 	r.log().Info("agent started", "argv", a.Argv, "pid", cmd.Process.Pid)
 
@@ -108,8 +165,7 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	go func() { agentDone <- pumpAgentToEditor(ctx, conn, agentOut) }()
 
 	var (
-		shutdown  <-chan time.Time // next escalation step, once the editor is gone
-		step      int
+		shutdown  *time.Timer // the grace before the SIGTERM step, once the editor is gone
 		exitErr   error
 		hasExited bool
 		outDone   bool
@@ -118,17 +174,13 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	beginShutdown := func(why string) {
 		if shutdown == nil && !hasExited {
 			r.log().Info("editor gone; stopping agent", "why", why, "grace", grace)
-			shutdown = time.After(grace)
+			shutdown = time.AfterFunc(grace, stop)
 		}
 	}
 	for !(hasExited && outDone) {
 		select {
 		case s := <-sigs:
-			if s == syscall.SIGPIPE {
-				continue // our stdout is gone; the write error handles it
-			}
-			r.log().Info("forwarding signal", "signal", s)
-			_ = cmd.Process.Signal(s)
+			p.forward(r.log(), s)
 		case err := <-editorDone:
 			editorDone = nil
 			if err != nil {
@@ -145,7 +197,10 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 				r.log().Debug("closing stdout", "err", cerr)
 			}
 		case exitErr = <-exited:
-			exited, hasExited, shutdown = nil, true, nil
+			exited, hasExited = nil, true
+			if shutdown != nil {
+				shutdown.Stop()
+			}
 			// Whatever the agent wrote is in the pipe; read it to the end.
 			// A grandchild holding the pipe open gets a grace period.
 			drainWait = time.After(grace)
@@ -153,43 +208,25 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 			drainWait = nil
 			r.log().Warn("agent exited but its stdout stayed open; closing it")
 			agentOut.Close()
-		case <-shutdown:
-			step++
-			switch step {
-			case 1:
-				r.log().Info("agent still running; SIGTERM")
-				_ = cmd.Process.Signal(syscall.SIGTERM)
-				shutdown = time.After(grace)
-			default:
-				r.log().Warn("agent ignored SIGTERM; SIGKILL")
-				_ = cmd.Process.Kill()
-				shutdown = nil
-			}
 		}
 	}
 	agentOut.Close()
-	return exitCode(cmd.ProcessState, exitErr), nil
+	status := exitCode(cmd.ProcessState)
+	if stopCtx.Err() != nil {
+		r.log().Info("agent stopped", "status", status, "err", exitErr)
+	}
+	return status, nil
 }
 
-// startAndWait starts cmd and then waits for it on a goroutine of its own,
-// sending Wait's result on exited. Where the system can (Linux), the agent
-// is killed if the proxy dies without stopping it (SIGKILL from an editor):
-// an agent that ignores EOF, as codex-acp does, would otherwise run forever.
-// That death signal belongs to the thread that started the child, so the
-// goroutine keeps its thread locked until the agent is gone.
-func startAndWait(cmd *exec.Cmd, exited chan<- error) error {
-	setDeathSignal(cmd)
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the agent
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		exited <- cmd.Wait()
-	}()
-	return <-started
+// command is the agent's exec.Cmd, bound to ctx.
+func (a Agent) command(ctx context.Context, path string) (*exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, path, a.Argv[1:]...)
+	cmd.Args[0] = a.Argv[0]
+	cmd.Env, cmd.Dir, cmd.Stderr = a.Env, a.Dir, a.Stderr
+	if err := adaptCommand(cmd); err != nil {
+		return nil, &StartError{Code: 126, Err: fmt.Errorf("%s: %w", a.Argv[0], err)}
+	}
+	return cmd, nil
 }
 
 func pumpEditorToAgent(ctx context.Context, c *Conn, stdin io.Reader) error {
@@ -205,7 +242,7 @@ func pumpAgentToEditor(ctx context.Context, c *Conn, agentOut io.Reader) error {
 }
 
 // exitCode is the agent's status as a shell reports it.
-func exitCode(ps *os.ProcessState, waitErr error) int {
+func exitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return 1
 	}

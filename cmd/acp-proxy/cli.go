@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -211,6 +210,3 @@ func writeStats(sum *proxy.Summary, toLog bool, logger *slog.Logger, stderr io.W
 	fmt.Fprintln(stderr, "acp-proxy stats:")
 	_ = report.WriteText(stderr)
 }
-
-// joinArgv renders argv for messages.
-func joinArgv(argv []string) string { return strings.Join(argv, " ") }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
+	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 	"github.com/acp-proxy/acp-proxy/internal/testbin"
 
 	"github.com/stretchr/testify/assert"
@@ -135,7 +136,7 @@ func TestA200MBLineRelaysIntactInBoundedMemory(t *testing.T) {
 	want.Write([]byte(tail))
 	assert.Equal(t, int64(size+1), n)
 	assert.Equal(t, want.Sum(nil), h.Sum(nil), "the line arrives exactly")
-	maxRSS := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	maxRSS := peakRSS(cmd.ProcessState)
 	t.Logf("proxy peak RSS for a %d MB line: %.1f MB", size>>20, float64(maxRSS)/(1<<20))
 	assert.Less(t, maxRSS, int64(2*size+32<<20), "peak RSS ≤ 2× the line + 32 MB")
 }
@@ -217,12 +218,12 @@ func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
 	line, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal([]byte(line), &hello))
-	require.NoError(t, syscall.Kill(hello.PID, 0), "the agent runs")
-	t.Cleanup(func() { _ = syscall.Kill(hello.PID, syscall.SIGKILL) })
+	require.True(t, procgroup.Alive(hello.PID), "the agent runs")
+	t.Cleanup(func() { kill(hello.PID) })
 
 	require.NoError(t, s.cmd.Process.Kill())
 	_ = s.cmd.Wait()
-	assert.Eventually(t, func() bool { return syscall.Kill(hello.PID, 0) != nil }, 10*time.Second, 10*time.Millisecond,
+	assert.Eventually(t, func() bool { return !procgroup.Alive(hello.PID) }, 10*time.Second, 10*time.Millisecond,
 		"agent %d still runs after the proxy was killed", hello.PID)
 }
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
@@ -257,7 +256,7 @@ func lockStaging(t *testing.T) {
 	t.Helper()
 	f, err := os.OpenFile(filepath.Join(os.TempDir(), "acp-proxy-golden-stage.lock"), os.O_CREATE|os.O_RDWR, 0o666)
 	require.NoError(t, err)
-	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	require.NoError(t, lockFile(f))
 	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
 

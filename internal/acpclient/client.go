@@ -2,7 +2,6 @@ package acpclient
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 )
 
 // DefaultTimeout bounds each request when Options.Timeout is zero.
@@ -128,7 +129,7 @@ func (c *Client) launch() error {
 	cmd.Stderr = c.stderr
 	// A process group, so cleanup also ends the agent's children (the
 	// Claude CLI, codex's shells).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 	cmd.WaitDelay = killGrace
 	err = cmd.Start()
 	inR.Close()
@@ -161,7 +162,7 @@ func (c *Client) stop() {
 }
 
 func signalGroup(pgid int, sig syscall.Signal) {
-	if err := syscall.Kill(-pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := procgroup.Signal(pgid, sig); err != nil {
 		fmt.Fprintf(os.Stderr, "acpclient: signal process group %d: %v\n", pgid, err)
 	}
 }

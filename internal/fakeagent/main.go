@@ -89,7 +89,7 @@ func main() {
 	out.Flush()
 	if *crash != "" {
 		os.Stdout.WriteString(*crash)
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		die(syscall.SIGKILL)
 		time.Sleep(time.Hour)
 	}
 	if *closeOut {
@@ -117,7 +117,7 @@ func main() {
 		time.Sleep(time.Hour)
 	}
 	if *dieSignal != 0 {
-		_ = syscall.Kill(os.Getpid(), syscall.Signal(*dieSignal))
+		die(syscall.Signal(*dieSignal))
 		time.Sleep(time.Hour)
 	}
 	os.Exit(*exitCode)
@@ -147,5 +147,13 @@ func writeHuge(out *bufio.Writer, size, part int) {
 		s = s[:min(len(s), to-i)]
 		out.WriteString(s)
 		i += len(s)
+	}
+}
+
+// die sends sig to the agent itself (on Windows only SIGKILL can be sent,
+// as a kill).
+func die(sig syscall.Signal) {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Signal(sig)
 	}
 }

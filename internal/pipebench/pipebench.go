@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"io"
 	"os"
-	"syscall"
 	"testing"
 )
 
@@ -61,13 +60,4 @@ func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reade
 func CopyLoop(dst io.Writer, src io.Reader) error {
 	_, err := io.CopyBuffer(struct{ io.Writer }{dst}, struct{ io.Reader }{src}, make([]byte, 32<<10))
 	return err
-}
-
-// cpuTime is the user and system CPU time the process has used, in ns.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -3,12 +3,13 @@ package realagent
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 )
 
 const acpxDir = "acpx"
@@ -51,15 +52,15 @@ func RunAcpx(t testing.TB, env []string, dir string, timeout time.Duration, args
 	cmd.Env, cmd.Dir = env, dir // acpx keeps a session store under HOME
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	procgroup.Set(cmd)
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)
 	// acpx ends the agent itself; this only catches stragglers of the group.
 	if cmd.Process != nil {
-		if kerr := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
+		if kerr := procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL); kerr != nil {
 			t.Logf("kill acpx process group: %v", kerr)
 		}
 	}

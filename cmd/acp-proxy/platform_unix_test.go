@@ -1,0 +1,27 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// peakRSS is a finished process's peak resident memory in bytes.
+func peakRSS(ps *os.ProcessState) int64 {
+	ru := ps.SysUsage().(*syscall.Rusage)
+	if ru == nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return ru.Maxrss // bytes there, KiB elsewhere
+	}
+	return ru.Maxrss << 10
+}
+
+// lockFile takes an exclusive lock on f, released when f is closed.
+func lockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }
+
+// kill ends process pid, if it still runs.
+func kill(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }

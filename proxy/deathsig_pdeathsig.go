@@ -1,0 +1,22 @@
+//go:build linux || freebsd
+
+package proxy
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// hasDeathSignal: the kernel itself kills the agent when the proxy dies.
+const hasDeathSignal = true
+
+// setDeathSignal makes the kernel SIGKILL the agent when its parent dies:
+// on Linux when the thread that started it ends, which happens only when
+// the proxy itself dies (see startAndWait); on FreeBSD (procctl
+// PROC_PDEATHSIG_CTL) when the proxy process exits.
+func setDeathSignal(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+}

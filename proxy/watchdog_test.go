@@ -1,0 +1,69 @@
+//go:build unix
+
+package proxy
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The watchdog is what macOS gets instead of a parent-death signal; its
+// mechanism is plain Unix, so it is proven here.
+func TestWatchdog(t *testing.T) {
+	cases := []struct {
+		name       string
+		proxyDies  func(*watchdog)
+		agentDies  bool
+		agentWants string
+	}{
+		{"kills the agent when the proxy's end of the pipe closes without a word, as when the proxy is killed",
+			func(wd *watchdog) { wd.w.Close(); _ = wd.cmd.Wait() }, true, "killed"},
+		{"leaves the agent alone once disarmed",
+			func(wd *watchdog) { wd.disarm() }, false, "running"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			agent := exec.Command("sleep", "60")
+			require.NoError(t, agent.Start())
+			exited := make(chan error, 1)
+			waited := make(chan struct{})
+			go func() { exited <- agent.Wait(); close(waited) }()
+			t.Cleanup(func() { _ = agent.Process.Kill(); <-waited })
+
+			wd, err := startWatchdog(agent.Process.Pid)
+			require.NoError(t, err)
+			c.proxyDies(wd)
+
+			select {
+			case err := <-exited:
+				require.True(t, c.agentDies, "the agent ended: %v", err)
+				ws := agent.ProcessState.Sys().(syscall.WaitStatus)
+				assert.Equal(t, syscall.SIGKILL, ws.Signal())
+			case <-time.After(300 * time.Millisecond):
+				require.False(t, c.agentDies, "the agent still runs")
+			}
+		})
+	}
+}
+
+func TestTheWatchdogIgnoresTheSignalsSentToTheProxysGroup(t *testing.T) {
+	agent := exec.Command("sleep", "60")
+	require.NoError(t, agent.Start())
+	t.Cleanup(func() { _ = agent.Process.Kill() })
+	wd, err := startWatchdog(agent.Process.Pid)
+	require.NoError(t, err)
+	time.Sleep(100 * time.Millisecond) // until the trap is set
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		require.NoError(t, wd.cmd.Process.Signal(s))
+	}
+	wd.w.Close() // the proxy dies
+	require.NoError(t, wd.cmd.Wait(), "the watchdog did its work and exited normally")
+	err = agent.Wait()
+	require.Error(t, err)
+	assert.Equal(t, syscall.SIGKILL, agent.ProcessState.Sys().(syscall.WaitStatus).Signal())
+}
