@@ -58,6 +58,9 @@ type PersistedOutput struct {
 	// projects/<slug>/<session>/tool-results/ files may be read; see
 	// ClaudeConfigDirs.
 	ConfigDirs []string
+	// OpencodeDataDirs are opencode's data directories whose
+	// tool-output/ files may be read; see OpencodeDataDirs.
+	OpencodeDataDirs []string
 
 	shown toolcall.List[shownContent] // calls whose content shows a saved file
 }
@@ -95,7 +98,7 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 	if m.Dir != filters.AgentToClient {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	if !mentions(m.Raw, quotedPersistedTag) && !(f.Expand && mentions(m.Raw, quotedTruncatedTag)) {
+	if !mentions(m.Raw, quotedPersistedTag) && !(f.Expand && (mentions(m.Raw, quotedTruncatedTag) || mentions(m.Raw, quotedOpencodeTag))) {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
@@ -103,6 +106,16 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 	if !ok {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
+	}
+	if f.Expand && mentions(m.Raw, quotedOpencodeTag) {
+		if content := f.expandOpencode(&u); content != nil {
+			f.forget(m)
+			msg, err := rawjson.Set(m.Raw, content, toolcall.At("content")...)
+			if err != nil {
+				return err
+			}
+			return out.Emit(m.Dir, msg)
+		}
 	}
 	msg := m.Raw
 	var err error
@@ -253,7 +266,7 @@ func (f *PersistedOutput) replacement(block string, expand bool) (repl string, o
 		_, preview, _ = strings.Cut(rest, "\n")
 	}
 	if expand {
-		if content, ok := f.savedFile(path); ok && strings.HasPrefix(content, strings.TrimSuffix(preview, "\n...")) {
+		if content, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult); ok && strings.HasPrefix(content, strings.TrimSuffix(preview, "\n...")) {
 			// Like the text the CLI shows for smaller output, without
 			// its final newline.
 			return strings.TrimSuffix(content, "\n"), true, true
@@ -269,13 +282,11 @@ func (f *PersistedOutput) replacement(block string, expand bool) (repl string, o
 	return preview + "\n" + note, true, false
 }
 
-// savedFile reads the file a block names, only if it is the agent's own
-// tool output: an absolute, clean path of the shape
-// <config>/projects/<slug>/<session>/tool-results/<file> under one of
-// ConfigDirs, which with every symlink resolved is still of that shape
-// under the resolved config directory, and a regular file of at most
-// MaxBytes.
-func (f *PersistedOutput) savedFile(path string) (string, bool) {
+// savedFile reads the file at path, only if it is the agent's own tool
+// output: an absolute, clean path of the given shape under one of dirs,
+// which with every symlink resolved is still of that shape under the
+// resolved directory, and a regular file of at most MaxBytes.
+func (f *PersistedOutput) savedFile(path string, dirs []string, shape func(dir, path string) bool) (string, bool) {
 	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
 		return "", false
 	}
@@ -284,10 +295,10 @@ func (f *PersistedOutput) savedFile(path string) (string, bool) {
 		return "", false
 	}
 	ok := false
-	for _, dir := range f.ConfigDirs {
+	for _, dir := range dirs {
 		dir = filepath.Clean(dir)
 		rdir, err := filepath.EvalSymlinks(dir)
-		if err == nil && toolResult(dir, path) && toolResult(rdir, resolved) {
+		if err == nil && shape(dir, path) && shape(rdir, resolved) {
 			ok = true
 			break
 		}
@@ -315,20 +326,26 @@ func (f *PersistedOutput) savedFile(path string) (string, bool) {
 	return string(b), true
 }
 
-// toolResult reports whether path is dir/projects/<slug>/<session>/tool-results/<file>.
-func toolResult(dir, path string) bool {
+// claudeToolResult reports whether path is
+// dir/projects/<slug>/<session>/tool-results/<file>, where the Claude CLI
+// saves a large tool result.
+func claudeToolResult(dir, path string) bool {
+	parts, ok := relParts(dir, path)
+	return ok && len(parts) == 5 && parts[0] == "projects" && parts[3] == "tool-results"
+}
+
+// relParts returns the elements of path relative to dir, when path is
+// below dir and none of them is empty, "." or "..".
+func relParts(dir, path string) ([]string, bool) {
 	rel, err := filepath.Rel(dir, path)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
-	if len(parts) != 5 || parts[0] != "projects" || parts[3] != "tool-results" {
-		return false
-	}
 	for _, p := range parts {
 		if p == "" || p == "." || p == ".." {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return parts, true
 }

@@ -41,7 +41,7 @@ func (f *PersistedOutput) expandTruncated(body string) (string, bool) {
 		return "", false
 	}
 	clipped, path := body[:i], m[1]
-	saved, ok := f.savedFile(path)
+	saved, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult)
 	if !ok || !strings.HasPrefix(saved, clipped) {
 		return "", false
 	}
