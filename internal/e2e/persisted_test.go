@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+)
+
+// expandFlags are the flags of the issue's 35,001-line runs: the terminal
+// translation and the saved output expanded, up to 1 MiB.
+var expandFlags = []string{"--terminal-output", "--expand-persisted-output", "--max-output-bytes=1048576"}
+
+// TestPersistedOutputClaude101 runs claude-agent-acp 0.101 with a command
+// printing over 30,000 characters (the CLI keeps the first 30,000 and saves
+// the whole output to a file) through the proxy, to a plain and a Zed-like
+// client: the issue's 35,001 lines with its flags, and 4,000 lines for the
+// other paths. With --expand-persisted-output the client shows every line, once,
+// in order, and the whole output travels once; without it, the client shows
+// what the agent showed, without raw <persisted-output> tags, naming the
+// saved file.
+func TestPersistedOutputClaude101(t *testing.T) {
+	cases := []struct {
+		zed    bool
+		lines  int
+		flags  []string
+		expand bool
+	}{
+		{false, bigLines, expandFlags, true},
+		{true, bigLines, expandFlags, true},
+		// The agent's own fenced text and rawOutput, no terminal.
+		{false, persistedLines, []string{"--expand-persisted-output"}, true},
+		{false, persistedLines, []string{"--terminal-output"}, false},
+		{true, persistedLines, []string{"--terminal-output"}, false},
+	}
+	for _, c := range cases {
+		client := "plain"
+		if c.zed {
+			client = "zed"
+		}
+		name := fmt.Sprintf("%s/%d/%s", client, c.lines, strings.ReplaceAll(strings.Join(c.flags, ""), "--", "+"))
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && c.lines > 1000 {
+				t.Skip("35,001 lines; skipped with -short")
+			}
+			model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{linesCommand(c.lines)}})
+			agent := realagent.Claude(t, realagent.ClaudeOptions{Version: "0.101", ModelURL: model.URL()})
+			last := []byte(fmt.Sprintf("line %d", c.lines))
+			view := newOutputView()
+			var whole atomic.Int32 // lines that carry the output's last line
+			onLine := view.onLine()
+			opts := acpclient.Options{
+				Argv:         append(append(append([]string{proxyBin(t)}, c.flags...), "--"), agent.Argv...),
+				Env:          agent.Env,
+				Dir:          agent.Dir,
+				Capabilities: clientCaps(c.zed),
+				Timeout:      2 * time.Minute,
+				OnLine: func(l acpclient.Line) {
+					if bytes.Contains(l.Raw, last) {
+						whole.Add(1)
+					}
+					onLine(l)
+				},
+			}
+			var stats acpclient.Stats
+			t.Run("session", func(t *testing.T) {
+				cl := acpclient.Start(t, opts)
+				cl.Initialize()
+				sid := cl.NewSession(agent.Dir)
+				if stop := cl.Prompt(sid, "print the lines"); stop != "end_turn" {
+					t.Errorf("stopReason %q", stop)
+				}
+				stats = cl.Stats()
+				if p := cl.Problems(); len(p) > 0 {
+					t.Errorf("client problems: %q", p)
+				}
+			})
+			if t.Failed() {
+				return
+			}
+			call := view.only(t)
+			shown := view.shown(call)
+			if strings.Contains(shown, "<persisted-output>") || strings.Contains(call.rawOutput, "<persisted-output>") {
+				t.Errorf("the client shows raw <persisted-output> tags")
+			}
+			if !c.zed && len(view.extension) > 0 {
+				t.Errorf("a client without the extension got %q", view.extension[:min(3, len(view.extension))])
+			}
+			n := len(numbered(shown))
+			t.Logf("%d lines shown, %d messages, %d bytes to the client", n, stats.Messages, stats.Bytes)
+			if c.expand {
+				all := map[int]bool{}
+				for i := 1; i <= c.lines; i++ {
+					all[i] = true
+				}
+				checkLines(t, "client", shown, all)
+				if got := whole.Load(); got != 1 {
+					t.Errorf("%d messages carry the output's last line, want 1: the whole output travels once", got)
+				}
+				return
+			}
+			checkClipped(t, shown, agent.ConfigDir)
+		})
+	}
+}
+
+var savedNote = regexp.MustCompile(`\n\[Output truncated \(\d+ bytes total\): full output saved to (/\S+)\]$`)
+
+// checkClipped checks what the client shows of an output the agent clipped:
+// lines 1, 2, … up to where the clip cut one, and the note naming the saved
+// file, which is under the agent's config dir.
+func checkClipped(t *testing.T, shown, configDir string) {
+	t.Helper()
+	m := savedNote.FindStringSubmatchIndex(shown)
+	if m == nil {
+		t.Fatalf("the client does not show the note naming the saved file: …%q", shown[max(0, len(shown)-300):])
+	}
+	if path := shown[m[2]:m[3]]; !strings.HasPrefix(path, configDir+string(filepath.Separator)) {
+		t.Errorf("the note names %s, not a file under %s", path, configDir)
+	}
+	text := shown[:m[0]]
+	text = text[:strings.LastIndexByte(text, '\n')+1] // the clip cuts the last line short
+	for i, n := range numbered(text) {
+		if n != i+1 {
+			t.Fatalf("line %d shown in place %d", n, i+1)
+		}
+	}
+}
