@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"strings"
@@ -42,7 +41,9 @@ func readAgentLines(tb testing.TB, path string) []traceLine {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if rec.Dir == filters.AgentToClient && rec.HasLine && !bytes.HasPrefix(rec.Line, []byte(`{"jsonrpc":"2.0","id":`)) {
+		// Responses answer the recorded client's requests, not the
+		// harness's.
+		if rec.Dir == filters.AgentToClient && rec.HasLine && !filters.NewMessage(rec.Dir, rec.Line, time.Time{}, nil).IsResponse() {
 			lines = append(lines, traceLine{rec.T, string(rec.Line)})
 		}
 	}
