@@ -53,39 +53,12 @@ func TestPersistedOutputClaude101(t *testing.T) {
 			}
 			model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{linesCommand(c.lines)}})
 			agent := realagent.Claude(t, realagent.ClaudeOptions{Version: "0.101", ModelURL: model.URL()})
-			last := []byte(fmt.Sprintf("line %d", c.lines))
-			view := newOutputView()
-			var whole atomic.Int32 // lines that carry the output's last line
-			onLine := view.onLine()
-			opts := acpclient.Options{
-				Argv:         append(append(append([]string{proxyBin(t)}, c.flags...), "--"), agent.Argv...),
-				Env:          agent.Env,
-				Dir:          agent.Dir,
-				Capabilities: clientCaps(c.zed),
-				Timeout:      2 * time.Minute,
-				OnLine: func(l acpclient.Line) {
-					if bytes.Contains(l.Raw, last) {
-						whole.Add(1)
-					}
-					onLine(l)
-				},
-			}
-			var stats acpclient.Stats
-			t.Run("session", func(t *testing.T) {
-				cl := acpclient.Start(t, opts)
-				cl.Initialize()
-				sid := cl.NewSession(agent.Dir)
-				if stop := cl.Prompt(sid, "print the lines"); stop != "end_turn" {
-					t.Errorf("stopReason %q", stop)
-				}
-				stats = cl.Stats()
-				if p := cl.Problems(); len(p) > 0 {
-					t.Errorf("client problems: %q", p)
-				}
-			})
+			last := fmt.Sprintf("line %d", c.lines)
+			run := runSaved(t, agent, c.zed, c.flags, last)
 			if t.Failed() {
 				return
 			}
+			view, stats := run.view, run.stats
 			call := view.only(t)
 			shown := view.shown(call)
 			if strings.Contains(shown, "<persisted-output>") || strings.Contains(call.rawOutput, "<persisted-output>") {
@@ -102,7 +75,7 @@ func TestPersistedOutputClaude101(t *testing.T) {
 					all[i] = true
 				}
 				checkLines(t, "client", shown, all)
-				if got := whole.Load(); got != 1 {
+				if got := run.whole; got != 1 {
 					t.Errorf("%d messages carry the output's last line, want 1: the whole output travels once", got)
 				}
 				return
@@ -133,4 +106,47 @@ func checkClipped(t *testing.T, shown, configDir string) {
 			t.Fatalf("line %d shown in place %d", n, i+1)
 		}
 	}
+}
+
+// savedRun is what a client received in one run.
+type savedRun struct {
+	view  *outputView
+	stats acpclient.Stats
+	whole int // lines that carry the output's last line, last
+}
+
+// runSaved runs one prompt of agent through `acp-proxy flags`, for a
+// Zed-like client or a plain one.
+func runSaved(t *testing.T, agent *realagent.Agent, zed bool, flags []string, last string) savedRun {
+	t.Helper()
+	r := savedRun{view: newOutputView()}
+	var whole atomic.Int32
+	onLine := r.view.onLine()
+	opts := acpclient.Options{
+		Argv:         append(append(append([]string{proxyBin(t)}, flags...), "--"), agent.Argv...),
+		Env:          agent.Env,
+		Dir:          agent.Dir,
+		Capabilities: clientCaps(zed),
+		Timeout:      2 * time.Minute,
+		OnLine: func(l acpclient.Line) {
+			if bytes.Contains(l.Raw, []byte(last)) {
+				whole.Add(1)
+			}
+			onLine(l)
+		},
+	}
+	t.Run("session", func(t *testing.T) {
+		cl := acpclient.Start(t, opts)
+		cl.Initialize()
+		sid := cl.NewSession(agent.Dir)
+		if stop := cl.Prompt(sid, "print the lines"); stop != "end_turn" {
+			t.Errorf("stopReason %q", stop)
+		}
+		r.stats = cl.Stats()
+		if p := cl.Problems(); len(p) > 0 {
+			t.Errorf("client problems: %q", p)
+		}
+	})
+	r.whole = int(whole.Load())
+	return r
 }
