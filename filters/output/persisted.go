@@ -90,7 +90,10 @@ var (
 	// filter may have work in it (agents do not escape it).
 	persistedTag       = persistedOpen[:len(persistedOpen)-1]
 	quotedPersistedTag = []byte(persistedTag)
-	quotedTruncatedTag = []byte(truncatedTag)
+	// quotedTruncated is in both claude-agent-acp's note ("[Output
+	// truncated") and opencode's ("...output truncated..."): one scan for
+	// both.
+	quotedTruncated = []byte("utput truncated")
 )
 
 // Apply implements filters.Filter.
@@ -98,7 +101,7 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 	if m.Dir != filters.AgentToClient {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	if !mentions(m.Raw, quotedPersistedTag) && !(f.Expand && (mentions(m.Raw, quotedTruncatedTag) || mentions(m.Raw, quotedOpencodeTag))) {
+	if !mentions(m.Raw, quotedPersistedTag) && !(f.Expand && mentions(m.Raw, quotedTruncated)) {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
