@@ -70,7 +70,8 @@ func replayAgent(h *harness, lines []traceLine) (sent int, out []string) {
 // BenchmarkOpencodeSnapshots replays the opencode trace through the output
 // filters, for a client with the extension and one without, and reports the
 // bytes the client receives against the same trace relayed unchanged
-// (out/none), and the lines the client shows at the end.
+// (out/none), those of the final update (which carries the output three
+// times), and the lines the client shows at the end.
 func BenchmarkOpencodeSnapshots(b *testing.B) {
 	lines := readAgentLines(b, opencodeTrace)
 	chains := []struct {
@@ -91,12 +92,18 @@ func BenchmarkOpencodeSnapshots(b *testing.B) {
 				for b.Loop() {
 					sent, out = replayAgent(newHarness(b, client.caps, opencodeAgent, ch.fs()...), lines)
 				}
-				shown := 0
+				shown, final := 0, 0
 				for _, text := range seen(b, out) {
 					shown = max(shown, strings.Count(text, "line "))
 				}
+				for _, l := range out {
+					if strings.Contains(l, `"status":"completed"`) {
+						final += len(l) + 1
+					}
+				}
 				b.ReportMetric(float64(none), "B_none/op")
 				b.ReportMetric(float64(sent), "B_out/op")
+				b.ReportMetric(float64(final), "B_final/op")
 				b.ReportMetric(float64(sent)/float64(none), "out/none")
 				b.ReportMetric(float64(shown), "lines_shown")
 			})
