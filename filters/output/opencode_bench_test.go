@@ -14,7 +14,7 @@ import (
 // opencodeTrace is a real `acp-proxy --record` trace of opencode 1.18.33
 // running `for i in $(seq 1 2000); do echo line $i; done` (18,893 bytes of
 // output) for a client without the extension: the tool_call, 9 updates
-// (7 of them full-text snapshots), and a final update whose content is cut
+// (6 of them full-text snapshots), and a final update whose content is cut
 // to the last 2,000 lines and whose rawOutput holds the output twice more.
 const opencodeTrace = "testdata/opencode-2000.jsonl"
 
