@@ -74,7 +74,10 @@ type shownContent struct{ sum [sha256.Size]byte }
 //
 // The case it is for: the terminal-output translation sends a call's output
 // while it runs and once more in the final update; expanded, both would
-// carry the whole saved file.
+// carry the whole saved file. It relies on the filter running last in the
+// chain (cmd/acp-proxy puts it there), so that what it emits is what the
+// client gets, and on seeing every message that replaces the call's content
+// (forget).
 func (f *PersistedOutput) dedupe(m *filters.Message, u *toolcall.Update, content []byte) bool {
 	sum := sha256.Sum256(content)
 	sid := m.SessionID()
