@@ -155,3 +155,55 @@ func runSaved(t *testing.T, agent *realagent.Agent, zed bool, flags []string, la
 	r.whole = int(whole.Load())
 	return r
 }
+
+// TestPersistedOutputOpencode runs opencode with a 2,000-line command: its
+// final update shows the last 1,999 lines after a note naming the file the
+// whole output was saved to. With --expand-persisted-output the client
+// shows all 2,000, once, in order; without, what opencode shows.
+func TestPersistedOutputOpencode(t *testing.T) {
+	cases := []struct {
+		zed    bool
+		flags  []string
+		expand bool
+		heavy  bool // only with E2E_REPORT set: opencode takes 10-40 s a run
+	}{
+		{false, []string{"--deltas", "--terminal-output", "--expand-persisted-output"}, true, false},
+		{true, []string{"--deltas", "--terminal-output", "--expand-persisted-output"}, true, false},
+		{false, []string{"--expand-persisted-output"}, true, true},
+		{false, []string{"--deltas", "--terminal-output"}, false, true},
+	}
+	for _, c := range cases {
+		client := "plain"
+		if c.zed {
+			client = "zed"
+		}
+		t.Run(client+"/"+strings.ReplaceAll(strings.Join(c.flags, ""), "--", "+"), func(t *testing.T) {
+			if c.heavy && os.Getenv("E2E_REPORT") == "" {
+				t.Skip("one more opencode run; set E2E_REPORT to run it")
+			}
+			model := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{linesCommand(opencodeLines)}})
+			agent := realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: model.BaseURL(), Ask: true})
+			run := runSaved(t, agent, c.zed, c.flags, fmt.Sprintf("line %d", opencodeLines))
+			if t.Failed() {
+				return
+			}
+			call := run.view.only(t)
+			shown := run.view.shown(call)
+			t.Logf("%d lines shown, %d messages, %d bytes to the client", len(numbered(shown)), run.stats.Messages, run.stats.Bytes)
+			if call.status != "completed" {
+				t.Errorf("the call ended %q", call.status)
+			}
+			if !c.expand {
+				if !strings.Contains(shown, "Full output saved to: ") {
+					t.Errorf("the client does not show the note naming the saved file: %q", shown[:min(len(shown), 300)])
+				}
+				return
+			}
+			all := map[int]bool{}
+			for i := 1; i <= opencodeLines; i++ {
+				all[i] = true
+			}
+			checkLines(t, "client", shown, all)
+		})
+	}
+}
