@@ -69,9 +69,10 @@ func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
 	}
 	if cfg.TerminalOutput || cfg.ExpandPersistedOutput {
 		fs = append(fs, &output.PersistedOutput{
-			Expand:     cfg.ExpandPersistedOutput,
-			MaxBytes:   cfg.MaxOutputBytes,
-			ConfigDirs: output.ClaudeConfigDirs(),
+			Expand:           cfg.ExpandPersistedOutput,
+			MaxBytes:         cfg.MaxOutputBytes,
+			ConfigDirs:       output.ClaudeConfigDirs(),
+			OpencodeDataDirs: output.OpencodeDataDirs(),
 		})
 	}
 	return filters.NewChain(caps, fs...)

@@ -24,7 +24,7 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filterConfig) {
 	fs.IntVar(&cfg.LiveTailBytes, "live-tail-bytes", output.DefaultLiveTailBytes,
 		"while a command runs, show clients that don't render the extension at most this much of its output per update: the last lines, marked as a tail (the whole output comes at the end)")
 	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
-		"show the full output claude-agent-acp saved to a file instead of its <persisted-output> preview")
+		"show the whole output an agent saved to a file in place of the part it shows (claude-agent-acp's <persisted-output> preview or clipped output, opencode's truncated output)")
 	fs.Int64Var(&cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxCallOutputBytes,
 		"most output kept per tool call for a client without the extension (the rest is noted, and shown from rawOutput at the end), and largest saved file --expand-persisted-output shows (bytes)")
 }

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -70,6 +71,19 @@ type deltaCall struct {
 	held   slot   // latest is held while held.held
 	tail   int    // the live tail's budget (stream.live)
 	tailed bool   // what was sent of latest is a live tail
+
+	members heldMembers // what the client holds of the call's other members
+}
+
+// newDeltaCall starts keeping call u of m, whose members the client now
+// holds.
+func (f *Deltas) newDeltaCall(m *filters.Message, u *toolcall.Update) *deltaCall {
+	c := &deltaCall{session: m.SessionID(), id: u.ID, tail: f.LiveTailBytes}
+	if c.tail <= 0 {
+		c.tail = DefaultLiveTailBytes
+	}
+	c.members.note(u.Raw)
+	return c
 }
 
 func (c *deltaCall) slot() *slot { return &c.held }
@@ -119,13 +133,60 @@ func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitte
 	// Without a call kept, only an execute tool_call is of interest.
 	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) {
 		if u, ok := toolcall.Of(m); ok {
+			m, u, ok, err := f.dropRepeats(m, u)
+			if err != nil || !ok {
+				return err
+			}
 			if mode == clientSpeaks {
 				return f.toDeltas(m, &u, out)
 			}
 			return f.coalesce(m, &u, out)
 		}
+		if m.Method() == "session/request_permission" {
+			f.notePermission(m)
+		}
 	}
 	return f.forward(m, out)
+}
+
+// dropRepeats leaves out of an update of a kept call the members whose
+// value the client already holds (repeats.go). It returns the message to go
+// on with, and false when nothing is left of it to send.
+func (f *Deltas) dropRepeats(m *filters.Message, u toolcall.Update) (*filters.Message, toolcall.Update, bool, error) {
+	c := f.calls.Get(m.SessionID(), u.ID)
+	if c == nil {
+		return m, u, true, nil
+	}
+	if u.SessionUpdate != "tool_call_update" {
+		// The call announced again: the client takes it whole, members
+		// it leaves out included.
+		c.members = heldMembers{}
+		c.members.note(u.Raw)
+		return m, u, true, nil
+	}
+	raw, dropped, err := c.members.strip(m.Raw, &u)
+	if err != nil || dropped == 0 {
+		return m, u, true, err
+	}
+	m = filters.NewMessage(m.Dir, raw, m.Time, m.Caps)
+	u, ok := toolcall.Of(m)
+	if !ok {
+		return nil, u, false, fmt.Errorf("deltas: an update without its repeated members does not read back")
+	}
+	return m, u, u.Others > 0 || u.Content != nil || u.Meta != nil, nil
+}
+
+// notePermission records the members a permission request shows for a
+// kept call: the client applies them to the call.
+func (f *Deltas) notePermission(m *filters.Message) {
+	tc, ok := rawjson.Get(m.Params(), "toolCall")
+	if !ok {
+		return
+	}
+	id, _ := rawjson.GetString(tc, "toolCallId")
+	if c := f.calls.Get(m.SessionID(), id); c != nil {
+		c.members.note(tc)
+	}
 }
 
 // toDeltas handles a tool update for a client with the extension.
@@ -135,15 +196,12 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 	}
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if c == nil {
-		return out.Emit(m.Dir, m.Raw)
-	}
-	final := u.Final()
-	if final {
-		f.calls.Remove(m.SessionID(), u.ID)
+		return f.forward(m, out)
 	}
 	if !c.convert {
-		return out.Emit(m.Dir, m.Raw)
+		return f.coalesce(m, u, out)
 	}
+	final := u.Final()
 	var delta []byte
 	snap := u.Content != nil
 	if snap {
@@ -152,11 +210,19 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 			delta, ok = c.extend(text, final)
 		}
 		if !ok {
-			// Not a snapshot that extends the last one: it replaces the
-			// terminal, and so does everything after it.
+			// Not a snapshot that extends the last one (opencode's
+			// snapshots keep only the last 30,000 characters): it replaces
+			// the terminal, and the call's snapshots from now on are
+			// coalesced as for a client without the extension.
 			c.convert = false
-			return out.Emit(m.Dir, m.Raw)
+			return f.coalesce(m, u, out)
 		}
+	}
+	if final {
+		f.calls.Remove(m.SessionID(), u.ID)
+	}
+	if err := f.flush(m.Time, out, c); err != nil {
+		return err
 	}
 	msg, err := toolcall.EditUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
 		var err error
@@ -219,7 +285,11 @@ func (f *Deltas) giveTerminal(m *filters.Message, u *toolcall.Update, out filter
 	if msg, err = rawjson.Set(msg, info, toolcall.At("_meta", toolcall.MetaTerminalInfo)...); err != nil {
 		return err
 	}
-	f.calls.Add(m.SessionID(), u.ID, &deltaCall{session: m.SessionID(), id: u.ID, convert: true})
+	c := f.newDeltaCall(m, u)
+	c.convert = true
+	if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
+		return err
+	}
 	return out.Emit(m.Dir, msg)
 }
 
@@ -270,10 +340,7 @@ func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
 func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
-		c = &deltaCall{session: m.SessionID(), id: u.ID, tail: f.LiveTailBytes}
-		if c.tail <= 0 {
-			c.tail = DefaultLiveTailBytes
-		}
+		c = f.newDeltaCall(m, u)
 		if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
 			return err
 		}

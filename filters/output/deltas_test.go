@@ -69,9 +69,12 @@ func TestDeltasForTerminalClients(t *testing.T) {
 		in:   []string{execCall("t1"), snap("t1", ""), snap("t1", "x")},
 		want: []string{withTerminal("t1"), delta("t1", "x")},
 	}, {
+		// The rest is coalesced as for a client without the extension: the
+		// held abXY goes with the end.
 		name: "a snapshot that does not extend is a full replacement, and so is the rest",
 		in:   []string{execCall("t1"), snap("t1", "abc"), snap("t1", "abX"), snap("t1", "abXY"), end("t1", "abXY", 0)},
-		want: []string{withTerminal("t1"), delta("t1", "abc"), snap("t1", "abX"), snap("t1", "abXY"), end("t1", "abXY", 0)},
+		want: []string{withTerminal("t1"), delta("t1", "abc"), snap("t1", "abX"),
+			strings.TrimSuffix(end("t1", "abXY", 0), "}}}") + `,"content":` + textContent(shFence("abXY")) + "}}}"},
 	}, {
 		name: "a change of fence is a full replacement",
 		in:   []string{execCall("t1"), snap("t1", "a"), plainSnap("t1", "```sh\na\nb")},

@@ -101,6 +101,15 @@ func (h *harness) advance(d time.Duration) {
 	h.tick()
 }
 
+// drain sends everything the chain holds, as the relay does when the
+// agent's output ends.
+func (h *harness) drain() {
+	h.t.Helper()
+	if err := h.chain.Drain(context.Background(), filters.AgentToClient, h.now, h.sink); err != nil {
+		h.t.Fatalf("Drain: %v", err)
+	}
+}
+
 // take returns the agent→client lines so far and forgets them.
 func (h *harness) take() []string {
 	out := h.out

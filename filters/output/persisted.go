@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -15,9 +14,11 @@ import (
 )
 
 // PersistedOutput is the persisted-output filter (on with --terminal-output
-// or --expand-persisted-output). The Claude Code CLI saves a tool result
-// over 30,000 characters to a file and gives the agent, and so the client,
-// a preview wrapped in tags instead:
+// or --expand-persisted-output). The Claude CLI saves a tool result over
+// 30,000 characters to a file, and claude-agent-acp shows it in one of two
+// ways.
+//
+// Up to 0.23, it shows the model's view, a preview wrapped in tags:
 //
 //	<persisted-output>
 //	Output too large (365.1KB). Full output saved to: /home/u/.claude/projects/<slug>/<session>/tool-results/<id>.txt
@@ -38,6 +39,17 @@ import (
 // display) is replaced by the saved file's content instead, when the file
 // is safe to read (see savedFile); rawOutput keeps the cleaned preview, so
 // the output is not sent twice. A block it cannot parse is left as it is.
+//
+// From 0.100, rawOutput still holds the block (cleaned as above), but what
+// the client displays is the first 30,000 characters followed by a note
+// naming the file (truncated.go), which is clean already; with Expand, the
+// clipped text and the note are replaced by the saved file, when the file
+// begins with exactly the clipped text.
+//
+// A client shows the content of the latest update that carries one, so a
+// content that shows a saved file is not sent again: when the next update
+// of the call would carry the same content, expanded the same way, its
+// content member is left out (the client keeps what it shows).
 type PersistedOutput struct {
 	Expand bool
 	// MaxBytes bounds the file read; zero means DefaultMaxCallOutputBytes.
@@ -46,6 +58,11 @@ type PersistedOutput struct {
 	// projects/<slug>/<session>/tool-results/ files may be read; see
 	// ClaudeConfigDirs.
 	ConfigDirs []string
+	// OpencodeDataDirs are opencode's data directories whose
+	// tool-output/ files may be read; see OpencodeDataDirs.
+	OpencodeDataDirs []string
+
+	shown toolcall.List[shownContent] // calls whose content shows a saved file
 }
 
 var _ filters.Filter = (*PersistedOutput)(nil)
@@ -69,16 +86,39 @@ func (f *PersistedOutput) Name() string { return "persisted-output" }
 var (
 	persistedOpen  = "<persisted-output>\n"
 	persistedClose = "\n</persisted-output>"
+	// persistedTag is the block's start, which a line mentions when the
+	// filter may have work in it (agents do not escape it).
+	persistedTag       = persistedOpen[:len(persistedOpen)-1]
+	quotedPersistedTag = []byte(persistedTag)
+	// quotedTruncated is in both claude-agent-acp's note ("[Output
+	// truncated") and opencode's ("...output truncated..."): one scan for
+	// both.
+	quotedTruncated = []byte("utput truncated")
 )
 
 // Apply implements filters.Filter.
 func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir != filters.AgentToClient || !bytes.Contains(m.Raw, []byte(persistedOpen[:len(persistedOpen)-1])) {
+	if m.Dir != filters.AgentToClient {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	if !mentions(m.Raw, quotedPersistedTag) && !(f.Expand && mentions(m.Raw, quotedTruncated)) {
+		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
 	u, ok := toolcall.Of(m)
 	if !ok {
+		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
+	}
+	if f.Expand && mentions(m.Raw, quotedOpencodeTag) {
+		if content := f.expandOpencode(&u); content != nil {
+			f.forget(m)
+			msg, err := rawjson.Set(m.Raw, content, toolcall.At("content")...)
+			if err != nil {
+				return err
+			}
+			return out.Emit(m.Dir, msg)
+		}
 	}
 	msg := m.Raw
 	var err error
@@ -100,16 +140,27 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 			return err
 		}
 	}
-	if u.Content != nil && bytes.Contains(u.Content, []byte(persistedOpen[:len(persistedOpen)-1])) {
-		content, changed, err := f.cleanContent(u.Content)
-		if err != nil {
-			return err
-		}
+	if u.Content == nil {
+		f.forget(m)
+		return out.Emit(m.Dir, msg)
+	}
+	content, changed, expanded, err := f.cleanContent(u.Content)
+	if err != nil {
+		return err
+	}
+	switch {
+	case expanded && f.dedupe(m, &u, content):
+		msg, _, err = rawjson.Delete(msg, toolcall.At("content")...)
+	case expanded:
+		msg, err = rawjson.Set(msg, content, toolcall.At("content")...)
+	default:
+		f.forget(m)
 		if changed {
-			if msg, err = rawjson.Set(msg, content, toolcall.At("content")...); err != nil {
-				return err
-			}
+			msg, err = rawjson.Set(msg, content, toolcall.At("content")...)
 		}
+	}
+	if err != nil {
+		return err
 	}
 	return out.Emit(m.Dir, msg)
 }
@@ -124,27 +175,36 @@ func (f *PersistedOutput) cleanAt(msg []byte, path []string, expand bool) ([]byt
 	if err != nil {
 		return nil, err
 	}
-	clean, ok := f.clean(s, expand)
+	clean, ok, _ := f.clean(s, expand)
+	if !ok && expand {
+		clean, ok = f.expandTruncated(s)
+	}
 	if !ok {
 		return msg, nil
 	}
 	return rawjson.Set(msg, rawjson.Quote(clean), path...)
 }
 
-// cleanContent cleans the text of the content items of type content/text.
-func (f *PersistedOutput) cleanContent(content []byte) ([]byte, bool, error) {
-	out := []byte{'['}
-	changed := false
-	err := rawjson.Elements(content, func(n int, el []byte) bool {
+// cleanContent cleans the text of the content items of type content/text,
+// and with Expand expands them: changed reports a change, expanded that the
+// content now shows a saved file.
+func (f *PersistedOutput) cleanContent(content []byte) (out []byte, changed, expanded bool, err error) {
+	out = []byte{'['}
+	err = rawjson.Elements(content, func(n int, el []byte) bool {
 		if n > 0 {
 			out = append(out, ',')
 		}
 		if t, _ := rawjson.GetString(el, "type"); t == "content" {
 			if t, _ := rawjson.GetString(el, "content", "type"); t == "text" {
 				if text, ok := rawjson.GetString(el, "content", "text"); ok {
-					if clean, ok := f.clean(text, f.Expand); ok {
+					clean, ok, exp := f.clean(text, f.Expand)
+					if !ok && f.Expand {
+						clean, ok = f.expandTruncatedText(text)
+						exp = ok
+					}
+					if ok {
 						if el2, err := rawjson.Set(el, rawjson.Quote(clean), "content", "text"); err == nil {
-							el, changed = el2, true
+							el, changed, expanded = el2, true, expanded || exp
 						}
 					}
 				}
@@ -153,12 +213,13 @@ func (f *PersistedOutput) cleanContent(content []byte) ([]byte, bool, error) {
 		out = append(out, el...)
 		return true
 	})
-	return append(out, ']'), changed, err
+	return append(out, ']'), changed, expanded, err
 }
 
 // clean replaces every <persisted-output> block of s; ok is false when
-// there was none it could parse.
-func (f *PersistedOutput) clean(s string, expand bool) (string, bool) {
+// there was none it could parse, and expanded reports that one shows its
+// saved file.
+func (f *PersistedOutput) clean(s string, expand bool) (out string, ok, expanded bool) {
 	var b strings.Builder
 	changed := false
 	for {
@@ -171,31 +232,31 @@ func (f *PersistedOutput) clean(s string, expand bool) (string, bool) {
 			break
 		}
 		block := s[i+len(persistedOpen) : i+j]
-		repl, ok := f.replacement(block, expand)
+		repl, ok, exp := f.replacement(block, expand)
 		if !ok {
 			b.WriteString(s[:i+j+len(persistedClose)])
 		} else {
 			b.WriteString(s[:i])
 			b.WriteString(repl)
-			changed = true
+			changed, expanded = true, expanded || exp
 		}
 		s = s[i+j+len(persistedClose):]
 	}
 	if !changed {
-		return "", false
+		return "", false, false
 	}
 	b.WriteString(s)
-	return b.String(), true
+	return b.String(), true, expanded
 }
 
 // replacement is what a block shows instead: the preview and a note, or
 // the saved file.
-func (f *PersistedOutput) replacement(block string, expand bool) (string, bool) {
+func (f *PersistedOutput) replacement(block string, expand bool) (repl string, ok, expanded bool) {
 	header, rest, _ := strings.Cut(block, "\n")
 	const saved = "Full output saved to: "
 	k := strings.Index(header, saved)
 	if k < 0 {
-		return "", false
+		return "", false, false
 	}
 	path := strings.TrimSpace(header[k+len(saved):])
 	size := ""
@@ -208,10 +269,10 @@ func (f *PersistedOutput) replacement(block string, expand bool) (string, bool) 
 		_, preview, _ = strings.Cut(rest, "\n")
 	}
 	if expand {
-		if content, ok := f.savedFile(path); ok && strings.HasPrefix(content, strings.TrimSuffix(preview, "\n...")) {
+		if content, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult); ok && strings.HasPrefix(content, strings.TrimSuffix(preview, "\n...")) {
 			// Like the text the CLI shows for smaller output, without
 			// its final newline.
-			return strings.TrimSuffix(content, "\n"), true
+			return strings.TrimSuffix(content, "\n"), true, true
 		}
 	}
 	note := "[Output truncated: full output saved to " + path + "]"
@@ -219,18 +280,16 @@ func (f *PersistedOutput) replacement(block string, expand bool) (string, bool) 
 		note = fmt.Sprintf("[Output truncated: %s in total, full output saved to %s]", size, path)
 	}
 	if preview == "" {
-		return note, true
+		return note, true, false
 	}
-	return preview + "\n" + note, true
+	return preview + "\n" + note, true, false
 }
 
-// savedFile reads the file a block names, only if it is the agent's own
-// tool output: an absolute, clean path of the shape
-// <config>/projects/<slug>/<session>/tool-results/<file> under one of
-// ConfigDirs, which with every symlink resolved is still of that shape
-// under the resolved config directory, and a regular file of at most
-// MaxBytes.
-func (f *PersistedOutput) savedFile(path string) (string, bool) {
+// savedFile reads the file at path, only if it is the agent's own tool
+// output: an absolute, clean path of the given shape under one of dirs,
+// which with every symlink resolved is still of that shape under the
+// resolved directory, and a regular file of at most MaxBytes.
+func (f *PersistedOutput) savedFile(path string, dirs []string, shape func(dir, path string) bool) (string, bool) {
 	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
 		return "", false
 	}
@@ -239,10 +298,10 @@ func (f *PersistedOutput) savedFile(path string) (string, bool) {
 		return "", false
 	}
 	ok := false
-	for _, dir := range f.ConfigDirs {
+	for _, dir := range dirs {
 		dir = filepath.Clean(dir)
 		rdir, err := filepath.EvalSymlinks(dir)
-		if err == nil && toolResult(dir, path) && toolResult(rdir, resolved) {
+		if err == nil && shape(dir, path) && shape(rdir, resolved) {
 			ok = true
 			break
 		}
@@ -270,20 +329,26 @@ func (f *PersistedOutput) savedFile(path string) (string, bool) {
 	return string(b), true
 }
 
-// toolResult reports whether path is dir/projects/<slug>/<session>/tool-results/<file>.
-func toolResult(dir, path string) bool {
+// claudeToolResult reports whether path is
+// dir/projects/<slug>/<session>/tool-results/<file>, where the Claude CLI
+// saves a large tool result.
+func claudeToolResult(dir, path string) bool {
+	parts, ok := relParts(dir, path)
+	return ok && len(parts) == 5 && parts[0] == "projects" && parts[3] == "tool-results"
+}
+
+// relParts returns the elements of path relative to dir, when path is
+// below dir and none of them is empty, "." or "..".
+func relParts(dir, path string) ([]string, bool) {
 	rel, err := filepath.Rel(dir, path)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
-	if len(parts) != 5 || parts[0] != "projects" || parts[3] != "tool-results" {
-		return false
-	}
 	for _, p := range parts {
 		if p == "" || p == "." || p == ".." {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return parts, true
 }

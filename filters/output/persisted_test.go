@@ -138,5 +138,9 @@ func TestPersistedOutputThroughTranslation(t *testing.T) {
 		}
 		sameText(t, "```console\n"+strings.TrimRight(want, "\n")+"\n```", seen(t, lines)["tu1"])
 		assert.NotContains(t, strings.Join(lines, "\n"), "persisted-output")
+		if expand {
+			assert.Equal(t, 1, strings.Count(strings.Join(lines, "\n"), "line 2999"),
+				"the saved output is sent once: the final update does not repeat the content the client shows")
+		}
 	}
 }

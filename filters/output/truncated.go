@@ -1,0 +1,115 @@
+package output
+
+import (
+	"crypto/sha256"
+	"regexp"
+	"strings"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/toolcall"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+)
+
+// claude-agent-acp ≥0.100 no longer shows the <persisted-output> block for
+// a command: it shows the first 30,000 characters of stdout (the structured
+// result the CLI clips when it saves the output) followed by one line,
+//
+//	[Output truncated (373905 bytes total): full output saved to /…/tool-results/b1.txt]
+//
+// in the terminal data, or in the ```console fence of a client without the
+// extension (docs/agents.md). The text is already clean; with Expand, the
+// clipped text and the note are replaced by the saved file, when the file is
+// safe to read (savedFile) and begins with exactly the clipped text.
+
+// truncatedTag starts the note.
+const truncatedTag = "[Output truncated"
+
+// truncatedNote is the note's line, with the newline before it.
+var truncatedNote = regexp.MustCompile(`^\n\[Output truncated(?: \(\d+ bytes total\))?: full output saved to (/[^\n]+)\]$`)
+
+// expandTruncated returns body (decoded output, unfenced) with the clipped
+// output and the note that ends it replaced by the saved file, without its
+// trailing newlines; ok is false when body is not of that shape or the file
+// does not continue exactly what body shows.
+func (f *PersistedOutput) expandTruncated(body string) (string, bool) {
+	i := strings.LastIndex(body, "\n"+truncatedTag)
+	if i <= 0 {
+		return "", false // no note, or nothing before it: it clips no text
+	}
+	m := truncatedNote.FindStringSubmatch(body[i:])
+	if m == nil {
+		return "", false
+	}
+	clipped, path := body[:i], m[1]
+	saved, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult)
+	if !ok || !strings.HasPrefix(saved, clipped) {
+		return "", false
+	}
+	return strings.TrimRight(saved, "\n"), true
+}
+
+// expandTruncatedText is expandTruncated for the text of a content item,
+// fenced (```console, as the agent and the terminal-output translation fence
+// output) or not.
+func (f *PersistedOutput) expandTruncatedText(text string) (string, bool) {
+	open, body, closing := splitFence([]byte(text), "\n")
+	full, ok := f.expandTruncated(string(body))
+	if !ok {
+		return "", false
+	}
+	return string(open) + full + string(closing), true
+}
+
+// shownContent is what the filter remembers of a call whose content it
+// expanded: the digest of the content array the client was sent, which it
+// now shows.
+type shownContent struct{ sum [sha256.Size]byte }
+
+// dedupe decides what to do with content, the content array of update u of
+// m after expansion: when the client already shows exactly that content,
+// because the filter sent it for the call before and nothing has replaced
+// it since, it reports true, and the caller drops content from the update
+// (an absent content leaves the call's content as it is). Otherwise it
+// records what the client will show.
+//
+// The case it is for: the terminal-output translation sends a call's output
+// while it runs and once more in the final update; expanded, both would
+// carry the whole saved file. It relies on the filter running last in the
+// chain (cmd/acp-proxy puts it there), so that what it emits is what the
+// client gets, and on seeing every message that replaces the call's content
+// (forget).
+func (f *PersistedOutput) dedupe(m *filters.Message, u *toolcall.Update, content []byte) bool {
+	sum := sha256.Sum256(content)
+	sid := m.SessionID()
+	if c := f.shown.Get(sid, u.ID); c != nil && c.sum == sum && u.SessionUpdate == "tool_call_update" {
+		if u.Final() {
+			f.shown.Remove(sid, u.ID)
+		}
+		return true
+	}
+	f.shown.Remove(sid, u.ID)
+	if !u.Final() {
+		f.shown.Add(sid, u.ID, &shownContent{sum: sum})
+	}
+	return false
+}
+
+// forget drops what the filter remembers of a call whose content m (which
+// the filter does not change) replaces or ends: a tool update with content or
+// a final status, or a permission request showing the call.
+func (f *PersistedOutput) forget(m *filters.Message) {
+	if f.shown.Len() == 0 || m.Dir != filters.AgentToClient {
+		return
+	}
+	if u, ok := toolcall.Of(m); ok {
+		if u.Content != nil || u.Final() {
+			f.shown.Remove(m.SessionID(), u.ID)
+		}
+		return
+	}
+	if m.Method() == "session/request_permission" {
+		if id, ok := rawjson.GetString(m.Params(), "toolCall", "toolCallId"); ok {
+			f.shown.Remove(m.SessionID(), id)
+		}
+	}
+}
