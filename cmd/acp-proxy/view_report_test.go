@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/internal/pipebench"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,18 +59,14 @@ func TestViewBigTraceReport(t *testing.T) {
 // (user+system of the whole process, which runs nothing else meanwhile).
 func measure(t *testing.T, args []string, stdout io.Writer) (wall, cpu time.Duration) {
 	t.Helper()
-	var before, after syscall.Rusage
-	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &before))
+	before := pipebench.CPUTime()
 	start := time.Now()
 	var stderr strings.Builder
 	code := run(args, strings.NewReader(""), stdout, &stderr)
 	wall = time.Since(start)
-	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &after))
+	after := pipebench.CPUTime()
 	require.Equal(t, 0, code, "%q: %s", args, stderr.String())
-	tv := func(r syscall.Rusage) time.Duration {
-		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
-	}
-	return wall, tv(after) - tv(before)
+	return wall, time.Duration(after - before)
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -4,8 +4,8 @@ package pipebench
 
 import "syscall"
 
-// cpuTime is the user and system CPU time the process has used, in ns.
-func cpuTime() int64 {
+// CPUTime is the user and system CPU time the process has used, in ns.
+func CPUTime() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -2,8 +2,8 @@ package pipebench
 
 import "golang.org/x/sys/windows"
 
-// cpuTime is the user and system CPU time the process has used, in ns.
-func cpuTime() int64 {
+// CPUTime is the user and system CPU time the process has used, in ns.
+func CPUTime() int64 {
 	var creation, exit, kernel, user windows.Filetime
 	if err := windows.GetProcessTimes(windows.CurrentProcess(), &creation, &exit, &kernel, &user); err != nil {
 		return 0

@@ -42,7 +42,7 @@ func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reade
 		inW.Close()
 	}()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := CPUTime()
 	if err := relay(outW, inR); err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reade
 	if n, want := <-drained, int64(len(head)+b.N*len(line)); n < want {
 		b.Fatalf("relayed %d bytes, want at least %d", n, want)
 	}
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	inR.Close()
 	outR.Close()
 }
