@@ -57,23 +57,16 @@ type chatRequest struct {
 }
 
 func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, err := m.rec.read(r)
-	if err != nil {
-		m.rec.t.Logf("mockmodel.Chat: %s %s: %v", r.Method, r.URL, err)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	i, body, ok := m.rec.accept(w, r, "Chat")
+	if !ok {
 		return
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Chat: unexpected request %s %s: %.300s", r.Method, r.URL, body)
-		http.NotFound(w, r)
+		m.rec.unexpected(w, r, i, "Chat", body)
 		return
 	}
 	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Chat: decode request: %v: %.300s", err, body)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.rec.decode(w, i, "Chat", body, &req) {
 		return
 	}
 	if !req.offers(ChatShellTool) {

@@ -61,10 +61,8 @@ type geminiContent struct {
 }
 
 func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, err := m.rec.read(r)
-	if err != nil {
-		m.rec.t.Logf("mockmodel.Gemini: %s %s: %v", r.Method, r.URL, err)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	i, body, ok := m.rec.accept(w, r, "Gemini")
+	if !ok {
 		return
 	}
 	// The path is /v1beta/models/MODEL:METHOD.
@@ -79,17 +77,12 @@ func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case "generateContent", "streamGenerateContent":
 	default:
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Gemini: unexpected request %s %s: %.300s", r.Method, r.URL, body)
-		http.NotFound(w, r)
+		m.rec.unexpected(w, r, i, "Gemini", body)
 		return
 	}
 	stream := method == "streamGenerateContent"
 	var req geminiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Gemini: decode request: %v: %.300s", err, body)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.rec.decode(w, i, "Gemini", body, &req) {
 		return
 	}
 	if !req.offers(GeminiShellTool) {

@@ -57,10 +57,8 @@ type messagesRequest struct {
 }
 
 func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, err := m.rec.read(r)
-	if err != nil {
-		m.rec.t.Logf("mockmodel.Messages: %s %s: %v", r.Method, r.URL, err)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	i, body, ok := m.rec.accept(w, r, "Messages")
+	if !ok {
 		return
 	}
 	switch {
@@ -73,16 +71,11 @@ func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": 10})
 		return
 	case r.Method != http.MethodPost || r.URL.Path != "/v1/messages":
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Messages: unexpected request %s %s: %.300s", r.Method, r.URL, body)
-		http.NotFound(w, r)
+		m.rec.unexpected(w, r, i, "Messages", body)
 		return
 	}
 	var req messagesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Messages: decode request: %v: %.300s", err, body)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.rec.decode(w, i, "Messages", body, &req) {
 		return
 	}
 	if !offersTool(req, "Bash") || isPromptSuggestion(req) {

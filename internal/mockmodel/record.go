@@ -113,3 +113,35 @@ func wait(r *http.Request, d time.Duration) error {
 		return fmt.Errorf("request ended during answer delay: %w", r.Context().Err())
 	}
 }
+
+// accept reads and records r for the mock named mock; when the body cannot
+// be read it answers 400 itself and returns ok false.
+func (rec *recorder) accept(w http.ResponseWriter, r *http.Request, mock string) (i int, body []byte, ok bool) {
+	i, body, err := rec.read(r)
+	if err != nil {
+		rec.t.Logf("mockmodel.%s: %s %s: %v", mock, r.Method, r.URL, err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return i, nil, false
+	}
+	return i, body, true
+}
+
+// unexpected answers 404 to request i, a request the mock does not serve,
+// and logs it.
+func (rec *recorder) unexpected(w http.ResponseWriter, r *http.Request, i int, mock string, body []byte) {
+	rec.setReply(i, "unexpected")
+	rec.t.Logf("mockmodel.%s: unexpected request %s %s: %.300s", mock, r.Method, r.URL, body)
+	http.NotFound(w, r)
+}
+
+// decode reads request i's JSON body into v; when it cannot, it answers 400
+// itself and returns false.
+func (rec *recorder) decode(w http.ResponseWriter, i int, mock string, body []byte, v any) bool {
+	if err := json.Unmarshal(body, v); err != nil {
+		rec.setReply(i, "unexpected")
+		rec.t.Logf("mockmodel.%s: decode request: %v: %.300s", mock, err, body)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}

@@ -52,23 +52,16 @@ type inputItem struct {
 }
 
 func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, err := m.rec.read(r)
-	if err != nil {
-		m.rec.t.Logf("mockmodel.Responses: %s %s: %v", r.Method, r.URL, err)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	i, body, ok := m.rec.accept(w, r, "Responses")
+	if !ok {
 		return
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Responses: unexpected request %s %s: %.300s", r.Method, r.URL, body)
-		http.NotFound(w, r)
+		m.rec.unexpected(w, r, i, "Responses", body)
 		return
 	}
 	var req responsesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		m.rec.setReply(i, "unexpected")
-		m.rec.t.Logf("mockmodel.Responses: decode request: %v: %.300s", err, body)
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.rec.decode(w, i, "Responses", body, &req) {
 		return
 	}
 	if !req.Stream {
