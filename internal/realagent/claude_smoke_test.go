@@ -124,26 +124,8 @@ func hasClaudeCommand(updates []acpclient.ToolUpdate) bool {
 // version's options, and the client picked the first allow option.
 func checkClaudePermission(t *testing.T, c *acpclient.Client, id string, want []string) {
 	t.Helper()
-	perms := c.PermissionRequests()
-	if len(perms) != 1 {
-		t.Fatalf("got %d permission requests, want 1", len(perms))
-	}
-	var p struct {
-		ToolCall struct {
-			ToolCallID string `json:"toolCallId"`
-		} `json:"toolCall"`
-		Options []struct {
-			OptionID string `json:"optionId"`
-		} `json:"options"`
-	}
-	if err := json.Unmarshal(perms[0], &p); err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, o := range p.Options {
-		ids = append(ids, o.OptionID)
-	}
-	if p.ToolCall.ToolCallID != id || !slices.Equal(ids, want) {
-		t.Errorf("permission for %q with options %q, want %s with %q", p.ToolCall.ToolCallID, ids, id, want)
+	tc, ids := onlyPermission(t, c)
+	if tc.ToolCallID != id || !slices.Equal(ids, want) {
+		t.Errorf("permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
 	}
 }

@@ -1,7 +1,6 @@
 package realagent_test
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 
@@ -80,28 +79,10 @@ func TestGeminiSmoke(t *testing.T) {
 // description in the content.
 func checkGeminiPermission(t *testing.T, c *acpclient.Client, id string) {
 	t.Helper()
-	perms := c.PermissionRequests()
-	if len(perms) != 1 {
-		t.Fatalf("got %d permission requests, want 1", len(perms))
-	}
-	var p struct {
-		ToolCall acpclient.ToolUpdate `json:"toolCall"`
-		Options  []struct {
-			OptionID string `json:"optionId"`
-			Kind     string `json:"kind"`
-		} `json:"options"`
-	}
-	if err := json.Unmarshal(perms[0], &p); err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, o := range p.Options {
-		ids = append(ids, o.OptionID)
-	}
+	tc, ids := onlyPermission(t, c)
 	if want := []string{"proceed_always", "proceed_once", "cancel"}; !slices.Equal(ids, want) {
 		t.Errorf("options %q, want %q", ids, want)
 	}
-	tc := p.ToolCall
 	if tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral {
 		t.Errorf("permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
 	}

@@ -75,24 +75,8 @@ func TestOpencodeSmoke(t *testing.T) {
 
 func checkOpencodePermission(t *testing.T, c *acpclient.Client, id string) {
 	t.Helper()
-	perms := c.PermissionRequests()
-	if len(perms) != 1 {
-		t.Fatalf("got %d permission requests, want 1", len(perms))
-	}
-	var p struct {
-		ToolCall acpclient.ToolUpdate `json:"toolCall"`
-		Options  []struct {
-			OptionID string `json:"optionId"`
-		} `json:"options"`
-	}
-	if err := json.Unmarshal(perms[0], &p); err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, o := range p.Options {
-		ids = append(ids, o.OptionID)
-	}
-	if want := []string{"once", "always", "reject"}; !slices.Equal(ids, want) || p.ToolCall.ToolCallID != id {
-		t.Errorf("permission for %q with options %q, want %s with %q", p.ToolCall.ToolCallID, ids, id, want)
+	tc, ids := onlyPermission(t, c)
+	if want := []string{"once", "always", "reject"}; !slices.Equal(ids, want) || tc.ToolCallID != id {
+		t.Errorf("permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
 	}
 }
