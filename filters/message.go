@@ -122,7 +122,13 @@ func (m *Message) UpdateKind() string {
 	}
 	if !m.v.updateParsed {
 		m.v.updateParsed = true
-		m.v.updateKind, _ = rawjson.GetString(m.v.params, "update", "sessionUpdate")
+		// parse validated params: trusted walks skip the update's
+		// strings at the speed of a memchr rather than validating them again.
+		if upd, ok := rawjson.TrustedGet(m.v.params, "update"); ok {
+			if raw, ok := rawjson.TrustedGet(upd, "sessionUpdate"); ok {
+				m.v.updateKind, _ = rawjson.Unquote(raw)
+			}
+		}
 	}
 	return m.v.updateKind
 }
