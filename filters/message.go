@@ -42,13 +42,14 @@ type Message struct {
 
 // view is the top level of a JSON-RPC message, as spans of Raw.
 type view struct {
-	object                      bool // Raw is one valid JSON object
-	method                      string
-	hasMethod, hasID            bool
-	id, params, result, errorV  []byte
-	updateKind                  string
-	updateParsed, sessionParsed bool
-	sessionID                   string
+	object                     bool // Raw is one valid JSON object
+	method                     string
+	hasMethod, hasID           bool
+	id, params, result, errorV []byte
+	updateKind                 string
+	updateParsed, paramsWalked bool
+	sessionID                  string
+	update                     []byte // params.update
 }
 
 // NewMessage returns a view of raw. The chain creates these; tests and
@@ -122,27 +123,32 @@ func (m *Message) UpdateKind() string {
 	}
 	if !m.v.updateParsed {
 		m.v.updateParsed = true
-		// parse validated params: trusted walks skip the update's
-		// strings at the speed of a memchr rather than validating them again.
-		if upd, ok := rawjson.TrustedGet(m.v.params, "update"); ok {
-			if raw, ok := rawjson.TrustedGet(upd, "sessionUpdate"); ok {
-				m.v.updateKind, _ = rawjson.Unquote(raw)
-			}
+		if raw, ok := rawjson.TrustedGet(m.Update(), "sessionUpdate"); ok {
+			m.v.updateKind, _ = rawjson.Unquote(raw)
 		}
 	}
 	return m.v.updateKind
 }
 
 // SessionID is params.sessionId, or "".
-func (m *Message) SessionID() string {
+func (m *Message) SessionID() string { m.walkParams(); return m.v.sessionID }
+
+// Update is the raw value of params.update (a session/update's update),
+// or nil.
+func (m *Message) Update() []byte { m.walkParams(); return m.v.update }
+
+// walkParams reads params.sessionId and params.update in one walk. parse
+// validated params, so the walk trusts it and skips a large update at the
+// speed of a memchr rather than validating it again.
+func (m *Message) walkParams() {
 	m.parse()
-	if !m.v.sessionParsed {
-		m.v.sessionParsed = true
-		// parse validated params: a trusted walk stops at the key
-		// rather than validating a large update after it.
-		if raw, ok := rawjson.TrustedGet(m.v.params, "sessionId"); ok {
-			m.v.sessionID, _ = rawjson.Unquote(raw)
-		}
+	if m.v.paramsWalked {
+		return
 	}
-	return m.v.sessionID
+	m.v.paramsWalked = true
+	raw, update := rawjson.TrustedGet2(m.v.params, "sessionId", "update")
+	if raw != nil {
+		m.v.sessionID, _ = rawjson.Unquote(raw)
+	}
+	m.v.update = update
 }
