@@ -64,7 +64,37 @@ func (m *Message) parse() {
 	}
 	m.parsed = true
 	v := &m.v
-	err := rawjson.Members(m.Raw, func(key, val []byte) bool {
+	raw := m.Raw
+	// One validating pass over every byte, which also reads the members
+	// of params that filters look up in almost every message (sessionId,
+	// update), so that no walk over a large update follows it.
+	end, err := rawjson.Walk(raw, 0, func(key []byte, vs int) (int, error) {
+		var ve int
+		var err error
+		if rawjson.KeyIs(key, "params") {
+			v.sessionID, v.update = "", nil // the last params counts
+			if vs < len(raw) && raw[vs] == '{' {
+				ve, err = rawjson.Walk(raw, vs, func(k []byte, s int) (int, error) {
+					e, err := rawjson.SkipValue(raw, s)
+					switch {
+					case err != nil:
+					case rawjson.KeyIs(k, "sessionId"):
+						v.sessionID, _ = rawjson.Unquote(raw[s:e])
+					case rawjson.KeyIs(k, "update"):
+						v.update = raw[s:e]
+					}
+					return e, err
+				})
+			} else {
+				ve, err = rawjson.SkipValue(raw, vs)
+			}
+		} else {
+			ve, err = rawjson.SkipValue(raw, vs)
+		}
+		if err != nil {
+			return ve, err
+		}
+		val := raw[vs:ve]
 		switch {
 		case rawjson.KeyIs(key, "method"):
 			v.hasMethod = true
@@ -78,10 +108,10 @@ func (m *Message) parse() {
 		case rawjson.KeyIs(key, "error"):
 			v.errorV = val
 		}
-		return true
+		return ve, nil
 	})
-	// Members validated every byte on its walk to the end.
-	v.object = err == nil
+	// Walk validated every byte of the object; nothing may follow it.
+	v.object = err == nil && len(rawjson.TrimSpace(raw[end:])) == 0
 	if !v.object {
 		*v = view{}
 	}
@@ -131,24 +161,8 @@ func (m *Message) UpdateKind() string {
 }
 
 // SessionID is params.sessionId, or "".
-func (m *Message) SessionID() string { m.walkParams(); return m.v.sessionID }
+func (m *Message) SessionID() string { m.parse(); return m.v.sessionID }
 
 // Update is the raw value of params.update (a session/update's update),
 // or nil.
-func (m *Message) Update() []byte { m.walkParams(); return m.v.update }
-
-// walkParams reads params.sessionId and params.update in one walk. parse
-// validated params, so the walk trusts it and skips a large update at the
-// speed of a memchr rather than validating it again.
-func (m *Message) walkParams() {
-	m.parse()
-	if m.v.paramsWalked {
-		return
-	}
-	m.v.paramsWalked = true
-	raw, update := rawjson.TrustedGet2(m.v.params, "sessionId", "update")
-	if raw != nil {
-		m.v.sessionID, _ = rawjson.Unquote(raw)
-	}
-	m.v.update = update
-}
+func (m *Message) Update() []byte { m.parse(); return m.v.update }

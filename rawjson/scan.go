@@ -308,6 +308,54 @@ func members(b []byte, i, depth int, fn func(ks int, key []byte, vs, ve int) boo
 	}
 }
 
+// Walk validates the object that starts at doc[i] (after whitespace) and
+// returns the index past it. For each member it calls enter with the raw
+// key (between the quotes) and the index where the value starts; enter
+// returns the index past the value, having validated it: with SkipValue,
+// or with a Walk into it, which so reads members of a nested object on
+// the same pass over the bytes rather than walking them again afterwards.
+func Walk(doc []byte, i int, enter func(key []byte, vs int) (int, error)) (int, error) {
+	i = skipSpace(doc, i)
+	if i >= len(doc) || doc[i] != '{' {
+		return i, syntaxErr(i, "not an object")
+	}
+	i = skipSpace(doc, i+1)
+	if i < len(doc) && doc[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		i = skipSpace(doc, i)
+		if i >= len(doc) || doc[i] != '"' {
+			return i, syntaxErr(i, "expected object key")
+		}
+		ke, err := skipString(doc, i)
+		if err != nil {
+			return ke, err
+		}
+		key := doc[i+1 : ke-1]
+		i = skipSpace(doc, ke)
+		if i >= len(doc) || doc[i] != ':' {
+			return i, syntaxErr(i, "expected ':'")
+		}
+		ve, err := enter(key, skipSpace(doc, i+1))
+		if err != nil {
+			return ve, err
+		}
+		i = skipSpace(doc, ve)
+		if i >= len(doc) {
+			return i, syntaxErr(i, "unterminated object")
+		}
+		switch doc[i] {
+		case ',':
+			i++
+		case '}':
+			return i + 1, nil
+		default:
+			return i, syntaxErr(i, "expected ',' or '}'")
+		}
+	}
+}
+
 // elements walks the array starting at b[i] == '['; see members.
 func elements(b []byte, i, depth int, fn func(n, vs, ve int) bool) (int, error) {
 	i++ // '['
