@@ -42,13 +42,14 @@ type Message struct {
 
 // view is the top level of a JSON-RPC message, as spans of Raw.
 type view struct {
-	object                      bool // Raw is one valid JSON object
-	method                      string
-	hasMethod, hasID            bool
-	id, params, result, errorV  []byte
-	updateKind                  string
-	updateParsed, sessionParsed bool
-	sessionID                   string
+	object                     bool // Raw is one valid JSON object
+	method                     string
+	hasMethod, hasID           bool
+	id, params, result, errorV []byte
+	updateKind                 string
+	updateParsed, paramsWalked bool
+	sessionID                  string
+	update                     []byte // params.update
 }
 
 // NewMessage returns a view of raw. The chain creates these; tests and
@@ -63,7 +64,37 @@ func (m *Message) parse() {
 	}
 	m.parsed = true
 	v := &m.v
-	err := rawjson.Members(m.Raw, func(key, val []byte) bool {
+	raw := m.Raw
+	// One validating pass over every byte, which also reads the members
+	// of params that filters look up in almost every message (sessionId,
+	// update), so that no walk over a large update follows it.
+	end, err := rawjson.Walk(raw, 0, func(key []byte, vs int) (int, error) {
+		var ve int
+		var err error
+		if rawjson.KeyIs(key, "params") {
+			v.sessionID, v.update = "", nil // the last params counts
+			if vs < len(raw) && raw[vs] == '{' {
+				ve, err = rawjson.Walk(raw, vs, func(k []byte, s int) (int, error) {
+					e, err := rawjson.SkipValue(raw, s)
+					switch {
+					case err != nil:
+					case rawjson.KeyIs(k, "sessionId"):
+						v.sessionID, _ = rawjson.Unquote(raw[s:e])
+					case rawjson.KeyIs(k, "update"):
+						v.update = raw[s:e]
+					}
+					return e, err
+				})
+			} else {
+				ve, err = rawjson.SkipValue(raw, vs)
+			}
+		} else {
+			ve, err = rawjson.SkipValue(raw, vs)
+		}
+		if err != nil {
+			return ve, err
+		}
+		val := raw[vs:ve]
 		switch {
 		case rawjson.KeyIs(key, "method"):
 			v.hasMethod = true
@@ -77,10 +108,10 @@ func (m *Message) parse() {
 		case rawjson.KeyIs(key, "error"):
 			v.errorV = val
 		}
-		return true
+		return ve, nil
 	})
-	// Members validated every byte on its walk to the end.
-	v.object = err == nil
+	// Walk validated every byte of the object; nothing may follow it.
+	v.object = err == nil && len(rawjson.TrimSpace(raw[end:])) == 0
 	if !v.object {
 		*v = view{}
 	}
@@ -122,21 +153,16 @@ func (m *Message) UpdateKind() string {
 	}
 	if !m.v.updateParsed {
 		m.v.updateParsed = true
-		m.v.updateKind, _ = rawjson.GetString(m.v.params, "update", "sessionUpdate")
+		if raw, ok := rawjson.TrustedGet(m.Update(), "sessionUpdate"); ok {
+			m.v.updateKind, _ = rawjson.Unquote(raw)
+		}
 	}
 	return m.v.updateKind
 }
 
 // SessionID is params.sessionId, or "".
-func (m *Message) SessionID() string {
-	m.parse()
-	if !m.v.sessionParsed {
-		m.v.sessionParsed = true
-		// parse validated params: a trusted walk stops at the key
-		// rather than validating a large update after it.
-		if raw, ok := rawjson.TrustedGet(m.v.params, "sessionId"); ok {
-			m.v.sessionID, _ = rawjson.Unquote(raw)
-		}
-	}
-	return m.v.sessionID
-}
+func (m *Message) SessionID() string { m.parse(); return m.v.sessionID }
+
+// Update is the raw value of params.update (a session/update's update),
+// or nil.
+func (m *Message) Update() []byte { m.parse(); return m.v.update }

@@ -9,7 +9,7 @@ import (
 )
 
 // FuzzMessageView checks the lazy view against encoding/json on any line:
-// the same validity, method and id, and never a panic.
+// the same validity, method, session and update, and never a panic.
 func FuzzMessageView(f *testing.F) {
 	if corpus, err := os.ReadFile("../testdata/transparency/corpus.jsonl"); err == nil {
 		for _, line := range bytes.Split(corpus, []byte("\n")) {
@@ -37,6 +37,18 @@ func FuzzMessageView(f *testing.F) {
 			t.Fatalf("Method(%q) = %q, want %q", raw, m.Method(), *env.Method)
 		}
 		_ = m.UpdateKind()
-		_ = m.SessionID()
+		// params.sessionId and params.update as a JavaScript peer reads
+		// them: the last params, its last members.
+		var params map[string]json.RawMessage
+		var session string
+		if json.Unmarshal(obj["params"], &params) == nil {
+			_ = json.Unmarshal(params["sessionId"], &session)
+		}
+		if m.SessionID() != session {
+			t.Fatalf("SessionID(%q) = %q, want %q", raw, m.SessionID(), session)
+		}
+		if update := params["update"]; !bytes.Equal(m.Update(), update) {
+			t.Fatalf("Update(%q) = %q, want %q", raw, m.Update(), update)
+		}
 	})
 }

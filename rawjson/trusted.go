@@ -65,26 +65,43 @@ func trustedString(b []byte, i int) int {
 // of each member of the object obj, until fn returns false. It does
 // nothing when obj is not an object.
 func TrustedMembers(obj []byte, fn func(key, val []byte) bool) {
+	TrustedWalk(obj, func(key []byte, vs int) (int, bool) {
+		ve := TrustedSkip(obj, vs)
+		return ve, fn(key, obj[vs:ve])
+	})
+}
+
+// TrustedWalk calls enter with the raw key of each member of the object
+// that starts at obj[0] (after whitespace) and the index in obj where the
+// member's value starts; enter returns the index just past the value and
+// whether to go on. TrustedWalk returns the index past the object, or past
+// the value where enter stopped, or -1 when obj is not an object.
+//
+// enter may walk into the value itself (TrustedWalk(obj[vs:], …) + vs is
+// the end of an object value): reading a member deep inside a large update
+// so skips each large string once, where a walk per level would skip it
+// once per level.
+func TrustedWalk(obj []byte, enter func(key []byte, vs int) (ve int, more bool)) int {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return
+		return -1
 	}
 	i++
 	for {
 		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
-			return // '}'
+			return min(i+1, len(obj)) // past '}'
 		}
 		ke := trustedString(obj, i)
 		key := obj[i+1 : ke-1]
 		vs := skipSpace(obj, skipSpace(obj, ke)+1) // past ':'
-		ve := TrustedSkip(obj, vs)
-		if !fn(key, obj[vs:ve]) {
-			return
+		ve, more := enter(key, vs)
+		if !more {
+			return ve
 		}
 		i = skipSpace(obj, ve)
 		if i >= len(obj) || obj[i] != ',' {
-			return
+			return min(i+1, len(obj)) // past '}'
 		}
 		i++
 	}

@@ -22,6 +22,11 @@ func FuzzTrusted(f *testing.F) {
 		if end := TrustedSkip(doc, 0); skipSpace(doc, end) != len(doc) {
 			t.Fatalf("TrustedSkip(%q) = %d", doc, end)
 		}
+		if doc[skipSpace(doc, 0)] == '{' {
+			if end := TrustedWalk(doc, func(_ []byte, vs int) (int, bool) { return TrustedSkip(doc, vs), true }); skipSpace(doc, end) != len(doc) {
+				t.Fatalf("TrustedWalk(%q) = %d", doc, end)
+			}
+		}
 		var want, got []string
 		if Members(doc, func(k, v []byte) bool { want = append(want, string(k), string(v)); return true }) == nil {
 			TrustedMembers(doc, func(k, v []byte) bool { got = append(got, string(k), string(v)); return true })

@@ -120,4 +120,4 @@ var (
 	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 )
 
-func mentions(raw, s []byte) bool { return bytes.Contains(raw, s) }
+func mentions(raw, s []byte) bool { return rawjson.Contains(raw, s) }

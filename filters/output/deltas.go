@@ -260,7 +260,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 			return err
 		}
 	}
-	if tm := toolcall.ParseTermMeta(u.Meta); tm.Exit == nil {
+	if tm := u.Term; tm.Exit == nil {
 		exit := appendTermExit(nil, u.ID, exitCode(u.RawOutput))
 		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", toolcall.MetaTerminalExit)...); err != nil {
 			return err
@@ -272,7 +272,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 // giveTerminal adds a display terminal to an execute tool_call that has
 // neither content nor one of its own.
 func (f *Deltas) giveTerminal(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
-	if u.Kind != "execute" || toolcall.ParseTermMeta(u.Meta).Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
+	if u.Kind != "execute" || u.Term.Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	tid := rawjson.Quote(u.ID)

@@ -108,8 +108,8 @@ func (c *termCall) ours(tid string) bool {
 
 // note records the terminals the extension's keys name.
 func (c *termCall) note(tm toolcall.TermMeta) {
-	for _, v := range [...][]byte{tm.Info, tm.Output, tm.OutputDelta, tm.Exit} {
-		if tid := toolcall.TerminalID(v); v != nil && tid != "" && !c.ours(tid) && len(c.tids) < 8 {
+	for _, tid := range tm.TerminalIDs() {
+		if tid != "" && !c.ours(tid) && len(c.tids) < 8 {
 			c.tids = append(c.tids, tid)
 		}
 	}
@@ -233,7 +233,7 @@ func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filter
 // track returns the state of u's call and the output u streams, or a nil
 // call when u is about no terminal the filter follows.
 func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, k outputChunk, err error) {
-	tm = toolcall.ParseTermMeta(u.Meta)
+	tm = u.Term
 	if !tm.Any() && f.calls.Get(m.SessionID(), u.ID) == nil {
 		return nil, tm, k, nil
 	}

@@ -117,8 +117,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 	}
 	// A message without a rawInput matters only when it continues a live
 	// call: it then names a toolCallId, which is one map lookup away.
-	if !bytes.Contains(m.Raw, quotedRawInput) {
-		if s.calls.Len() == 0 || !bytes.Contains(m.Raw, quotedToolCallID) {
+	if !rawjson.Contains(m.Raw, quotedRawInput) {
+		if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
 			return out.Emit(m.Dir, m.Raw)
 		}
 		if u, ok := toolcall.Of(m); !ok || s.calls.Get(m.SessionID(), u.ID) == nil {

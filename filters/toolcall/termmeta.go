@@ -16,6 +16,12 @@ const (
 type TermMeta struct {
 	Info, Output, OutputDelta, Exit []byte // raw values, nil when absent
 	Others                          int    // other _meta keys
+
+	// Read on the same walk: the terminal_id of each value (Info,
+	// Output, OutputDelta, Exit), and the data of Output and OutputDelta
+	// (see RawData).
+	ids                   [4]string
+	outputData, deltaData []byte
 }
 
 // Any reports whether any of the extension's keys is present.
@@ -26,27 +32,80 @@ func (t TermMeta) Any() bool {
 // ParseTermMeta reads the extension's keys from a _meta object (validated
 // JSON, or nil).
 func ParseTermMeta(meta []byte) TermMeta {
-	var t TermMeta
-	if meta == nil {
-		return t
-	}
-	rawjson.TrustedMembers(meta, func(key, val []byte) bool {
-		switch {
-		case rawjson.KeyIs(key, MetaTerminalInfo):
-			t.Info = val
-		case rawjson.KeyIs(key, MetaTerminalOutput):
-			t.Output = val
-		case rawjson.KeyIs(key, MetaTerminalOutputDelta):
-			t.OutputDelta = val
-		case rawjson.KeyIs(key, MetaTerminalExit):
-			t.Exit = val
-		default:
-			t.Others++
-		}
-		return true
-	})
+	t, _ := parseTermMeta(meta)
 	return t
 }
+
+// parseTermMeta reads the extension's keys from the _meta object that
+// starts meta, walking into their values so that a large data string is
+// skipped once, and returns the index past the object (-1: not one).
+func parseTermMeta(meta []byte) (TermMeta, int) {
+	var t TermMeta
+	if meta == nil {
+		return t, -1
+	}
+	end := rawjson.TrustedWalk(meta, func(key []byte, vs int) (int, bool) {
+		var n int
+		switch {
+		case rawjson.KeyIs(key, MetaTerminalInfo):
+			n = 0
+		case rawjson.KeyIs(key, MetaTerminalOutput):
+			n = 1
+		case rawjson.KeyIs(key, MetaTerminalOutputDelta):
+			n = 2
+		case rawjson.KeyIs(key, MetaTerminalExit):
+			n = 3
+		default:
+			t.Others++
+			return rawjson.TrustedSkip(meta, vs), true
+		}
+		var id, data []byte
+		ve := rawjson.TrustedWalk(meta[vs:], func(k []byte, s int) (int, bool) {
+			e := rawjson.TrustedSkip(meta[vs:], s)
+			switch {
+			case rawjson.KeyIs(k, "terminal_id"):
+				id = meta[vs+s : vs+e]
+			case rawjson.KeyIs(k, "data"):
+				data = meta[vs+s : vs+e]
+			}
+			return e, true
+		})
+		if ve < 0 { // not an object
+			ve = rawjson.TrustedSkip(meta, vs)
+		} else {
+			ve += vs
+		}
+		val := meta[vs:ve]
+		if id != nil {
+			t.ids[n], _ = rawjson.Unquote(id)
+		}
+		switch n {
+		case 0:
+			t.Info = val
+		case 1:
+			t.Output, t.outputData = val, stringBody(data)
+		case 2:
+			t.OutputDelta, t.deltaData = val, stringBody(data)
+		case 3:
+			t.Exit = val
+		}
+		return ve, true
+	})
+	return t, end
+}
+
+// stringBody is the bytes between the quotes of a raw JSON string, or nil
+// when raw is not one.
+func stringBody(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	return raw[1 : len(raw)-1]
+}
+
+// TerminalIDs are the terminal_id of Info, Output, OutputDelta and Exit,
+// "" where absent or not a string.
+func (t TermMeta) TerminalIDs() [4]string { return t.ids }
 
 // TerminalID is the terminal_id of an extension value (from a validated
 // message), or "".
@@ -80,16 +139,4 @@ func StripTermMeta(msg []byte, base []string, t TermMeta) ([]byte, error) {
 // terminal_output, then of terminal_output_delta, each nil when absent,
 // null or not a string. It does not decode, and t must come from a
 // validated message.
-func RawData(t TermMeta) (output, delta []byte) {
-	get := func(v []byte) []byte {
-		if v == nil {
-			return nil
-		}
-		raw, ok := rawjson.TrustedGet(v, "data")
-		if !ok || len(raw) < 2 || raw[0] != '"' {
-			return nil
-		}
-		return raw[1 : len(raw)-1]
-	}
-	return get(t.Output), get(t.OutputDelta)
-}
+func RawData(t TermMeta) (output, delta []byte) { return t.outputData, t.deltaData }

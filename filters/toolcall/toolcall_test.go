@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 func TestListKeysCallsBySessionAndID(t *testing.T) {
@@ -70,4 +71,36 @@ func TestListRemoveOldest(t *testing.T) {
 	assert.Nil(t, l.Get("s", "1"))
 	assert.Equal(t, &two, l.Get("s", "2"))
 	assert.Equal(t, 1, l.Len())
+}
+
+// Of reads the extension's keys on its walk over the update: what it finds
+// must be what ParseTermMeta reads from _meta on its own, duplicates (the
+// last one counts) and values that are not objects included.
+func TestOfReadsTheTerminalKeysAsParseTermMetaDoes(t *testing.T) {
+	for _, meta := range []string{
+		`{"terminal_output":{"terminal_id":"t1","data":"a\"b\\n"},"x":[{"data":"no"}]}`,
+		`{"terminal_output_delta":{"data":"d1","terminal_id":"t2"},"terminal_output_delta":{"terminal_id":"t3","data":"d2"}}`,
+		`{"terminal_info":{"terminal_id":"t4"},"terminal_output":{"data":null},"terminal_exit":{"terminal_id":7}}`,
+		`{"terminal_output":"not an object","terminal_output_delta":{"data":{"nested":"x"}}}`,
+		`null`, `{}`,
+	} {
+		raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":` + meta + `,"status":"in_progress"}}}`
+		u, ok := Of(filters.NewMessage(filters.AgentToClient, []byte(raw), time.Time{}, nil))
+		require.True(t, ok, meta)
+		assert.Equal(t, meta, string(u.Meta))
+		want := ParseTermMeta(u.Meta)
+		assert.Equal(t, want, u.Term, meta)
+		for i, v := range [...][]byte{want.Info, want.Output, want.OutputDelta, want.Exit} {
+			assert.Equal(t, TerminalID(v), want.TerminalIDs()[i], meta)
+		}
+		out, delta := RawData(u.Term)
+		var wantOut, wantDelta []byte
+		for v, dst := range map[*[]byte]*[]byte{&want.Output: &wantOut, &want.OutputDelta: &wantDelta} {
+			if d, ok := rawjson.TrustedGet(*v, "data"); ok && len(d) > 1 && d[0] == '"' {
+				*dst = d[1 : len(d)-1]
+			}
+		}
+		assert.Equal(t, string(wantOut), string(out), meta)
+		assert.Equal(t, string(wantDelta), string(delta), meta)
+	}
 }

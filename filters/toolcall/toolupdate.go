@@ -23,6 +23,7 @@ type Update struct {
 	Kind          string
 	Content       []byte
 	Meta          []byte
+	Term          TermMeta // the terminal-output extension's part of Meta
 	RawInput      []byte
 	RawOutput     []byte
 	// Others counts the members besides sessionUpdate, toolCallId,
@@ -55,14 +56,26 @@ func Of(m *filters.Message) (Update, bool) {
 }
 
 // Parse reads params.update of a session/update notification, which must
-// be valid (m.Method() has parsed it).
+// be valid (m.Method() has parsed it). It reads the terminal-output
+// extension's keys in _meta on the same walk, so that the output a large
+// update streams is skipped once.
 func Parse(m *filters.Message) (Update, bool) {
-	raw, ok := rawjson.TrustedGet(m.Params(), "update")
-	if !ok {
+	raw := m.Update()
+	if raw == nil {
 		return Update{}, false
 	}
 	u := Update{Raw: raw}
-	rawjson.TrustedMembers(raw, func(key, val []byte) bool {
+	rawjson.TrustedWalk(raw, func(key []byte, vs int) (int, bool) {
+		if rawjson.KeyIs(key, "_meta") {
+			tm, end := parseTermMeta(raw[vs:])
+			if end < 0 { // not an object
+				end = rawjson.TrustedSkip(raw, vs) - vs
+			}
+			u.Meta, u.Term = raw[vs:vs+end], tm
+			return vs + end, true
+		}
+		ve := rawjson.TrustedSkip(raw, vs)
+		val := raw[vs:ve]
 		switch {
 		case rawjson.KeyIs(key, "sessionUpdate"):
 			u.SessionUpdate, _ = rawjson.Unquote(val)
@@ -70,8 +83,6 @@ func Parse(m *filters.Message) (Update, bool) {
 			u.ID, _ = rawjson.Unquote(val)
 		case rawjson.KeyIs(key, "content"):
 			u.Content = val
-		case rawjson.KeyIs(key, "_meta"):
-			u.Meta = val
 		default:
 			u.Others++
 			switch {
@@ -85,7 +96,7 @@ func Parse(m *filters.Message) (Update, bool) {
 				u.RawOutput = val
 			}
 		}
-		return true
+		return ve, true
 	})
 	return u, u.ID != ""
 }
