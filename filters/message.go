@@ -47,7 +47,7 @@ type view struct {
 	hasMethod, hasID           bool
 	id, params, result, errorV []byte
 	updateKind                 string
-	updateParsed, paramsWalked bool
+	updateParsed               bool
 	sessionID                  string
 	update                     []byte // params.update
 }
