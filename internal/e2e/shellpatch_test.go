@@ -508,7 +508,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			files:    map[string]string{"notes.md": "new text\n"}, edits: 1},
 		{name: "opencode a workdir", agent: "opencode",
 			commands: []string{"echo b > notes.md"}, workdirs: []string{"sub"},
-			files:    map[string]string{"sub/notes.md": "b\n"}, absent: []string{"notes.md"}, edits: 1},
+			files: map[string]string{"sub/notes.md": "b\n"}, absent: []string{"notes.md"}, edits: 1},
 		{name: "opencode each command in a fresh shell", agent: "opencode",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
 			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n"}, edits: 2},
@@ -568,10 +568,14 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				}
 			}
 			shown := shownDiffs(t, clientLines(c))
-			for path, newText := range shown {
+			for path, d := range shown {
 				got, err := os.ReadFile(path)
-				if err != nil || string(got) != newText {
-					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, newText, got, err)
+				if err != nil || string(got) != d.NewText {
+					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, d.NewText, got, err)
+				}
+				rel, _ := filepath.Rel(s.agent.Dir, path)
+				if old, existed := tc.before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
+					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
 				}
 			}
 			// opencode may ask before it reports the command (and its workdir): the proxy
@@ -592,6 +596,20 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			}
 			if edits != wantEdits {
 				t.Errorf("%d calls shown as edits, want %d", edits, wantEdits)
+			}
+			if tc.agent == "opencode" {
+				// Every edit was shown in the request that asked to run it; opencode's defaults
+				// never ask.
+				perms := c.PermissionRequests()
+				asked := 0
+				for _, p := range perms {
+					if bytes.Contains(p, []byte(`"type":"diff"`)) {
+						asked++
+					}
+				}
+				if tc.allow && len(perms) > 0 || !tc.allow && asked != edits {
+					t.Errorf("%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits)
+				}
 			}
 			if t.Failed() {
 				t.Log(c.Report())
@@ -651,15 +669,15 @@ var (
 // shownDiffs is every diff the client was shown where it matters: in a permission request (what
 // the user approves) and in a call's final state (what the call did). Updates before the
 // permission request show the command the agent started with, which a hook may still replace.
-func shownDiffs(t *testing.T, lines [][]byte) map[string]string {
+func shownDiffs(t *testing.T, lines [][]byte) map[string]diffItem {
 	t.Helper()
-	shown := map[string]string{}
+	shown := map[string]diffItem{}
 	add := func(content []byte) {
 		var items []diffItem
 		json.Unmarshal(content, &items)
 		for _, d := range items {
 			if d.Type == "diff" {
-				shown[d.Path] = d.NewText
+				shown[d.Path] = d
 			}
 		}
 	}
