@@ -580,7 +580,10 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			}
 			// opencode may ask before it reports the command (and its workdir): the proxy
 			// cannot tell where such a command runs, and leaves it alone.
-			early := askedFirst(t, clientLines(c))
+			early := map[string]bool{}
+			if tc.agent == "opencode" {
+				early = askedFirst(t, clientLines(c))
+			}
 			edits, wantEdits := 0, tc.edits
 			for id, st := range finalStates(t, clientLines(c)) {
 				if st["kind"] == `"edit"` {
