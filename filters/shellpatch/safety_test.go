@@ -239,10 +239,7 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("SHELL", tc.shell)
-			c, dir := shellPatchSession(t, &ShellPatch{})
-			chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-			chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":"1"}}}`, tc.agent))
-			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+			c, dir := namedAgentSession(t, tc.agent)
 			meta := ""
 			if strings.HasPrefix(tc.name, "claude") {
 				meta = `"_meta":{"claudeCode":{"toolName":"Bash"}},`
@@ -255,6 +252,62 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 				return
 			}
 			assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, got[0].Raw, "params", "update", "content"))
+		})
+	}
+}
+
+// namedAgentSession is a session whose agent gave name in initialize, with a directory "sub".
+func namedAgentSession(t *testing.T, name string) (*filters.Chain, string) {
+	t.Helper()
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":"1"}}}`, name))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	return c, dir
+}
+
+// opencode 1.18 with "permission": {"bash": "ask"}: the update that names the command (with its
+// workdir, or cwd) comes before the permission request, whose rawInput is only {command}. The
+// command runs where the update said, so that is the file the request shows; without an update
+// naming the same script, where it runs is unknown.
+func TestOpencodePermissionRunsWhereTheUpdateSaid(t *testing.T) {
+	const script = "echo hi > f"
+	update := func(dirKey string) string {
+		return patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"in_progress","kind":"execute","title":%q,"locations":[],"rawInput":{"command":%q,"description":"d",%s},"content":[]}`, script, script, dirKey))
+	}
+	permission := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_1","title":%q,"kind":"execute","status":"pending","locations":[],"rawInput":{"command":%q}},"options":[{"optionId":"once","kind":"allow_once","name":"Allow once"}]}}`, script, script)
+	completed := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","title":%q,"content":[{"type":"content","content":{"type":"text","text":"(no output)"}}]}`, script))
+	for _, tc := range []struct {
+		name   string
+		before []string // the call's messages before the permission request; @DIR@ is the session's
+		want   string   // the file shown, relative to the session directory; "" stands aside
+	}{
+		{"workdir", []string{update(`"workdir":"sub"`)}, "sub/f"},
+		{"cwd", []string{update(`"cwd":"@DIR@"`)}, "f"},
+		{"no update names the command", nil, ""},
+		{"the update names another command", []string{strings.ReplaceAll(update(`"workdir":"sub"`), `"echo hi > f"`, `"echo hi > g"`)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := namedAgentSession(t, "OpenCode")
+			call := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"bash","kind":"execute","status":"pending","locations":[{"path":%q}],"rawInput":{"cwd":%q}}`, dir, dir))
+			msgs := []string{call}
+			for _, m := range tc.before {
+				msgs = append(msgs, strings.ReplaceAll(m, "@DIR@", dir))
+			}
+			for _, got := range chaintest.Run(t, c, filters.AgentToClient, msgs...) {
+				require.True(t, got.Original, "before the request the command may be running: %s", got.Raw)
+			}
+			got := chaintest.Run(t, c, filters.AgentToClient, permission)
+			if tc.want == "" {
+				assert.True(t, got[0].Original, got[0].Raw)
+				return
+			}
+			assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
+			// The updates after the request, which report the directory again, keep the edit.
+			after := chaintest.Run(t, c, filters.AgentToClient, strings.ReplaceAll(tc.before[len(tc.before)-1], "@DIR@", dir), completed)
+			for _, g := range after {
+				assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, g.Raw, "params", "update", "content"))
+			}
 		})
 	}
 }

@@ -63,6 +63,9 @@ type call struct {
 	// update replaces only the members it carries.
 	stale bool
 	title []byte // the agent's last title for the call (JSON), for a retraction
+	// reported is the bare command the call's last update reported, with
+	// its directory: opencode's permission request names only the script.
+	reported *command
 }
 
 // inside reports whether dir is root or below it, by name.
@@ -215,6 +218,9 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	claude := c != nil && c.claude || sess.claude
 	cmd, ok := commandOf(rawInput, claude, agentName(m), sessionCwd(m, sid))
 	ok = ok && (c == nil || !c.otherTool)
+	if ok && cmd.shape == shapeBare && mayRedirect(rawInput) {
+		c, cmd, ok = s.bareDirectory(m, sid, id, c, cmd)
+	}
 	if c != nil && c.edit != nil {
 		if ok && cmd.script == c.edit.cmd.script && cmd.dir == c.edit.cmd.dir || strippedLine(rawInput, c.edit.cmd) {
 			return c // the same command: the same edit
@@ -247,6 +253,34 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(sessionCwd(m, sid))
 	s.held += e.size()
 	return c
+}
+
+// bareDirectory settles where a bare command (opencode's, gemini's) runs, and returns the call's
+// state. An update reports the command with its directory (workdir or cwd; none is the session's),
+// which the call keeps. opencode's permission request reports only {command}: the command runs
+// where the call's last update said, and without such an update, or with another script or
+// directory there, where it runs is unknown.
+func (s *ShellPatch) bareDirectory(m *filters.Message, sid, id string, c *call, cmd command) (*call, command, bool) {
+	if m.Method() == "session/request_permission" {
+		if c == nil || c.reported == nil || c.reported.script != cmd.script || cmd.dir != "" && cmd.dir != c.reported.dir {
+			return c, cmd, false
+		}
+		cmd.dir = c.reported.dir
+		return c, cmd, true
+	}
+	if cmd.dir == "" {
+		root := sessionCwd(m, sid)
+		if !filepath.IsAbs(root) {
+			return c, cmd, false
+		}
+		cmd.dir = filepath.Clean(root)
+	}
+	if c == nil {
+		c = s.track(sid, id)
+	}
+	reported := cmd
+	c.reported = &reported
+	return c, cmd, true
 }
 
 // isExecute reports whether the call is a command: its kind is execute, or

@@ -160,7 +160,12 @@ type session struct {
 // not installed.
 func launch(t *testing.T, agent string, commands []string, unified bool, policy string) session {
 	t.Helper()
-	script := mockmodel.Script{Commands: commands}
+	return launchScript(t, agent, mockmodel.Script{Commands: commands}, unified, policy)
+}
+
+// launchScript is launch with the mock model's whole script.
+func launchScript(t *testing.T, agent string, script mockmodel.Script, unified bool, policy string) session {
+	t.Helper()
 	switch agent {
 	case "claude-0.23", "claude-0.101":
 		m := mockmodel.NewMessages(t, script)

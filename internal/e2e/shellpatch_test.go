@@ -11,6 +11,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -452,6 +453,9 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		edits    int               // calls the client must see as edits
 		hook     string            // a claude PreToolUse hook replaces every Bash command with this
 		shell    string            // $SHELL for the agent (claude runs its commands in it)
+		before   map[string]string // files in the project before the turn
+		workdirs []string          // opencode: the workdir the model names for each command
+		allow    bool              // opencode: its default permissions, which never ask
 	}{
 		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
 			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
@@ -493,13 +497,46 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		{name: "codex-0.16 each command in a fresh shell", agent: "codex-0.16",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`, "echo hi >nul"},
 			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n", "nul": "hi\n"}, edits: 4},
+		// opencode asks before each command ("permission": {"bash": "ask"}) and runs it in a
+		// fresh shell, in its workdir when the model names one.
+		{name: "opencode a heredoc writes a new file", agent: "opencode",
+			commands: []string{heredocScript},
+			files:    map[string]string{heredocFile: heredocContent}, edits: 1},
+		{name: "opencode printf overwrites a file", agent: "opencode",
+			before:   map[string]string{"notes.md": "old\n"},
+			commands: []string{`printf '%s\n' "new text" > notes.md`},
+			files:    map[string]string{"notes.md": "new text\n"}, edits: 1},
+		{name: "opencode a workdir", agent: "opencode",
+			commands: []string{"echo b > notes.md"}, workdirs: []string{"sub"},
+			files: map[string]string{"sub/notes.md": "b\n"}, absent: []string{"notes.md"}, edits: 1},
+		{name: "opencode each command in a fresh shell", agent: "opencode",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md"},
+			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n"}, edits: 2},
+		// Without asking, opencode runs the command as it reports it: the proxy cannot read
+		// the file before the shell changes it.
+		{name: "opencode without asking", agent: "opencode", allow: true,
+			commands: []string{heredocScript},
+			files:    map[string]string{heredocFile: heredocContent}, edits: 0},
+		{name: "opencode an append the proxy refuses", agent: "opencode",
+			before:   map[string]string{"notes.md": "old\n"},
+			commands: []string{"echo more >> notes.md"},
+			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := launch(t, tc.agent, tc.commands, false, "untrusted")
+			policy := "untrusted"
+			if tc.agent == "opencode" && !tc.allow {
+				policy = "ask"
+			}
+			s := launchScript(t, tc.agent, mockmodel.Script{Commands: tc.commands, Workdirs: tc.workdirs}, false, policy)
 			if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
 				t.Fatal(err)
+			}
+			for rel, content := range tc.before {
+				if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if tc.hook != "" {
 				addClaudeHook(t, s.agent.ConfigDir, tc.hook)
@@ -531,26 +568,85 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				}
 			}
 			shown := shownDiffs(t, clientLines(c))
-			for path, newText := range shown {
+			for path, d := range shown {
 				got, err := os.ReadFile(path)
-				if err != nil || string(got) != newText {
-					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, newText, got, err)
+				if err != nil || string(got) != d.NewText {
+					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, d.NewText, got, err)
+				}
+				rel, _ := filepath.Rel(s.agent.Dir, path)
+				if old, existed := tc.before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
+					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
 				}
 			}
-			edits := 0
-			for _, st := range finalStates(t, clientLines(c)) {
+			// opencode may ask before it reports the command (and its workdir): the proxy
+			// cannot tell where such a command runs, and leaves it alone.
+			early := map[string]bool{}
+			if tc.agent == "opencode" {
+				early = askedFirst(t, clientLines(c))
+			}
+			edits, wantEdits := 0, tc.edits
+			for id, st := range finalStates(t, clientLines(c)) {
 				if st["kind"] == `"edit"` {
 					edits++
+					if early[id] {
+						t.Errorf("call %s was shown as an edit, though its permission request came before its command", id)
+					}
 				}
 			}
-			if edits != tc.edits {
-				t.Errorf("%d calls shown as edits, want %d", edits, tc.edits)
+			if tc.edits > 0 && len(early) > 0 {
+				t.Logf("%d of the calls asked before reporting their command", len(early))
+				wantEdits = max(tc.edits-len(early), 0)
+			}
+			if edits != wantEdits {
+				t.Errorf("%d calls shown as edits, want %d", edits, wantEdits)
+			}
+			if tc.agent == "opencode" {
+				// Every edit was shown in the request that asked to run it; opencode's defaults
+				// never ask.
+				perms := c.PermissionRequests()
+				asked := 0
+				for _, p := range perms {
+					if bytes.Contains(p, []byte(`"type":"diff"`)) {
+						asked++
+					}
+				}
+				if tc.allow && len(perms) > 0 || !tc.allow && asked != edits {
+					t.Errorf("%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits)
+				}
 			}
 			if t.Failed() {
 				t.Log(c.Report())
 			}
 		})
 	}
+}
+
+// askedFirst is the set of calls whose permission request came before any update that carried
+// their command.
+func askedFirst(t *testing.T, lines [][]byte) map[string]bool {
+	t.Helper()
+	reported, early := map[string]bool{}, map[string]bool{}
+	for _, l := range lines {
+		e := decodeEnvelope(t, l)
+		id := callIDOf(t, e)
+		if id == "" {
+			continue
+		}
+		if e.Method == "session/request_permission" {
+			early[id] = early[id] || !reported[id]
+			continue
+		}
+		_, call := callOf(t, l)
+		var in struct{ Command string }
+		json.Unmarshal(call["rawInput"], &in)
+		reported[id] = reported[id] || in.Command != ""
+	}
+	for id, ok := range early {
+		if !ok {
+			delete(early, id)
+		}
+	}
+	return early
 }
 
 // claudeQuoting are commands in each of the ways Claude Code quotes a command for its eval (no ',
@@ -576,15 +672,15 @@ var (
 // shownDiffs is every diff the client was shown where it matters: in a permission request (what
 // the user approves) and in a call's final state (what the call did). Updates before the
 // permission request show the command the agent started with, which a hook may still replace.
-func shownDiffs(t *testing.T, lines [][]byte) map[string]string {
+func shownDiffs(t *testing.T, lines [][]byte) map[string]diffItem {
 	t.Helper()
-	shown := map[string]string{}
+	shown := map[string]diffItem{}
 	add := func(content []byte) {
 		var items []diffItem
 		json.Unmarshal(content, &items)
 		for _, d := range items {
 			if d.Type == "diff" {
-				shown[d.Path] = d.NewText
+				shown[d.Path] = d
 			}
 		}
 	}

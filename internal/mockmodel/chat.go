@@ -80,7 +80,7 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 		if !req.Stream {
 			m.rec.t.Logf("mockmodel.Chat: tool turn without stream:true; streaming anyway")
 		}
-		m.writeToolCall(w, m.script.Commands[done])
+		m.writeToolCall(w, m.script.Commands[done], m.script.workdir(done))
 		return
 	}
 	m.rec.setReply(i, "answer")
@@ -129,8 +129,12 @@ func (m *Chat) nextID() string { return fmt.Sprintf("chatcmpl-mock-%d", m.resps.
 
 var chatUsage = map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
-func (m *Chat) writeToolCall(w http.ResponseWriter, script string) {
-	args, err := json.Marshal(map[string]string{"command": script, "description": "Run the mock model's command"})
+func (m *Chat) writeToolCall(w http.ResponseWriter, script, workdir string) {
+	input := map[string]string{"command": script, "description": "Run the mock model's command"}
+	if workdir != "" {
+		input["workdir"] = workdir
+	}
+	args, err := json.Marshal(input)
 	if err != nil {
 		m.rec.t.Logf("mockmodel.Chat: marshal bash arguments: %v", err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -20,6 +20,10 @@ type Script struct {
 	// Commands are shell scripts. The model asks for them one tool call
 	// per request, in order, then answers. Empty means answer at once.
 	Commands []string
+	// Workdirs are the directories the model names for the commands, in
+	// order, where the agent's shell tool takes one (opencode's bash
+	// workdir; only [Chat] sends them). "" or a missing entry names none.
+	Workdirs []string
 	// Answer is the final text; empty means DefaultAnswer.
 	Answer string
 	// AnswerDelay is the wait before the final answer. Zero means the
@@ -33,6 +37,14 @@ func (s Script) answer() string {
 		return DefaultAnswer
 	}
 	return s.Answer
+}
+
+// workdir is the directory the model names for command i, or "".
+func (s Script) workdir(i int) string {
+	if i < len(s.Workdirs) {
+		return s.Workdirs[i]
+	}
+	return ""
 }
 
 func (s Script) answerDelay(serverDefault time.Duration) time.Duration {
