@@ -2,15 +2,10 @@ package rawjson
 
 import (
 	"strings"
-	"syscall"
 	"testing"
-)
 
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
+	"github.com/acp-proxy/acp-proxy/internal/pipebench"
+)
 
 // logLines is about n bytes of build-log lines as a JSON string: an escape
 // (\t, \n) every 30 bytes or so, as command output streams.
@@ -35,13 +30,13 @@ func BenchmarkValidString(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.doc)))
-			cpu0 := cpuTime()
+			cpu0 := pipebench.CPUTime()
 			for b.Loop() {
 				if !Valid(c.doc) {
 					b.Fatal("invalid")
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(pipebench.CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
