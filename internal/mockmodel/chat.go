@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 )
@@ -20,28 +19,22 @@ const ChatShellTool = "bash"
 // session title, summaries) gets a short text reply. Replies are streamed
 // when the request asks for it.
 type Chat struct {
-	srv    *httptest.Server
-	script Script
-	rec    recorder
-	calls  atomic.Int64 // tool calls issued, for unique ids
-	resps  atomic.Int64 // completions issued, for unique ids
+	server
+	calls atomic.Int64 // tool calls issued, for unique ids
+	resps atomic.Int64 // completions issued, for unique ids
 }
 
 // NewChat starts a Chat server on 127.0.0.1 that follows script; it is
 // closed when the test ends.
 func NewChat(t testing.TB, script Script) *Chat {
 	t.Helper()
-	m := &Chat{script: script, rec: recorder{t: t}}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
+	m := &Chat{}
+	m.start(t, script, m.serve)
 	return m
 }
 
 // BaseURL is the provider base URL the client appends "/chat/completions" to.
 func (m *Chat) BaseURL() string { return m.srv.URL + "/v1" }
-
-// Requests returns the requests received so far, oldest first.
-func (m *Chat) Requests() []Request { return m.rec.all() }
 
 // chatRequest is the part of a Chat Completions request the mock reads.
 type chatRequest struct {

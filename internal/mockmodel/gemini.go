@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -21,26 +20,20 @@ const GeminiShellTool = "run_shell_command"
 // classifier, a non-streamed generateContent, countTokens) gets a short
 // text reply.
 type Gemini struct {
-	srv    *httptest.Server
-	script Script
-	rec    recorder
+	server
 }
 
 // NewGemini starts a Gemini server on 127.0.0.1 that follows script; it is
 // closed when the test ends.
 func NewGemini(t testing.TB, script Script) *Gemini {
 	t.Helper()
-	m := &Gemini{script: script, rec: recorder{t: t}}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
+	m := &Gemini{}
+	m.start(t, script, m.serve)
 	return m
 }
 
 // URL is the base URL, for GOOGLE_GEMINI_BASE_URL.
 func (m *Gemini) URL() string { return m.srv.URL }
-
-// Requests returns the requests received so far, oldest first.
-func (m *Gemini) Requests() []Request { return m.rec.all() }
 
 // geminiRequest is the part of a generateContent request the mock reads.
 type geminiRequest struct {

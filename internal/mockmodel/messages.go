@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,28 +17,22 @@ import (
 // script; any other message request (titles, quota checks) gets a short
 // text reply.
 type Messages struct {
-	srv    *httptest.Server
-	script Script
-	rec    recorder
-	calls  atomic.Int64 // tool uses issued, for unique ids
-	msgs   atomic.Int64 // messages issued, for unique ids
+	server
+	calls atomic.Int64 // tool uses issued, for unique ids
+	msgs  atomic.Int64 // messages issued, for unique ids
 }
 
 // NewMessages starts a Messages server on 127.0.0.1 that follows script;
 // it is closed when the test ends.
 func NewMessages(t testing.TB, script Script) *Messages {
 	t.Helper()
-	m := &Messages{script: script, rec: recorder{t: t}}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
+	m := &Messages{}
+	m.start(t, script, m.serve)
 	return m
 }
 
 // URL is the base URL, for ANTHROPIC_BASE_URL.
 func (m *Messages) URL() string { return m.srv.URL }
-
-// Requests returns the requests received so far, oldest first.
-func (m *Messages) Requests() []Request { return m.rec.all() }
 
 // AuxText is the reply to message requests that are not agent turns.
 const AuxText = "Mock reply"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -145,3 +146,22 @@ func (rec *recorder) decode(w http.ResponseWriter, i int, mock string, body []by
 	}
 	return true
 }
+
+// server is what every mock API has: the HTTP server, the script it follows
+// and the requests it received.
+type server struct {
+	srv    *httptest.Server
+	script Script
+	rec    recorder
+}
+
+// start serves h on 127.0.0.1, following script, until the test ends.
+func (s *server) start(t testing.TB, script Script, h http.HandlerFunc) {
+	t.Helper()
+	s.script, s.rec.t = script, t
+	s.srv = httptest.NewServer(h)
+	t.Cleanup(s.srv.Close)
+}
+
+// Requests returns the requests received so far, oldest first.
+func (s *server) Requests() []Request { return s.rec.all() }

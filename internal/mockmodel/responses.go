@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 )
@@ -12,28 +11,22 @@ import (
 // Responses is a mock OpenAI Responses API (`POST /v1/responses`, streamed)
 // for codex-acp. Point codex's model provider base_url at BaseURL().
 type Responses struct {
-	srv    *httptest.Server
-	script Script
-	rec    recorder
-	calls  atomic.Int64 // tool calls issued, for unique call ids
-	resps  atomic.Int64 // responses issued, for unique response ids
+	server
+	calls atomic.Int64 // tool calls issued, for unique call ids
+	resps atomic.Int64 // responses issued, for unique response ids
 }
 
 // NewResponses starts a Responses server on 127.0.0.1 that follows script;
 // it is closed when the test ends.
 func NewResponses(t testing.TB, script Script) *Responses {
 	t.Helper()
-	m := &Responses{script: script, rec: recorder{t: t}}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
+	m := &Responses{}
+	m.start(t, script, m.serve)
 	return m
 }
 
 // BaseURL is the provider base URL codex appends "/responses" to.
 func (m *Responses) BaseURL() string { return m.srv.URL + "/v1" }
-
-// Requests returns the requests received so far, oldest first.
-func (m *Responses) Requests() []Request { return m.rec.all() }
 
 // responsesRequest is the part of a Responses API request the mock reads.
 type responsesRequest struct {
