@@ -70,7 +70,14 @@ type Chain struct {
 	OnError func(d Direction, filter string, err error)
 	mu      [2]sync.Mutex // serialises Process, Tick and Drain per direction
 	stats   []FilterStats
+	// sentOriginal is whether the message Process is running has reached
+	// the sink as it arrived, per direction (under mu).
+	sentOriginal [2]bool
 }
+
+// ErrInvalidLine is a line a filter wrote that is not one valid JSON
+// object.
+var ErrInvalidLine = errors.New("written line is not a valid JSON object")
 
 // NewChain returns a chain of fs, run in the given order, reading and
 // recording negotiated state in caps.
@@ -100,6 +107,7 @@ func (c *Chain) Process(ctx context.Context, m *Message, sink Sink) error {
 		m.Caps = c.caps
 	}
 	c.observe(m)
+	c.sentOriginal[m.Dir] = false
 	if c.caps != nil && c.caps.ProtocolVersion() > 1 {
 		// Every filter knows the v1 shapes alone: on a connection of a
 		// later version they all stand aside, so nothing is mangled and
@@ -131,7 +139,7 @@ func (c *Chain) observe(m *Message) {
 // so the sink can tell an untouched message from a rewritten one.
 func (c *Chain) run(ctx context.Context, i int, m *Message, sink Sink, original []byte) error {
 	if i == len(c.filters) {
-		return sink(m.Dir, m.Raw, sameBytes(m.Raw, original))
+		return c.deliver(m, sink, original)
 	}
 	st := &c.stats[i]
 	st.count(m.Dir, true, len(m.Raw))
@@ -149,6 +157,30 @@ func (c *Chain) run(ctx context.Context, i int, m *Message, sink Sink, original 
 		}
 	}
 	return nil
+}
+
+// deliver hands m, a line the last filter emitted, to sink. A line a
+// filter wrote (any but the original) is checked in full first, strings
+// included (Message.Valid says why it may not have been): one that is not
+// valid JSON is a failure, reported, and the line as it arrived goes in
+// its place, once, so a client never gets broken JSON the agent did not
+// send. A line that was never a peer's (Tick, Drain) has no stand-in.
+func (c *Chain) deliver(m *Message, sink Sink, original []byte) error {
+	if sameBytes(m.Raw, original) {
+		c.sentOriginal[m.Dir] = true
+		return sink(m.Dir, m.Raw, true)
+	}
+	if m.Checked() {
+		return sink(m.Dir, m.Raw, false)
+	}
+	if c.OnError != nil {
+		c.OnError(m.Dir, "chain", ErrInvalidLine)
+	}
+	if original == nil || c.sentOriginal[m.Dir] {
+		return nil
+	}
+	c.sentOriginal[m.Dir] = true
+	return sink(m.Dir, original, true)
 }
 
 // apply calls the filter, turning a panic into an error.
@@ -232,6 +264,9 @@ func (s *stage) Emit(d Direction, raw []byte) error {
 	}
 	s.c.stats[s.i].count(d, false, len(raw))
 	if d != s.m.Dir {
+		if !(&Message{Dir: d, Raw: raw}).Checked() {
+			return fmt.Errorf("filter %s: %w", s.c.filters[s.i].Name(), ErrInvalidLine)
+		}
 		err := s.sink(d, raw, false)
 		s.writeErr = err
 		return err

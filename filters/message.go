@@ -35,14 +35,15 @@ type Message struct {
 	Raw  []byte    // the line, without its '\n'
 	Time time.Time // when it was read (the recorded time in a replay)
 	Caps *capabilities.Negotiated
-
-	parsed bool
-	v      view
+	parsed  bool
+	v       view
+	checked int8 // 0: not yet known; 1: Checked; -1: not
 }
 
 // view is the top level of a JSON-RPC message, as spans of Raw.
 type view struct {
-	object                     bool // Raw is one valid JSON object
+	object                     bool // Raw is one JSON object, valid but for the contents of unchecked strings
+	unchecked                  int  // strings whose contents were left unchecked (rawjson.SkipStructure)
 	method                     string
 	hasMethod, hasID           bool
 	id, params, result, errorV []byte
@@ -65,9 +66,11 @@ func (m *Message) parse() {
 	m.parsed = true
 	v := &m.v
 	raw := m.Raw
-	// One validating pass over every byte, which also reads the members
-	// of params that filters look up in almost every message (sessionId,
-	// update), so that no walk over a large update follows it.
+	// One pass over every byte, validating but for the contents of long
+	// strings (Checked), which also reads the members of params that
+	// filters look up in almost every message (sessionId, update), so that
+	// no walk over a large update follows it.
+	skip := func(s int) (int, error) { return rawjson.SkipStructure(raw, s, &v.unchecked) }
 	end, err := rawjson.Walk(raw, 0, func(key []byte, vs int) (int, error) {
 		var ve int
 		var err error
@@ -75,7 +78,7 @@ func (m *Message) parse() {
 			v.sessionID, v.update = "", nil // the last params counts
 			if vs < len(raw) && raw[vs] == '{' {
 				ve, err = rawjson.Walk(raw, vs, func(k []byte, s int) (int, error) {
-					e, err := rawjson.SkipValue(raw, s)
+					e, err := skip(s)
 					switch {
 					case err != nil:
 					case rawjson.KeyIs(k, "sessionId"):
@@ -86,10 +89,10 @@ func (m *Message) parse() {
 					return e, err
 				})
 			} else {
-				ve, err = rawjson.SkipValue(raw, vs)
+				ve, err = skip(vs)
 			}
 		} else {
-			ve, err = rawjson.SkipValue(raw, vs)
+			ve, err = skip(vs)
 		}
 		if err != nil {
 			return ve, err
@@ -110,16 +113,34 @@ func (m *Message) parse() {
 		}
 		return ve, nil
 	})
-	// Walk validated every byte of the object; nothing may follow it.
+	// Walk validated the object; nothing may follow it.
 	v.object = err == nil && len(rawjson.TrimSpace(raw[end:])) == 0
 	if !v.object {
 		*v = view{}
 	}
 }
 
-// Valid reports whether the line is one valid JSON object. Anything else
-// (batches, garbage, blank lines) is not for filters to touch.
+// Valid reports whether the line is one JSON object, valid in every
+// respect but maybe the contents of its strings of over
+// rawjson.LongString bytes: where each ends is known, but not whether its
+// escapes are. Anything else (batches, garbage, blank lines) is not for
+// filters to touch. The contents of a long string are checked by whoever
+// decodes them (rawjson.Unquote), and a line a filter writes is checked in
+// full (Checked) before it leaves the chain, so a message that passes
+// through unchanged, as most large ones do, is never scanned for escapes.
 func (m *Message) Valid() bool { m.parse(); return m.v.object }
+
+// Checked reports whether the line is one valid JSON object, the contents
+// of every string included.
+func (m *Message) Checked() bool {
+	if m.checked == 0 {
+		m.checked = -1
+		if m.Valid() && (m.v.unchecked == 0 || rawjson.Valid(m.Raw)) {
+			m.checked = 1
+		}
+	}
+	return m.checked == 1
+}
 
 // Method is the JSON-RPC method, or "" for responses and invalid lines.
 func (m *Message) Method() string { m.parse(); return m.v.method }

@@ -172,7 +172,7 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 		if len(out) != 1 {
 			changed = true // dropped, or split into several
 		}
-		rec.received(now, d, ln.bytes, ln.terminated, m.Valid(), changed, out)
+		rec.received(now, d, ln.bytes, ln.terminated, m.Checked(), changed, out)
 	}
 	return err
 }

@@ -9,5 +9,7 @@
 //
 // The scanner validates as it skips (structure, strings, escapes, numbers and
 // literals), so a document whose top level it walks to the end is valid JSON.
-// It does not validate UTF-8, as encoding/json does not either.
+// It does not validate UTF-8, as encoding/json does not either. SkipStructure
+// is the one exception: for a first look at a large message it leaves the
+// contents of long strings to whoever reads them.
 package rawjson

@@ -40,24 +40,43 @@ func skipSpace(b []byte, i int) int {
 // SkipValue validates the JSON value starting at b[i] (after optional
 // whitespace) and returns the index just past it.
 func SkipValue(b []byte, i int) (int, error) {
-	return skipValue(b, i, 0)
+	return skipValue(b, i, 0, nil)
+}
+
+// LongString is the length in bytes from which SkipStructure leaves a
+// string's contents unchecked.
+const LongString = 1 << 10
+
+// SkipStructure is SkipValue for a first look at a large message: it
+// validates everything but the contents of string values of more than
+// LongString bytes, which it reads only for where they end (their first
+// quote not escaped by a backslash), adding one to *unchecked for each. A
+// reader of such a string's bytes checks them when it decodes them
+// (Unquote does); Valid tells whether the whole value is valid. Object keys
+// are always checked. Command output comes in strings of many kilobytes,
+// an escape every line: checking their escapes is most of the cost of a
+// validating pass, and a message that leaves unchanged never needs it.
+func SkipStructure(b []byte, i int, unchecked *int) (int, error) {
+	return skipValue(b, i, 0, unchecked)
 }
 
 // maxDepth bounds nesting so a hostile line cannot exhaust the stack.
 const maxDepth = 10000
 
-func skipValue(b []byte, i, depth int) (int, error) {
+// skipValue skips the value at b[i]; unchecked is nil for a validating
+// scan, else SkipStructure's count.
+func skipValue(b []byte, i, depth int, unchecked *int) (int, error) {
 	i = skipSpace(b, i)
 	if i >= len(b) {
 		return i, syntaxErr(i, "unexpected end")
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return skipString(b, i)
+		return skipString(b, i, unchecked)
 	case c == '{':
-		return skipObject(b, i, depth+1)
+		return skipObject(b, i, depth+1, unchecked)
 	case c == '[':
-		return skipArray(b, i, depth+1)
+		return skipArray(b, i, depth+1, unchecked)
 	case c == 't':
 		return skipLiteral(b, i, "true")
 	case c == 'f':
@@ -132,12 +151,19 @@ func isHex(c byte) bool {
 // IndexByte, to check each escape. Command output, an escape every few
 // dozen bytes or long runs without one, so costs a fraction of a
 // byte-by-byte scan.
-func skipString(b []byte, i int) (int, error) {
+//
+// With unchecked non-nil, a string whose next quote is over LongString
+// bytes on is only delimited (see SkipStructure).
+func skipString(b []byte, i int, unchecked *int) (int, error) {
+	start := i
 	i++
 	q := -1 // the first quote at or after i, once found
 	for {
 		if i > q { // not searched for yet, or the quote was escaped
 			q = nextByte(b, i, len(b), '"')
+			if unchecked != nil && q-start > LongString {
+				return delimitString(b, q, unchecked)
+			}
 			if c := controlAt(b, i, q); c < q {
 				return c, syntaxErr(c, "control character in string")
 			}
@@ -155,6 +181,20 @@ func skipString(b []byte, i int) (int, error) {
 		}
 		i = j + n
 	}
+}
+
+// delimitString returns the index past the string whose first unescaped
+// quote is at or after b[q] == '"' (or q == len(b)), and counts it in
+// *unchecked.
+func delimitString(b []byte, q int, unchecked *int) (int, error) {
+	for q < len(b) && BackslashesBefore(b, q)%2 == 1 {
+		q = nextByte(b, q+1, len(b), '"')
+	}
+	if q == len(b) {
+		return q, syntaxErr(q, "unterminated string")
+	}
+	*unchecked++
+	return q + 1, nil
 }
 
 // backslashAt is the index of the first backslash in b[i:end], or end.
@@ -245,18 +285,18 @@ func controlAt(b []byte, i, end int) int {
 	return end
 }
 
-func skipObject(b []byte, i, depth int) (int, error) {
+func skipObject(b []byte, i, depth int, unchecked *int) (int, error) {
 	if depth > maxDepth {
 		return i, syntaxErr(i, "too deep")
 	}
-	return members(b, i, depth, nil)
+	return members(b, i, depth, unchecked, nil)
 }
 
-func skipArray(b []byte, i, depth int) (int, error) {
+func skipArray(b []byte, i, depth int, unchecked *int) (int, error) {
 	if depth > maxDepth {
 		return i, syntaxErr(i, "too deep")
 	}
-	return elements(b, i, depth, nil)
+	return elements(b, i, depth, unchecked, nil)
 }
 
 // members walks the object starting at b[i] == '{'. For each member it calls
@@ -264,7 +304,7 @@ func skipArray(b []byte, i, depth int) (int, error) {
 // the quotes, escapes untouched) and the span [vs, ve) of the value; fn
 // returning false stops the walk early (the returned index is then
 // meaningless). It returns the index past '}'.
-func members(b []byte, i, depth int, fn func(ks int, key []byte, vs, ve int) bool) (int, error) {
+func members(b []byte, i, depth int, unchecked *int, fn func(ks int, key []byte, vs, ve int) bool) (int, error) {
 	i++ // '{'
 	i = skipSpace(b, i)
 	if i < len(b) && b[i] == '}' {
@@ -276,7 +316,7 @@ func members(b []byte, i, depth int, fn func(ks int, key []byte, vs, ve int) boo
 			return i, syntaxErr(i, "expected object key")
 		}
 		i0 := i
-		ke, err := skipString(b, i)
+		ke, err := skipString(b, i, nil)
 		if err != nil {
 			return ke, err
 		}
@@ -286,7 +326,7 @@ func members(b []byte, i, depth int, fn func(ks int, key []byte, vs, ve int) boo
 			return i, syntaxErr(i, "expected ':'")
 		}
 		vs := skipSpace(b, i+1)
-		ve, err := skipValue(b, vs, depth)
+		ve, err := skipValue(b, vs, depth, unchecked)
 		if err != nil {
 			return ve, err
 		}
@@ -328,7 +368,7 @@ func Walk(doc []byte, i int, enter func(key []byte, vs int) (int, error)) (int, 
 		if i >= len(doc) || doc[i] != '"' {
 			return i, syntaxErr(i, "expected object key")
 		}
-		ke, err := skipString(doc, i)
+		ke, err := skipString(doc, i, nil)
 		if err != nil {
 			return ke, err
 		}
@@ -357,7 +397,7 @@ func Walk(doc []byte, i int, enter func(key []byte, vs int) (int, error)) (int, 
 }
 
 // elements walks the array starting at b[i] == '['; see members.
-func elements(b []byte, i, depth int, fn func(n, vs, ve int) bool) (int, error) {
+func elements(b []byte, i, depth int, unchecked *int, fn func(n, vs, ve int) bool) (int, error) {
 	i++ // '['
 	i = skipSpace(b, i)
 	if i < len(b) && b[i] == ']' {
@@ -365,7 +405,7 @@ func elements(b []byte, i, depth int, fn func(n, vs, ve int) bool) (int, error) 
 	}
 	for n := 0; ; n++ {
 		vs := skipSpace(b, i)
-		ve, err := skipValue(b, vs, depth)
+		ve, err := skipValue(b, vs, depth, unchecked)
 		if err != nil {
 			return ve, err
 		}

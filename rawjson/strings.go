@@ -12,7 +12,7 @@ func Unquote(raw []byte) (string, error) {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
 		body := raw[1 : len(raw)-1]
 		if bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '"') < 0 && utf8.Valid(body) {
-			if end, err := skipString(raw, 0); err == nil && end == len(raw) {
+			if end, err := skipString(raw, 0, nil); err == nil && end == len(raw) {
 				return string(body), nil
 			}
 		}

@@ -9,7 +9,9 @@ import "bytes"
 // validating walks over the same string. These walks trust the bytes (a
 // subslice of a message whose Valid() is true) and skip strings by
 // searching for their closing quote, so a large string costs a memchr.
-// They must never see bytes that were not validated.
+// They must never see bytes whose structure was not validated (by
+// SkipValue, or SkipStructure, which finds where each string ends as they
+// do).
 
 // TrustedSkip returns the index just past the value that starts at or
 // after b[i].
