@@ -90,10 +90,6 @@ var (
 	// filter may have work in it (agents do not escape it).
 	persistedTag       = persistedOpen[:len(persistedOpen)-1]
 	quotedPersistedTag = []byte(persistedTag)
-	// quotedTruncated is in both claude-agent-acp's note ("[Output
-	// truncated") and opencode's ("...output truncated..."): one scan for
-	// both.
-	quotedTruncated = []byte("utput truncated")
 )
 
 // Apply implements filters.Filter.
@@ -101,16 +97,17 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 	if m.Dir != filters.AgentToClient {
 		return out.Emit(m.Dir, m.Raw)
 	}
-	if !mentions(m.Raw, quotedPersistedTag) && !(f.Expand && mentions(m.Raw, quotedTruncated)) {
+	block := mentions(m.Raw, quotedPersistedTag)
+	if !block && !f.Expand {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
 	u, ok := toolcall.Of(m)
-	if !ok {
+	if !ok || !block && !mayShowNote(&u) {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
-	if f.Expand && mentions(m.Raw, quotedOpencodeTag) {
+	if f.Expand && u.Final() && mentions(u.Content, quotedOpencodeTag) {
 		if content := f.expandOpencode(&u); content != nil {
 			f.forget(m)
 			msg, err := rawjson.Set(m.Raw, content, toolcall.At("content")...)

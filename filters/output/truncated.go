@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"regexp"
 	"strings"
@@ -23,6 +24,41 @@ import (
 
 // truncatedTag starts the note.
 const truncatedTag = "[Output truncated"
+
+// mayShowNote reports whether u may show an agent's note of output it cut
+// short where Expand replaces it: opencode's in the content of a final
+// update, claude-agent-acp's as the last line of streamed data or of a
+// text item (fenced or not; truncatedNote), which so ends in ']'. Command
+// output streams in many large updates and almost none ends so, so the
+// test is a look at where each string ends, not a search of the message.
+func mayShowNote(u *toolcall.Update) bool {
+	if u.Final() && mentions(u.Content, quotedOpencodeTag) {
+		return true
+	}
+	output, delta := toolcall.RawData(toolcall.ParseTermMeta(u.Meta))
+	if endsInNote(output) || endsInNote(delta) {
+		return true
+	}
+	found := false
+	if u.Content != nil {
+		rawjson.TrustedElements(u.Content, func(item []byte) bool {
+			typ, inner := rawjson.TrustedGet2(item, "type", "content")
+			if string(typ) == `"content"` {
+				typ, text := rawjson.TrustedGet2(inner, "type", "text")
+				found = string(typ) == `"text"` && len(text) >= 2 && endsInNote(text[1:len(text)-1])
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// endsInNote reports whether the JSON string bytes esc, fenced or not, may
+// end in claude-agent-acp's note.
+func endsInNote(esc []byte) bool {
+	_, body, _ := splitFence(esc, `\n`)
+	return bytes.HasSuffix(body, []byte("]")) && mentions(body, []byte(truncatedTag))
+}
 
 // truncatedNote is the note's line, with the newline before it.
 var truncatedNote = regexp.MustCompile(`^\n\[Output truncated(?: \(\d+ bytes total\))?: full output saved to (/[^\n]+)\]$`)

@@ -191,3 +191,26 @@ func TestTruncatedOutputThroughTranslation(t *testing.T) {
 		})
 	}
 }
+
+// The filter looks for claude-agent-acp's note only where it can be: the
+// last line of a data string or of a text item, fenced or not.
+func TestEndsInNote(t *testing.T) {
+	note := "\n[Output truncated (373905 bytes total): full output saved to /c/projects/p/s/tool-results/b1.txt]"
+	cases := []struct {
+		text string
+		want bool
+	}{
+		{"line 1\nline 2" + note, true},
+		{"```console\nline 1" + note + "\n```", true},
+		{"```console\nline 1" + note + "\n```\n", true},
+		{"line 1" + note + "\nmore output", false},
+		{"line 1" + note + "\n", false},
+		{"cc -c a.c\t[ok]\n", false},
+		{"[ok]", false},
+		{"```console\n[ok]\n```", false},
+	}
+	for _, c := range cases {
+		q := q(c.text)
+		assert.Equal(t, c.want, endsInNote([]byte(q[1:len(q)-1])), "%q", c.text)
+	}
+}
