@@ -35,6 +35,11 @@ type Message struct {
 	Raw  []byte    // the line, without its '\n'
 	Time time.Time // when it was read (the recorded time in a replay)
 	Caps *capabilities.Negotiated
+	// Memo is a value computed from Raw alone, kept for every filter that
+	// reads this message (package toolcall keeps the parsed update here).
+	// A filter that emits other bytes emits a new message, without it.
+	Memo any
+
 	parsed  bool
 	v       view
 	checked int8 // 0: not yet known; 1: Checked; -1: not

@@ -60,6 +60,23 @@ func Of(m *filters.Message) (Update, bool) {
 // extension's keys in _meta on the same walk, so that the output a large
 // update streams is skipped once.
 func Parse(m *filters.Message) (Update, bool) {
+	if p, ok := m.Memo.(*parsed); ok {
+		return p.u, p.ok
+	}
+	u, ok := parse(m)
+	m.Memo = &parsed{u, ok}
+	return u, ok
+}
+
+// parsed is Parse's result, kept in the message for the filters after the
+// first that reads it: most filters read every tool update, and parsing
+// one is most of what a filter does with a message it passes on.
+type parsed struct {
+	u  Update
+	ok bool
+}
+
+func parse(m *filters.Message) (Update, bool) {
 	raw := m.Update()
 	if raw == nil {
 		return Update{}, false
