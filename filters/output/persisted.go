@@ -98,7 +98,7 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 		return out.Emit(m.Dir, m.Raw)
 	}
 	block := mentions(m.Raw, quotedPersistedTag)
-	if !block && !f.Expand {
+	if !block && (!f.Expand || !mayShowNoteRaw(m.Raw)) {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}

@@ -25,6 +25,21 @@ import (
 // truncatedTag starts the note.
 const truncatedTag = "[Output truncated"
 
+// Looks at a message's bytes that spare parsing most messages that cannot
+// show a note (mayShowNote): a note is in a tool update ("tool_call" and
+// "tool_call_update" start alike), in streamed data or in a text item.
+var (
+	quotedToolCall       = []byte(`"tool_call`)
+	quotedTerminalOutput = []byte(`"terminal_output`)
+	quotedText           = []byte(`"text"`)
+)
+
+// mayShowNoteRaw reports whether the message raw may show a note, from its
+// bytes alone.
+func mayShowNoteRaw(raw []byte) bool {
+	return mentions(raw, quotedToolCall) && (mentions(raw, quotedTerminalOutput) || mentions(raw, quotedText))
+}
+
 // mayShowNote reports whether u may show an agent's note of output it cut
 // short where Expand replaces it: opencode's in the content of a final
 // update, claude-agent-acp's as the last line of streamed data or of a
