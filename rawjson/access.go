@@ -29,7 +29,7 @@ func Members(obj []byte, fn func(key, val []byte) bool) error {
 		return syntaxErr(i, "not an object")
 	}
 	stopped := false
-	end, err := members(obj, i, 1, nil, func(_ int, key []byte, vs, ve int) bool {
+	end, err := members(obj, i, 1, nil, nil, func(_ int, key []byte, vs, ve int) bool {
 		stopped = !fn(key, obj[vs:ve])
 		return !stopped
 	})
@@ -64,7 +64,7 @@ func find(doc []byte, i int, key string) (span, bool, error) {
 	}
 	var s span
 	found := false
-	_, err := members(doc, i, 1, nil, func(ks int, k []byte, vs, ve int) bool {
+	_, err := members(doc, i, 1, nil, nil, func(ks int, k []byte, vs, ve int) bool {
 		if KeyIs(k, key) {
 			s, found = span{ks, vs, ve}, true
 		}
@@ -199,7 +199,7 @@ func deleteMember(doc []byte, objStart int, key string) ([]byte, bool, error) {
 	}
 	var spans []span
 	target := -1
-	_, err := members(doc, objStart, 1, nil, func(ks int, k []byte, vs, ve int) bool {
+	_, err := members(doc, objStart, 1, nil, nil, func(ks int, k []byte, vs, ve int) bool {
 		if KeyIs(k, key) {
 			target = len(spans)
 		}

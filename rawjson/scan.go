@@ -289,7 +289,7 @@ func skipObject(b []byte, i, depth int, unchecked *int) (int, error) {
 	if depth > maxDepth {
 		return i, syntaxErr(i, "too deep")
 	}
-	return members(b, i, depth, unchecked, nil)
+	return members(b, i, depth, unchecked, nil, nil)
 }
 
 func skipArray(b []byte, i, depth int, unchecked *int) (int, error) {
@@ -303,8 +303,9 @@ func skipArray(b []byte, i, depth int, unchecked *int) (int, error) {
 // fn with the index of the key's opening quote, the key's raw bytes (between
 // the quotes, escapes untouched) and the span [vs, ve) of the value; fn
 // returning false stops the walk early (the returned index is then
-// meaningless). It returns the index past '}'.
-func members(b []byte, i, depth int, unchecked *int, fn func(ks int, key []byte, vs, ve int) bool) (int, error) {
+// meaningless). The value is skipped with skipValue, or by enter when it is
+// not nil (Walk). It returns the index past '}'.
+func members(b []byte, i, depth int, unchecked *int, enter func(key []byte, vs int) (int, error), fn func(ks int, key []byte, vs, ve int) bool) (int, error) {
 	i++ // '{'
 	i = skipSpace(b, i)
 	if i < len(b) && b[i] == '}' {
@@ -326,7 +327,12 @@ func members(b []byte, i, depth int, unchecked *int, fn func(ks int, key []byte,
 			return i, syntaxErr(i, "expected ':'")
 		}
 		vs := skipSpace(b, i+1)
-		ve, err := skipValue(b, vs, depth, unchecked)
+		var ve int
+		if enter != nil {
+			ve, err = enter(key, vs)
+		} else {
+			ve, err = skipValue(b, vs, depth, unchecked)
+		}
 		if err != nil {
 			return ve, err
 		}
@@ -359,41 +365,7 @@ func Walk(doc []byte, i int, enter func(key []byte, vs int) (int, error)) (int, 
 	if i >= len(doc) || doc[i] != '{' {
 		return i, syntaxErr(i, "not an object")
 	}
-	i = skipSpace(doc, i+1)
-	if i < len(doc) && doc[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		i = skipSpace(doc, i)
-		if i >= len(doc) || doc[i] != '"' {
-			return i, syntaxErr(i, "expected object key")
-		}
-		ke, err := skipString(doc, i, nil)
-		if err != nil {
-			return ke, err
-		}
-		key := doc[i+1 : ke-1]
-		i = skipSpace(doc, ke)
-		if i >= len(doc) || doc[i] != ':' {
-			return i, syntaxErr(i, "expected ':'")
-		}
-		ve, err := enter(key, skipSpace(doc, i+1))
-		if err != nil {
-			return ve, err
-		}
-		i = skipSpace(doc, ve)
-		if i >= len(doc) {
-			return i, syntaxErr(i, "unterminated object")
-		}
-		switch doc[i] {
-		case ',':
-			i++
-		case '}':
-			return i + 1, nil
-		default:
-			return i, syntaxErr(i, "expected ',' or '}'")
-		}
-	}
+	return members(doc, i, 0, nil, enter, nil)
 }
 
 // elements walks the array starting at b[i] == '['; see members.
