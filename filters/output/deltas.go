@@ -433,6 +433,12 @@ func snapshotText(content []byte) ([]byte, bool) {
 	if n != 1 {
 		return nil, false
 	}
+	return itemText(item)
+}
+
+// itemText is the text of a content item of type content/text, as JSON
+// string bytes.
+func itemText(item []byte) ([]byte, bool) {
 	typ, inner := rawjson.TrustedGet2(item, "type", "content")
 	if string(typ) != `"content"` {
 		return nil, false

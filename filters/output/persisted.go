@@ -125,7 +125,7 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 		expand bool
 	}
 	places := []place{{toolcall.At("rawOutput"), false}}
-	tm := toolcall.ParseTermMeta(u.Meta)
+	tm := u.Term
 	if tm.Output != nil {
 		places = append(places, place{toolcall.At("_meta", toolcall.MetaTerminalOutput, "data"), f.Expand})
 	}

@@ -50,18 +50,15 @@ func mayShowNote(u *toolcall.Update) bool {
 	if u.Final() && mentions(u.Content, quotedOpencodeTag) {
 		return true
 	}
-	output, delta := toolcall.RawData(toolcall.ParseTermMeta(u.Meta))
+	output, delta := toolcall.RawData(u.Term)
 	if endsInNote(output) || endsInNote(delta) {
 		return true
 	}
 	found := false
 	if u.Content != nil {
 		rawjson.TrustedElements(u.Content, func(item []byte) bool {
-			typ, inner := rawjson.TrustedGet2(item, "type", "content")
-			if string(typ) == `"content"` {
-				typ, text := rawjson.TrustedGet2(inner, "type", "text")
-				found = string(typ) == `"text"` && len(text) >= 2 && endsInNote(text[1:len(text)-1])
-			}
+			text, ok := itemText(item)
+			found = ok && endsInNote(text)
 			return !found
 		})
 	}
