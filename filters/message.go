@@ -139,8 +139,15 @@ func (m *Message) Valid() bool { m.parse(); return m.v.object }
 // of every string included.
 func (m *Message) Checked() bool {
 	if m.checked == 0 {
+		var ok bool
+		if m.parsed { // only the unchecked strings are left to check
+			ok = m.v.object && (m.v.unchecked == 0 || rawjson.Valid(m.Raw))
+		} else { // one validating pass, rather than the view's and then one
+			t := rawjson.TrimSpace(m.Raw)
+			ok = len(t) > 0 && t[0] == '{' && rawjson.Valid(t)
+		}
 		m.checked = -1
-		if m.Valid() && (m.v.unchecked == 0 || rawjson.Valid(m.Raw)) {
+		if ok {
 			m.checked = 1
 		}
 	}
