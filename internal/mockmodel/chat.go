@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"testing"
 )
 
@@ -20,8 +19,6 @@ const ChatShellTool = "bash"
 // when the request asks for it.
 type Chat struct {
 	server
-	calls atomic.Int64 // tool calls issued, for unique ids
-	resps atomic.Int64 // completions issued, for unique ids
 }
 
 // NewChat starts a Chat server on 127.0.0.1 that follows script; it is
@@ -118,7 +115,7 @@ func (m *Chat) chunk(id string, delta map[string]any, finish any) map[string]any
 	}
 }
 
-func (m *Chat) nextID() string { return fmt.Sprintf("chatcmpl-mock-%d", m.resps.Add(1)) }
+func (m *Chat) nextID() string { return fmt.Sprintf("chatcmpl-mock-%d", m.replies.Add(1)) }
 
 var chatUsage = map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 

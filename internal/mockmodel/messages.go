@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -18,8 +17,6 @@ import (
 // text reply.
 type Messages struct {
 	server
-	calls atomic.Int64 // tool uses issued, for unique ids
-	msgs  atomic.Int64 // messages issued, for unique ids
 }
 
 // NewMessages starts a Messages server on 127.0.0.1 that follows script;
@@ -156,7 +153,7 @@ func toolResultsThisTurn(req messagesRequest) (int, error) {
 }
 
 func (m *Messages) nextMessageID() string {
-	return fmt.Sprintf("msg_mock_%d", m.msgs.Add(1))
+	return fmt.Sprintf("msg_mock_%d", m.replies.Add(1))
 }
 
 func messageStart(id string) map[string]any {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -153,6 +154,8 @@ type server struct {
 	srv    *httptest.Server
 	script Script
 	rec    recorder
+	// Tool calls and replies issued, for the unique ids the APIs give them.
+	calls, replies atomic.Int64
 }
 
 // start serves h on 127.0.0.1, following script, until the test ends.

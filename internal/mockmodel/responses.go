@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"testing"
 )
 
@@ -12,8 +11,6 @@ import (
 // for codex-acp. Point codex's model provider base_url at BaseURL().
 type Responses struct {
 	server
-	calls atomic.Int64 // tool calls issued, for unique call ids
-	resps atomic.Int64 // responses issued, for unique response ids
 }
 
 // NewResponses starts a Responses server on 127.0.0.1 that follows script;
@@ -187,7 +184,7 @@ func (m *Responses) writeAnswer(w http.ResponseWriter, text string) {
 }
 
 func (m *Responses) nextResponseID() string {
-	return fmt.Sprintf("resp_mock_%d", m.resps.Add(1))
+	return fmt.Sprintf("resp_mock_%d", m.replies.Add(1))
 }
 
 // completed is the response.completed event; codex requires usage.
