@@ -14,11 +14,13 @@ import (
 // into node_modules). A file the agent cannot open for writing, or a new one in a directory it
 // cannot add to, makes the shell fail and write nothing: the mode bits for the agent's user
 // (the proxy's, which starts it), an immutable file or directory, a read-only mount. access(2)
-// with AT_EACCESS asks the kernel all three for the proxy's effective user.
+// asks the kernel all three, for the proxy's real user (the agent's: the proxy is no setuid
+// program). AT_EACCESS is not used: where faccessat2 is missing, Go emulates it from the mode
+// bits alone, which miss the other two.
 func checkWritable(resolved string, exists bool) error {
 	if !exists {
 		dir := filepath.Dir(resolved)
-		if err := unix.Faccessat(unix.AT_FDCWD, dir, unix.W_OK|unix.X_OK, unix.AT_EACCESS); err != nil {
+		if err := unix.Faccessat(unix.AT_FDCWD, dir, unix.W_OK|unix.X_OK, 0); err != nil {
 			return fmt.Errorf("cannot create a file in %s: %w", dir, err)
 		}
 		return nil
@@ -30,7 +32,7 @@ func checkWritable(resolved string, exists bool) error {
 	if st.Nlink > 1 {
 		return fmt.Errorf("%s has %d hard links: it is also another file", resolved, st.Nlink)
 	}
-	if err := unix.Faccessat(unix.AT_FDCWD, resolved, unix.W_OK, unix.AT_EACCESS); err != nil {
+	if err := unix.Faccessat(unix.AT_FDCWD, resolved, unix.W_OK, 0); err != nil {
 		return fmt.Errorf("%s is not writable: %w", resolved, err)
 	}
 	return nil
