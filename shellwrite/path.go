@@ -183,7 +183,7 @@ func visible(r rune) bool {
 
 // blankOrLookAlike are characters of the allowed classes that render blank, or as '.' or '/'.
 var blankOrLookAlike = map[rune]bool{
-	0x2800: true, // BRAILLE PATTERN BLANK
+	0x2800: true,                                           // BRAILLE PATTERN BLANK
 	0x115F: true, 0x1160: true, 0x3164: true, 0xFFA0: true, // Hangul fillers (also default-ignorable)
 	0x17B4: true, 0x17B5: true, // Khmer inherent vowels (also default-ignorable)
 	0x034F: true, // COMBINING GRAPHEME JOINER (also default-ignorable)
