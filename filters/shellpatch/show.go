@@ -19,7 +19,12 @@ type shownFile struct {
 func (f shownFile) newText() string { s, _ := rawjson.GetString(f.diff, "newText"); return s }
 
 func (f shownFile) oldText() (text string, exists bool) {
-	return rawjson.GetString(f.diff, "oldText")
+	raw, _ := rawjson.Get(f.diff, "oldText")
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false // null: a new file
+	}
+	text, err := rawjson.Unquote(raw)
+	return text, err == nil
 }
 
 func diffItem(path string, old []byte, exists bool, newText string) []byte {
