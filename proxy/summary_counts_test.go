@@ -19,7 +19,9 @@ func (countingFilter) Name() string { return "counting" }
 func (countingFilter) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
 	return out.Emit(m.Dir, m.Raw)
 }
-func (countingFilter) Counts() map[string]int64 { return map[string]int64{"editsTakenBack": 2, "never": 0} }
+func (countingFilter) Counts() map[string]int64 {
+	return map[string]int64{"editsTakenBack": 2, "never": 0}
+}
 
 // A filter's own counts reach --stats and replay --summary: those that are not zero.
 func TestSummaryReportsTheFiltersOwnCounts(t *testing.T) {
