@@ -52,16 +52,13 @@ func (s *shape) call(script string, st *syntax.Stmt, c *syntax.CallExpr, nested 
 		s.tee(script, c, true)
 	case name == "tee":
 		s.tee(script, c, false)
-	case otherWriters[name]:
-		if ops := operands(c.Args[1:]); len(ops) > 1 {
-			s.add(kindOther, script, ops[len(ops)-1])
-		}
-	case name == "dd":
-		for _, a := range c.Args[1:] {
-			if strings.HasPrefix(a.Lit(), "of=") {
-				s.add(kindOther, script, a)
-			}
-		}
+	case name == "patch":
+		s.writes = append(s.writes, write{kind: kindOther, target: "(patch)"})
+	case otherWriters[name] && len(operands(c.Args[1:])) > 1:
+		ops := operands(c.Args[1:])
+		s.add(kindOther, script, ops[len(ops)-1])
+	case name == "dd" && ddOutput(c.Args[1:]) != nil:
+		s.add(kindOther, script, ddOutput(c.Args[1:]))
 	case name == "perl" && perlInPlace(c.Args[1:]):
 		s.writes = append(s.writes, write{kind: kindOther, target: "(perl -i)"})
 	case interpreters[name] && codeWrites.MatchString(script[c.Pos().Offset():stmtEnd(st)]):
@@ -100,7 +97,7 @@ func (s *shape) redirects(script string, st *syntax.Stmt, name string) {
 
 func redirectKind(r *syntax.Redirect, name string, st *syntax.Stmt) (kind, bool) {
 	switch r.Op {
-	case syntax.RdrOut, syntax.ClbOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll:
+	case syntax.RdrOut, syntax.RdrClob, syntax.AppOut, syntax.RdrAll, syntax.AppAll:
 	default:
 		return 0, false
 	}
@@ -175,6 +172,15 @@ func operands(args []*syntax.Word) []*syntax.Word {
 		}
 	}
 	return ops
+}
+
+func ddOutput(args []*syntax.Word) *syntax.Word {
+	for _, a := range args {
+		if strings.HasPrefix(a.Lit(), "of=") {
+			return a
+		}
+	}
+	return nil
 }
 
 func sedInPlace(args []*syntax.Word) bool {

@@ -19,6 +19,7 @@ func TestClassify(t *testing.T) {
 		{"cat <<'EOF' > repro.py\nprint(1)\nEOF", FormOverwrite},
 		{"cat > repro.py << 'EOF'\n# a comment inside the document\nEOF", FormOverwrite},
 		{"echo hi > f.txt", FormOverwrite},
+		{"echo hi >| f.txt", FormOverwrite},
 		{"printf 'a\\n' > f", FormOverwrite},
 		{"cd /testbed && cat > x.py <<EOF\nx\nEOF", FormOverwrite},
 		{"tee f <<'EOF'\nx\nEOF", FormOverwrite},
@@ -65,6 +66,11 @@ func TestClassify(t *testing.T) {
 		{"perl -pi -e 's/a/b/' f", FormOther},
 		{"git diff > fix.patch && echo done", FormOther},
 		{"dd if=/dev/zero of=blob bs=1 count=1", FormOther},
+		{"cat <<'EOF' > f.patch\n--- f\n+++ f\nEOF\npatch -p0 < f.patch", FormOther},
+
+		// A writer without its file still runs.
+		{"echo x > f && cp --help", FormThenOther},
+		{"echo x > f && dd --version", FormThenOther},
 	}
 	for _, tt := range tests {
 		got, err := Classify(tt.script)
