@@ -50,7 +50,7 @@ func TestMeasureToday(t *testing.T) {
 }
 
 // A recogniser that shows the wrong bytes, a file the command does not
-// write, or misses one it does, is caught.
+// write, or misses one it does while saying it shows all, is caught.
 func TestMeasureCatchesWrongShows(t *testing.T) {
 	tmp := sandboxParent(t)
 	run, err := NewBashRunner(tmp)
@@ -58,24 +58,34 @@ func TestMeasureCatchesWrongShows(t *testing.T) {
 		t.Skipf("no sandboxed bash here: %v", err)
 	}
 	wrong := map[string]Recogniser{
-		"bytes": func(script, dir string) ([]ShownFile, bool) {
-			files, ok := Today(script, dir)
-			for i := range files {
-				files[i].Content = append(files[i].Content, 'x')
+		"bytes": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			for i := range shown.Files {
+				shown.Files[i].Content = append(shown.Files[i].Content, 'x')
 			}
-			return files, ok
+			return shown, ok
 		},
-		"extra file": func(script, dir string) ([]ShownFile, bool) {
-			files, ok := Today(script, dir)
-			return append(files, ShownFile{Path: dir + "/other", Content: []byte("x")}), ok
+		"bytes, not all": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			shown.All = false
+			for i := range shown.Files {
+				shown.Files[i].Content = nil
+			}
+			return shown, ok
 		},
-		"missed file": func(script, dir string) ([]ShownFile, bool) {
+		"extra file": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			shown.Files = append(shown.Files, ShownFile{Path: dir + "/other", Content: []byte("x")})
+			return shown, ok
+		},
+		"missed file": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			shown.Files = nil
+			return shown, ok
+		},
+		"outside": func(script, dir string) (Shown, bool) {
 			_, ok := Today(script, dir)
-			return nil, ok
-		},
-		"outside": func(script, dir string) ([]ShownFile, bool) {
-			_, ok := Today(script, dir)
-			return []ShownFile{{Path: "/etc/passwd"}}, ok
+			return Shown{Files: []ShownFile{{Path: "/etc/passwd"}}}, ok
 		},
 	}
 	for name, r := range wrong {
@@ -86,5 +96,34 @@ func TestMeasureCatchesWrongShows(t *testing.T) {
 		if len(res.Wrong) != 1 || res.ByForm[FormOverwrite].Wrong != 1 {
 			t.Errorf("%s: wrong = %+v, want the one shown command", name, res.Wrong)
 		}
+	}
+}
+
+// A command shown in part (it runs more, and stays visible) may write other
+// files too; the files shown must still hold their shown text.
+func TestMeasurePartialShows(t *testing.T) {
+	tmp := sandboxParent(t)
+	run, err := NewBashRunner(tmp)
+	if err != nil {
+		t.Skipf("no sandboxed bash here: %v", err)
+	}
+	entries := []Entry{{Command: "echo a > a.txt\necho b > b.txt", Source: "s", Cwd: "/testbed"}}
+	first := func(script, dir string) (Shown, bool) {
+		return Shown{Files: []ShownFile{{Path: dir + "/a.txt", Content: []byte("a\n")}}}, true
+	}
+	res, err := Measure(entries, first, run, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.ByForm[FormSeveral]; len(res.Wrong) != 0 || c == nil || c.Exact != 1 {
+		t.Errorf("partial show: %+v, wrong %+v; want exact", c, res.Wrong)
+	}
+	all := func(script, dir string) (Shown, bool) {
+		shown, ok := first(script, dir)
+		shown.All = true
+		return shown, ok
+	}
+	if res, err = Measure(entries, all, run, tmp); err != nil || len(res.Wrong) != 1 {
+		t.Errorf("a show of all that misses b.txt: wrong %+v, %v; want it caught", res.Wrong, err)
 	}
 }

@@ -20,7 +20,7 @@ func Table(r Result) string {
 			}
 		}
 	}
-	b.WriteString("| form, as models write it | commands (with repeats) | share | shown | shown and exact | shown wrongly |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| form, as models write it | commands (with repeats) | share | shown | of which in part | shown and exact | shown wrongly |\n|---|---|---|---|---|---|---|\n")
 	for _, f := range Forms {
 		c := Count{}
 		if r.ByForm[f] != nil {
@@ -44,8 +44,8 @@ func Table(r Result) string {
 }
 
 func row(b *strings.Builder, name string, c Count, total int, ran bool) {
-	fmt.Fprintf(b, "| %s | %d (%d) | %s | %s | %s | %d |\n", name, c.Commands, c.Repeats,
-		pct(c.Commands, total), share(c.Shown, c.Commands), exact(c, ran), c.Wrong)
+	fmt.Fprintf(b, "| %s | %d (%d) | %s | %s | %d | %s | %d |\n", name, c.Commands, c.Repeats,
+		pct(c.Commands, total), share(c.Shown, c.Commands), c.Part, exact(c, ran), c.Wrong)
 }
 
 func exact(c Count, ran bool) string {
