@@ -21,10 +21,21 @@ const RunTimeout = 10 * time.Second
 // nobody is the user sandboxed commands run as when the benchmark runs as root.
 const nobody = 65534
 
+// limits are prlimit's options for a sandboxed run: files of at most 64 MiB,
+// 1 GiB of address space, and, run as nobody, at most 64 processes.
+func limits() []string {
+	l := []string{"--fsize=67108864", "--as=1073741824"}
+	if os.Geteuid() == 0 {
+		l = append(l, "--nproc=64")
+	}
+	return l
+}
+
 // NewBashRunner returns a Runner that runs real bash in a new network
 // namespace (no network), with an environment of PATH (a directory under tmp
 // holding only Tools), HOME and LANG, for at most RunTimeout, in its own
-// process group, killed whole on timeout. Run as root, the command runs as
+// process group, killed whole on timeout, under the limits of prlimit when
+// it is installed. Run as root, the command runs as
 // user nobody, so that it can write only where nobody can (the sandbox is
 // handed to nobody first); run as another user, in a user namespace mapping
 // that user. It fails if such a bash cannot be started here.
@@ -46,17 +57,21 @@ func NewBashRunner(tmp string) (Runner, error) {
 			return nil, err
 		}
 	}
-	run := func(dir, script string) error { return runBash(bash, bin, dir, script) }
+	argv := []string{bash}
+	if prlimit, err := exec.LookPath("prlimit"); err == nil {
+		argv = append(append([]string{prlimit}, limits()...), "--", bash)
+	}
+	run := func(dir, script string) error { return runBash(argv, bin, dir, script) }
 	if err := run(tmp, "true"); err != nil {
 		return nil, fmt.Errorf("sandboxed bash: %w", err)
 	}
 	return run, nil
 }
 
-func runBash(bash, bin, dir, script string) error {
+func runBash(argv []string, bin, dir, script string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bash, "-c", script)
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], "-c", script)...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + bin, "HOME=" + dir, "LANG=C.UTF-8"}
 	cmd.SysProcAttr = sandboxAttr()

@@ -2,6 +2,7 @@ package shellcorpus
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func TestBashRunnerSandbox(t *testing.T) {
 	if err := handOver(dir); err != nil {
 		t.Fatal(err)
 	}
-	script := "cat /proc/net/dev > net; echo $EUID > uid; type python3 git curl > found 2>&1; echo x > " + filepath.Join(tmp, "above")
+	script := "cat /proc/net/dev > net; echo $EUID > uid; type python3 git curl > found 2>&1; ulimit -f > fsize; echo x > " + filepath.Join(tmp, "above")
 	if err := run(dir, script); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +41,11 @@ func TestBashRunnerSandbox(t *testing.T) {
 	}
 	if strings.Contains(read("found"), " is /") {
 		t.Errorf("programs outside Tools found: %s", read("found"))
+	}
+	if _, err := exec.LookPath("prlimit"); err == nil {
+		if got := strings.TrimSpace(read("fsize")); got != "65536" { // bash counts 1024-byte blocks
+			t.Errorf("ulimit -f = %s KiB, want 64 MiB", got)
+		}
 	}
 	if os.Geteuid() == 0 {
 		if got := strings.TrimSpace(read("uid")); got != "65534" {
