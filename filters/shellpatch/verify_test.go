@@ -3,8 +3,8 @@ package shellpatch
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
