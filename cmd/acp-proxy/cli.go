@@ -52,6 +52,9 @@ Examples:
 Flags:
 `
 
+// liveSynopsis ends a usage error of the live proxy.
+const liveSynopsis = "usage: acp-proxy [flags] -- AGENT [ARGS...]; acp-proxy --help for more"
+
 // exitUsage is the exit status for a command line that cannot be run.
 const exitUsage = 2
 
@@ -143,14 +146,18 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs.StringVar(&opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
-	fs.DurationVar(&opts.grace, "grace", proxy.DefaultGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again")
-	fs.IntVar(&opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered (bytes)")
+	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
+	sizeVar(fs, &opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered")
 	addFilterFlags(fs, &opts.filters)
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {} // errors get one line, not the whole help
 
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "acp-proxy: %v\nusage: acp-proxy [flags] -- AGENT [ARGS...]   (acp-proxy --help for more)\n", err)
+	err := fs.Parse(args)
+	if err == nil && !*help && !opts.version {
+		err = checkFlagNeeds(fs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-proxy: %v (%s)\n", err, liveSynopsis)
 		return opts, nil, exitUsage
 	}
 	if *help {
@@ -164,12 +171,11 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	dash := fs.ArgsLenAtDash()
 	rest := fs.Args()
 	if dash != 0 || len(rest) == 0 {
+		what := "missing agent command after --"
 		if dash < 0 {
-			fmt.Fprintln(stderr, "acp-proxy: missing -- before the agent command")
-		} else {
-			fmt.Fprintln(stderr, "acp-proxy: missing agent command after --")
+			what = "missing -- before the agent command"
 		}
-		fmt.Fprintln(stderr, "usage: acp-proxy [flags] -- AGENT [ARGS...]   (acp-proxy --help for more)")
+		fmt.Fprintf(stderr, "acp-proxy: %s (%s)\n", what, liveSynopsis)
 		return opts, nil, exitUsage
 	}
 	return opts, rest, -1

@@ -213,6 +213,7 @@ func TestClientEOFStopsAnAgentThatIgnoresIt(t *testing.T) {
 		{"exits on EOF", "1m", []string{"--exit", "0"}, 0},
 		{"ignores EOF: SIGTERM", "5s", []string{"--ignore-eof"}, 128 + int(syscall.SIGTERM)},
 		{"ignores EOF and SIGTERM: SIGKILL", "200ms", []string{"--ignore-eof", "--ignore-term"}, 128 + int(syscall.SIGKILL)},
+		{"no grace: SIGKILL right after SIGTERM", "0", []string{"--ignore-eof", "--ignore-term"}, 128 + int(syscall.SIGKILL)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
