@@ -23,8 +23,7 @@ func parseTraceFlags(fs *pflag.FlagSet, args []string, usage, synopsis string, s
 	fs.Usage = func() {} // errors get one line, not the whole help
 	err := fs.Parse(args)
 	if err == nil && *help {
-		fmt.Fprint(stdout, usage)
-		fmt.Fprint(stdout, fs.FlagUsages())
+		printHelp(stdout, usage, fs)
 		return 0
 	}
 	if err == nil {
