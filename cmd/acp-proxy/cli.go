@@ -79,6 +79,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "view" {
 		return runView(args[1:], stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "doctor" {
+		return runDoctor(args[1:], stdout, stderr)
+	}
 	opts, agentArgv, code := parseLive(args, stdout, stderr)
 	if code >= 0 {
 		return code

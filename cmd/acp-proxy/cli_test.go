@@ -38,7 +38,7 @@ func TestHelpAndVersionAnswerOnTheGivenStdout(t *testing.T) {
 // Every help fits 100 columns, and the main one names every subcommand
 // and where to find the flags for an editor.
 func TestHelpFits100ColumnsAndListsTheSubcommands(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"replay", "--help"}, {"view", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"replay", "--help"}, {"view", "--help"}, {"doctor", "--help"}} {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, 0, run(args, strings.NewReader(""), &stdout, &stderr), "%q: %s", args, stderr.String())
 		for i, line := range strings.Split(stdout.String(), "\n") {
