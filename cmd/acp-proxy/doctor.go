@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -83,14 +84,16 @@ func doctorUsageError(stderr io.Writer, err error) int {
 	return exitUsage
 }
 
-// selfPath is this binary's absolute path, for the editor configs.
+// selfPath is this binary's absolute path as the user named it (a
+// symlink in ~/.local/bin stays one), for the editor configs.
 func selfPath() string {
-	p, err := os.Executable()
-	if err != nil {
-		return "acp-proxy"
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		p = r
+	if p, err := os.Executable(); err == nil {
+		return p
 	}
-	return p
+	return "acp-proxy"
 }
