@@ -65,12 +65,12 @@ func TestProbeFailures(t *testing.T) {
 		{"exits first", []string{"sh", "-c", "echo 'no API key' >&2; exit 3"}, 0, "sh exited (status 3) before answering initialize; its stderr ended with: no API key"},
 		{"never answers", []string{fakeAgent(t)}, 0, "fakeagent did not answer initialize within 200ms (--timeout to wait longer)"},
 		{"refuses", emitting(t, `{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"bad version"}}`+"\n"), 0, "the agent refused initialize: bad version (code -32602)"},
-		{"closes stdout", []string{fakeAgent(t), "--close-stdout"}, 0, "closed its stdout before answering initialize"},
+		{"closes stdout", []string{fakeAgent(t), "--close-stdout", "--exit", "4"}, 0, "fakeagent exited (status 4) before answering initialize"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			timeout := time.Minute
-			if c.name == "never answers" || c.name == "closes stdout" {
+			if c.name == "never answers" {
 				timeout = 200 * time.Millisecond
 			}
 			_, err := Probe(context.Background(), c.argv, nil, timeout)

@@ -100,12 +100,18 @@ func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Ans
 
 	a, gone, err := await(ctx, answered, exited, timeout, argv[0], stderr)
 	inW.Close()
-	if err != nil {
+	if err != nil && !errors.Is(err, errStdoutClosed) {
 		stop()
 	}
 	go func() { _, _ = io.Copy(io.Discard, outR) }()
 	if !gone {
-		if r := <-exited; r.err != nil && err == nil {
+		r := <-exited
+		switch {
+		case errors.Is(err, errStdoutClosed):
+			// It can no longer answer; its end, now that its stdin is
+			// closed too (or the proxy's shutdown), says the rest.
+			err = exitedFirst(argv[0], r, stderr)
+		case r.err != nil && err == nil:
 			err = r.err
 		}
 	}
@@ -131,18 +137,7 @@ func await(ctx context.Context, answered <-chan readResult, exited <-chan runRes
 	defer timer.Stop()
 	select {
 	case r := <-answered:
-		if !errors.Is(r.err, errStdoutClosed) {
-			return r.answer, false, r.err
-		}
-		// Most likely the agent is exiting: say how, if it does in time.
-		select {
-		case r := <-exited:
-			return nil, true, exitedFirst(name, r, stderr)
-		case <-timer.C:
-			return nil, false, fmt.Errorf("%s closed its stdout before answering initialize%s", name, stderr.last())
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		}
+		return r.answer, false, r.err
 	case r := <-exited:
 		return nil, true, exitedFirst(name, r, stderr)
 	case <-timer.C:

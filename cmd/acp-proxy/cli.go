@@ -72,15 +72,16 @@ type options struct {
 	filters                   filterConfig
 }
 
+// subcommands are acp-proxy's commands besides the live proxy.
+var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
+	"replay": runReplay,
+	"view":   runView,
+	"doctor": runDoctor,
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "replay" {
-		return runReplay(args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "view" {
-		return runView(args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "doctor" {
-		return runDoctor(args[1:], stdout, stderr)
+	if len(args) > 0 && subcommands[args[0]] != nil {
+		return subcommands[args[0]](args[1:], stdin, stdout, stderr)
 	}
 	opts, agentArgv, code := parseLive(args, stdout, stderr)
 	if code >= 0 {

@@ -40,7 +40,7 @@ executable); 1 when it exited or did not answer in time; 2 for a usage error.
 Flags:
 `
 
-func runDoctor(args []string, stdout, stderr io.Writer) int {
+func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acp-proxy doctor", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false)
