@@ -25,7 +25,7 @@ func fakeAgent(t testing.TB) string { return testbin.Build(t, "./internal/fakeag
 // answerLine is an agent's answer to doctor's initialize.
 func answerLine(name, version string, protocol int) string {
 	return `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":` + json.Number(rune('0'+protocol)).String() +
-		`,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"audio":false},"_meta":{"x":{}}},` +
+		`,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"audio":false},"_meta":{"x":{}},"mcpCapabilities":{"http":false},"auth":{}},` +
 		`"agentInfo":{"name":"` + name + `","title":"T","version":"` + version + `"},` +
 		`"authMethods":[{"id":"key","name":"Use KEY","type":"env_var"}]}}` + "\n"
 }
@@ -136,8 +136,7 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 			`Agent:      codex-acp 0.13.0 ("T")`,
 			"Known as:   codex-acp ≤ 0.13",
 			"Protocol:   ACP v1",
-			"  loadSession\n  promptCapabilities: image\n",
-			"  _meta: x\n",
+			"  _meta: x\n  auth\n  loadSession\n  mcpCapabilities: none\n  promptCapabilities: image\n",
 			"  key (env_var): Use KEY.",
 			"  --deltas (given)\n    Zed-like: helps: its updates re-send the whole output so far; they become deltas\n",
 			"  Zed (Zed-like):                                --shell-to-patch --deltas --terminal-output\n",

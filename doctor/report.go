@@ -128,8 +128,10 @@ func capabilityLines(raw json.RawMessage) []string {
 		case string(v) == "true":
 			lines = append(lines, k)
 		case string(v) == "false", string(v) == "null":
+		case json.Unmarshal(v, &sub) == nil && len(sub) == 0:
+			lines = append(lines, k) // present: a capability without options
 		case json.Unmarshal(v, &sub) == nil:
-			lines = append(lines, strings.TrimSuffix(k+": "+strings.Join(enabled(sub), ", "), ": "))
+			lines = append(lines, k+": "+cmp.Or(strings.Join(enabled(sub), ", "), "none"))
 		default:
 			lines = append(lines, k+": "+string(v))
 		}
