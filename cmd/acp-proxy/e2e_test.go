@@ -279,7 +279,7 @@ func TestMissingOrNonExecutableAgent(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"cat"}, {"--"}, {"--no-such-flag", "--", "cat"}, {"--log-level", "loud", "--", "cat"}} {
+	for _, args := range [][]string{{}, {"cat"}, {"--"}, {"--no-such-flag", "--", "cat"}, {"--log-level", "loud", "--", "cat"}, {"--log-file", os.DevNull, "--log-level", "loud", "--", "cat"}} {
 		_, stderr, code := runProxy(t, nil, args...)
 		assert.Equal(t, 2, code, "%q: %s", args, stderr)
 		assert.NotEmpty(t, stderr)
