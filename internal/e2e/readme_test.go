@@ -202,8 +202,12 @@ func TestReadmeReplayAndViewCommands(t *testing.T) {
 	out := e.sh(t, dir, "acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary")
 	assert.Contains(t, out, "agent->client")
 
-	out = e.sh(t, dir, `acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir=="agent->client") | .msg.params.update.sessionUpdate'`)
-	assert.Contains(t, out, `"tool_call_update"`)
+	if _, err := exec.LookPath("jq"); err == nil || os.Getenv("REQUIRE_SHELLS") != "" {
+		out = e.sh(t, dir, `acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir=="agent->client") | .msg.params.update.sessionUpdate'`)
+		assert.Contains(t, out, `"tool_call_update"`)
+	} else {
+		t.Log("jq not installed (CI installs it): the README's jq line is not run")
+	}
 
 	e.sh(t, dir, "acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl")
 	page, err := os.ReadFile(filepath.Join(dir, "testdata/traces/codex-0.13-plain-shell-900.html"))
