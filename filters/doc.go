@@ -3,8 +3,8 @@
 // acp-proxy ships live in packages below it, one per family: output
 // (terminal-output, deltas, persisted-output) and shellpatch
 // (shell-to-patch), both reading tool calls through toolcall. The relay
-// (package proxy) depends on this framework alone; the command wires the
-// filters in.
+// (package proxy) imports this framework but none of the filters; the
+// command (cmd/acp-proxy) wires the filters in.
 //
 // A filter sees every message of a direction through a Message, a lazily
 // parsed view of the raw line. It forwards the message (possibly changed),

@@ -10,8 +10,8 @@ import (
 // of JSON: a line is whatever lies between two newlines.
 //
 // A line up to max bytes is returned whole. A longer one is returned in
-// pieces, so that memory stays bounded whatever the peer sends: the first
-// Next returns the first max bytes with more set, and each Piece the next
+// pieces, so that memory stays bounded whatever the peer sends: next
+// returns the first max bytes with more set, and each call of piece the next
 // part, until one returns more unset.
 type framer struct {
 	r   *bufio.Reader

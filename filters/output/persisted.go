@@ -14,42 +14,14 @@ import (
 )
 
 // PersistedOutput is the persisted-output filter (on with --terminal-output
-// or --expand-persisted-output). The Claude CLI saves a tool result over
-// 30,000 characters to a file, and claude-agent-acp shows it in one of two
-// ways.
-//
-// Up to 0.23, it shows the model's view, a preview wrapped in tags:
-//
-//	<persisted-output>
-//	Output too large (365.1KB). Full output saved to: /home/u/.claude/projects/<slug>/<session>/tool-results/<id>.txt
-//
-//	Preview (first 2KB):
-//	line 1
-//	…
-//	...
-//	</persisted-output>
-//
-// Wherever that block appears in a tool update that reaches the client
-// (rawOutput, streamed terminal_output(_delta) data, text content), it is
-// replaced by the preview followed by one line:
-//
-//	[Output truncated: 365.1KB in total, full output saved to <path>]
-//
-// With Expand, the block in streamed data and text content (what clients
-// display) is replaced by the saved file's content instead, when the file
-// is safe to read (see savedFile); rawOutput keeps the cleaned preview, so
-// the output is not sent twice. A block it cannot parse is left as it is.
-//
-// From 0.100, rawOutput still holds the block (cleaned as above), but what
-// the client displays is the first 30,000 characters followed by a note
-// naming the file (truncated.go), which is clean already; with Expand, the
-// clipped text and the note are replaced by the saved file, when the file
-// begins with exactly the clipped text.
-//
-// A client shows the content of the latest update that carries one, so a
-// content that shows a saved file is not sent again: when the next update
-// of the call would carry the same content, expanded the same way, its
-// content member is left out (the client keeps what it shows).
+// or --expand-persisted-output). Agents save a large output to a file and
+// show the client only part of it: the Claude CLI's <persisted-output>
+// preview (claude-agent-acp ≤ 0.23), its first 30,000 characters and a note
+// (0.10x, truncated.go), opencode's truncated output (opencode.go). The
+// filter cleans the tags out of what the client is shown and, with Expand,
+// shows the saved file in its place when the file is safe to read
+// (savedFile), sending an expanded content only once per call. The exact
+// rules are in docs/filters.md ("Persisted output").
 type PersistedOutput struct {
 	Expand bool
 	// MaxBytes bounds the file read; zero means DefaultMaxCallOutputBytes.
