@@ -30,7 +30,10 @@ import (
 //     content item fenced like the agent's own fallback, sent live under
 //     the coalescing policy (coalesce.go) as a live tail of at most
 //     LiveTailBytes. The update that ends the call carries the complete
-//     output, from rawOutput when that holds more than was streamed.
+//     output, from rawOutput when that holds more than was streamed, unless
+//     the client already shows it whole. A call that stops being followed
+//     otherwise (its turn ends, it is evicted) is sent whole too, and its
+//     later output is appended to what the client shows (retired.go).
 //   - A client with the extension gets the messages as they are, except
 //     that output the agent reported in rawOutput but never streamed (codex
 //     stops after 10,000 deltas) is sent as one more delta before the end,
