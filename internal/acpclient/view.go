@@ -53,9 +53,9 @@ type CallKey struct{ Session, ID string }
 type CallView struct {
 	Status  string        // the latest status
 	content []ToolContent // the latest content
-	// raw is the agent's output as it reported it, for a client that
-	// could not show it: the streamed data (its JSON string bytes, decoded
-	// once at the end, as a split surrogate pair is meant), read as
+	// The agent's output as it reported it, for a client that could not
+	// show it: the streamed data (its JSON string bytes, decoded once at
+	// the end, as a surrogate pair split between chunks is meant), read as
 	// docs/terminal-output.md says, and the latest rawOutput.
 	streamed  []string
 	deltas    bool
@@ -317,17 +317,36 @@ func Losses(direct, proxied *View) []string {
 		if strings.TrimSpace(want) == "" {
 			want, what = withoutNotes(direct.AgentOutput(k)), "the agent's output"
 		}
-		want = strings.Trim(want, "\n")
+		want = pairsSplit(strings.Trim(want, "\n"))
 		if want == "" {
 			continue
 		}
 		// Once: as often as the output itself holds it.
-		got, once := proxied.Output(k), max(1, strings.Count(withoutNotes(direct.AgentOutput(k)), want))
+		got, once := pairsSplit(proxied.Output(k)), max(1, strings.Count(pairsSplit(withoutNotes(direct.AgentOutput(k))), want))
 		if n := strings.Count(got, want); n == 0 || n > once {
 			losses = append(losses, fmt.Sprintf("%v: %s appears %d times in what it shows with the proxy: %s", k, what, n, firstDifference(want, got)))
 		}
 	}
 	return losses
+}
+
+// pairsSplit is s with every character outside the BMP as the two U+FFFD
+// a client shows for its surrogate pair when the agent split the pair
+// between two chunks, which each decode alone: which of the two a client
+// shows depends on where the agent cut its output, not on the proxy.
+func pairsSplit(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x10000 }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0x10000 {
+			b.WriteString("\uFFFD\uFFFD")
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // firstDifference shows where two texts part, not all of two long texts.
