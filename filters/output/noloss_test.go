@@ -123,9 +123,11 @@ func genScenario(c *chooser) *scenario {
 	default:
 		s.terminal, s.deltas = true, true
 	}
-	s.v2 = c.n(8) == 0
-	s.cancel, s.load = c.n(6) == 0, c.n(6) == 0
-	many := c.n(12) == 0 // more calls than a filter keeps
+	// The rare shapes are the last value of a choice, so that a short
+	// input (every choice past its end is 0) draws a small scenario.
+	s.v2 = c.n(8) == 7
+	s.cancel, s.load = c.n(6) == 5, c.n(6) == 5
+	many := c.n(12) == 11 // more calls than a filter keeps
 	sessions := 1 + c.n(2)
 	perSession := 1 + c.n(3)
 	if many {
@@ -137,7 +139,7 @@ func genScenario(c *chooser) *scenario {
 			if many {
 				g.kind, g.end = streamAppend, endStatusOnly
 			}
-			g.chunks = genChunks(c, 1+c.n(5), si*200+ci, c.n(10) == 0)
+			g.chunks = genChunks(c, 1+c.n(5), si*200+ci, c.n(10) == 9)
 			if g.kind == streamDeltaKey && s.model == acpclient.ZedModel || g.kind != streamSnapshots && s.model == acpclient.PlainModel {
 				// The client cannot read the stream: only --terminal-output
 				// asks for it on its behalf, or puts it under its key.
