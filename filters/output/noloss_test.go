@@ -61,9 +61,6 @@ type genCall struct {
 	chunks      []string // JSON string bytes, each a chunk of output
 }
 
-// output is the whole output of the stream, as JSON string bytes.
-func (c *genCall) output() string { return strings.Join(c.chunks, "") }
-
 // chunkPalette are the pieces outputs are made of: lines, \r\n, ANSI,
 // multi-byte characters, and the halves of a surrogate pair.
 var chunkPalette = []string{

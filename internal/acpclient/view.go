@@ -260,7 +260,7 @@ func Unfence(s string) string {
 		return s
 	}
 	nl := strings.IndexByte(s, '\n')
-	if nl < 0 || strings.ContainsAny(s[3:nl], " `") {
+	if nl < 0 {
 		return s
 	}
 	inner := strings.TrimSuffix(s[nl+1:], "\n")
