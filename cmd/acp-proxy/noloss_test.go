@@ -53,25 +53,83 @@ func TestNoOutputLostOnAnyTrace(t *testing.T) {
 			require.NoError(t, err)
 			t.Setenv("CLAUDE_CONFIG_DIR", stageSessionFiles(t, name, trace))
 			recorded := recordedModel(t, trace)
-			for _, model := range []acpclient.Model{acpclient.PlainModel, acpclient.ZedModel, acpclient.DeltaModel} {
-				path := filepath.Join(t.TempDir(), name+".jsonl")
-				require.NoError(t, os.WriteFile(path, withClientCaps(t, trace, clientVariants[model]), 0o644))
-				direct := clientView(t, model, path)
-				for _, flags := range outputFlagSets {
-					if recorded != acpclient.PlainModel && model == acpclient.PlainModel && !slices.Contains(flags, "--terminal-output") {
-						continue // only --terminal-output asks for the extension on a plain client's behalf
-					}
-					t.Run(model.String()+"/"+strings.Join(flags, ""), func(t *testing.T) {
-						replayed := filepath.Join(t.TempDir(), "out.jsonl")
-						require.NoError(t, os.WriteFile(replayed, replayOK(t, append(slices.Clip(flags), path)...), 0o644))
-						for _, l := range acpclient.Losses(direct, clientView(t, model, replayed)) {
-							t.Error(l)
-						}
-					})
+			for _, mut := range traceMutations {
+				if mut.name != "recorded" && len(trace) > 1<<20 {
+					continue // the 4 MB snapshot trace is replayed as recorded only
+				}
+				mutated := mut.apply(t, trace)
+				for _, model := range []acpclient.Model{acpclient.PlainModel, acpclient.ZedModel, acpclient.DeltaModel} {
+					path := filepath.Join(t.TempDir(), name+".jsonl")
+					require.NoError(t, os.WriteFile(path, withClientCaps(t, mutated, clientVariants[model]), 0o644))
+					checkTraceVariant(t, path, recorded, model, mut.name)
 				}
 			}
 		})
 	}
+}
+
+// checkTraceVariant replays the trace at path with every output flag set
+// to a client of model, recorded with a client of the recorded model.
+func checkTraceVariant(t *testing.T, path string, recorded, model acpclient.Model, mutation string) {
+	direct := clientView(t, model, path)
+	for _, flags := range outputFlagSets {
+		if recorded != acpclient.PlainModel && model == acpclient.PlainModel && !slices.Contains(flags, "--terminal-output") {
+			continue // only --terminal-output asks for the extension on a plain client's behalf
+		}
+		t.Run(mutation+"/"+model.String()+"/"+strings.Join(flags, ""), func(t *testing.T) {
+			replayed := filepath.Join(t.TempDir(), "out.jsonl")
+			require.NoError(t, os.WriteFile(replayed, replayOK(t, append(slices.Clip(flags), path)...), 0o644))
+			for _, l := range acpclient.Losses(direct, clientView(t, model, replayed)) {
+				t.Error(l)
+			}
+		})
+	}
+}
+
+// traceMutations are what the no-loss test makes of each trace: as it was
+// recorded; without the final updates of its calls (the turn's response
+// ends them, as codex-acp's unified exec may); and with every tool update
+// sent again at once for a second session, which reuses the call ids.
+var traceMutations = []struct {
+	name  string
+	apply func(t *testing.T, trace []byte) []byte
+}{
+	{"recorded", func(_ *testing.T, trace []byte) []byte { return trace }},
+	{"no-final-update", func(t *testing.T, trace []byte) []byte {
+		return mapAgentUpdates(t, trace, func(line []byte) [][]byte {
+			if bytes.Contains(line, []byte(`"status":"completed"`)) || bytes.Contains(line, []byte(`"status":"failed"`)) {
+				return nil
+			}
+			return [][]byte{line}
+		})
+	}},
+	{"second-session", func(t *testing.T, trace []byte) []byte {
+		return mapAgentUpdates(t, trace, func(line []byte) [][]byte {
+			sid, _ := rawjson.GetString(line, "msg", "params", "sessionId")
+			other, err := rawjson.Set(line, rawjson.Quote(sid+"-2"), "msg", "params", "sessionId")
+			require.NoError(t, err)
+			return [][]byte{line, other}
+		})
+	}},
+}
+
+// mapAgentUpdates is trace with each record of an agent's tool update
+// replaced by what fn makes of it (records without their newline).
+func mapAgentUpdates(t *testing.T, trace []byte, fn func(record []byte) [][]byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	for line := range bytes.Lines(trace) {
+		record := bytes.TrimSuffix(line, []byte("\n"))
+		if !bytes.Contains(record, []byte(`"dir":"agent->client"`)) || !bytes.Contains(record, []byte(`"sessionUpdate":"tool_call`)) {
+			out.Write(line)
+			continue
+		}
+		for _, r := range fn(record) {
+			out.Write(r)
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes()
 }
 
 // recordedModel is the model of the client the trace was recorded with.
