@@ -339,22 +339,39 @@ func TestTheFourLosses(t *testing.T) {
 		}
 		return calls
 	}
+	// 10,000 lines in 100 chunks: past the default 64 KiB live tail.
+	tenThousand := func() []string {
+		var chunks []string
+		for c := 0; c < 100; c++ {
+			var b strings.Builder
+			for i := c * 100; i < (c+1)*100; i++ {
+				fmt.Fprintf(&b, "line %d\\n", i+1)
+			}
+			chunks = append(chunks, b.String())
+		}
+		return chunks
+	}
 	for _, c := range []struct {
 		name     string
 		terminal bool
 		calls    []*genCall
+		tail     int // zero: the default
 	}{
 		{"the end is lost: the turn ends, no final update, after a live tail", true,
-			[]*genCall{{session: "s1", id: "c1", kind: streamAppend, end: endNone, chunks: big(1)}}},
+			[]*genCall{{session: "s1", id: "c1", kind: streamAppend, end: endNone, chunks: big(1)}}, 256},
 		{"the same with snapshots", false,
-			[]*genCall{{session: "s1", id: "c1", kind: streamSnapshots, end: endNone, chunks: big(2)}}},
+			[]*genCall{{session: "s1", id: "c1", kind: streamSnapshots, end: endNone, chunks: big(2)}}, 256},
 		{"output after the call completed", true,
-			[]*genCall{{session: "s1", id: "c1", kind: streamAppend, end: endLate, chunks: []string{"line 1\\n", "line 2\\n"}}}},
-		{"more calls streaming than a filter keeps", true, many()},
+			[]*genCall{{session: "s1", id: "c1", kind: streamAppend, end: endLate, chunks: []string{"line 1\\n", "line 2\\n"}}}, 256},
+		{"more calls streaming than a filter keeps", true, many(), 256},
+		{"10,000 lines, the default live tail, the turn ends", true,
+			[]*genCall{{session: "s1", id: "c1", kind: streamAppend, end: endNone, chunks: tenThousand()}}, 0},
+		{"10,000 lines of snapshots, the default live tail, the turn ends", false,
+			[]*genCall{{session: "s1", id: "c1", kind: streamSnapshots, end: endNone, chunks: tenThousand()}}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &scenario{client: plainClient, model: acpclient.PlainModel, agent: codexAgent, terminal: c.terminal, deltas: !c.terminal,
-				tail: 256, calls: c.calls, roundRobin: true}
+				tail: c.tail, calls: c.calls, roundRobin: true}
 			s.steps = s.connection(&chooser{})
 			for _, l := range s.losses(t) {
 				t.Error(l)
