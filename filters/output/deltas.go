@@ -269,11 +269,16 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 		return out.Emit(m.Dir, msg)
 	}
 
-	// The end: the last new text (or the surrogate that waited for a
-	// pair), what only rawOutput has, then the exit.
 	if !snap {
-		delta = c.pending
+		delta = c.pending // the surrogate that waited for a pair
 	}
+	return f.endDeltas(m, u, c, delta, msg, out)
+}
+
+// endDeltas sends the end of call c streamed as deltas, for its final
+// update u of m (msg as the client gets it): the last new text, what only
+// rawOutput has, then the exit.
+func (f *Deltas) endDeltas(m *filters.Message, u *toolcall.Update, c *deltaCall, delta, msg []byte, out filters.Emitter) error {
 	c.body = append(c.body, delta...)
 	if len(delta) > 0 {
 		if err := out.Emit(m.Dir, f.dataUpdate(c, quoteRaw(delta))); err != nil {
@@ -287,6 +292,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 	}
 	if tm := u.Term; tm.Exit == nil {
 		exit := appendTermExit(nil, u.ID, exitCode(u.RawOutput))
+		var err error
 		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", toolcall.MetaTerminalExit)...); err != nil {
 			return err
 		}
