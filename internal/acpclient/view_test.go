@@ -14,7 +14,9 @@ func TestViewModels(t *testing.T) {
 	upd := func(members string) string {
 		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c",` + members + `}}}`
 	}
-	data := func(key, d string) string { return upd(`"_meta":{"` + key + `":{"terminal_id":"c","data":` + js(d) + `}}`) }
+	data := func(key, d string) string {
+		return upd(`"_meta":{"` + key + `":{"terminal_id":"c","data":` + js(d) + `}}`)
+	}
 	terminal := upd(`"content":[{"type":"content","content":{"type":"text","text":"$ ls\n"}},{"type":"terminal","terminalId":"c"}]`)
 	cases := []struct {
 		name  string
