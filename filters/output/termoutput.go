@@ -501,5 +501,6 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 		return nil
 	}
 	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
+	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }
