@@ -14,7 +14,9 @@ import (
 // timers run on the recorded clock, so a replay is deterministic.
 //
 // Records without a received line (lines the recording proxy added) are
-// skipped: the chain adds its own.
+// skipped: the chain adds its own. What the recording's filters read from
+// the disk ("read" records) answers the chain's filters (see TraceDisk),
+// and is copied to w.
 func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Writer, sum *Summary) error {
 	var epoch time.Time // the recorded clock: t is relative to it
 	out := NewRecorder(discardIfNil(w), epoch)
@@ -47,12 +49,13 @@ func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Wri
 			next[d] = n
 		}
 	}
+	disk := traceDisk(chain)
 	var last time.Time
 	for rec, err := range tr.All() {
 		if err != nil {
 			return err
 		}
-		if !rec.HasLine {
+		if !rec.HasLine && rec.Read == nil {
 			continue
 		}
 		now := epoch.Add(rec.T)
@@ -60,8 +63,17 @@ func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Wri
 			now = last // a hand-edited trace may go back in time; order wins
 		}
 		last = now
+		if rec.Read != nil {
+			// What a filter read, for the filters of this replay
+			// (a timer due now may ask) and of a replay of its output.
+			disk.add(*rec.Read)
+		}
 		if err := fire(now); err != nil {
 			return err
+		}
+		if rec.Read != nil {
+			out.read(now, rec.Dir, *rec.Read)
+			continue
 		}
 		sum.before(rec.Dir, rec.Line)
 		m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
@@ -94,6 +106,20 @@ func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Wri
 		}
 	}
 	return out.Flush()
+}
+
+// traceDisk is the chain's Disk for a replay: the trace's answers (a
+// TraceDisk the caller set, to hear of what the trace lacks, or a new one).
+func traceDisk(chain *filters.Chain) *TraceDisk {
+	if chain == nil {
+		return &TraceDisk{}
+	}
+	disk, ok := chain.Disk.(*TraceDisk)
+	if !ok {
+		disk = &TraceDisk{}
+		chain.Disk = disk
+	}
+	return disk
 }
 
 func discardIfNil(w io.Writer) io.Writer {

@@ -24,6 +24,9 @@ type TraceRecord struct {
 	EOL     bool     // the line ended in '\n'
 	Out     [][]byte // what was sent instead, when a filter changed it
 	HasOut  bool
+	// Read is a "read" record's: what a filter read from the disk (then
+	// the record has no line).
+	Read *DiskAnswer
 	// JSON says Line is the record's "msg": a JSON value the reader has
 	// validated, which its user may walk without validating it again.
 	JSON bool
@@ -144,6 +147,10 @@ func parseRecord(b []byte) (TraceRecord, error) {
 				return false
 			}
 			rec.HasLine = true
+		case "read":
+			if rec.Read, err = parseRead(val); err != nil {
+				return false
+			}
 		case "eol":
 			rec.EOL = string(val) != "false"
 		case "out":
@@ -173,8 +180,8 @@ func parseRecord(b []byte) (TraceRecord, error) {
 		return rec, errors.New(`missing "t"`)
 	case !haveDir:
 		return rec, errors.New(`missing "dir"`)
-	case !rec.HasLine && !rec.HasOut:
-		return rec, errors.New(`record has none of "msg", "text", "b64" or "out"`)
+	case !rec.HasLine && !rec.HasOut && rec.Read == nil:
+		return rec, errors.New(`record has none of "msg", "text", "b64", "out" or "read"`)
 	}
 	return rec, nil
 }

@@ -39,7 +39,7 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer done()
-	chain := traceChain("acp-proxy replay", cfg, stderr)
+	chain := traceChain("acp-proxy replay", name, cfg, stderr)
 	sum := proxy.NewSummary(chain)
 	var out io.Writer = stdout
 	if *summary {

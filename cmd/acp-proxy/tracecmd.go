@@ -52,13 +52,17 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 	return f, name, func() { f.Close() }, -1
 }
 
-// traceChain is the chain cfg asks for, replaying a trace: a filter that
-// fails is reported on stderr (the message goes on unchanged, as live).
-func traceChain(prog string, cfg filterConfig, stderr io.Writer) *filters.Chain {
+// traceChain is the chain cfg asks for, replaying the trace name: a filter
+// that fails is reported on stderr (the message goes on unchanged, as live),
+// and so is a file the filters read that the trace does not hold.
+func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.Chain {
 	chain := cfg.Chain(capabilities.New())
-	chain.OnError = func(d filters.Direction, name string, err error) {
-		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, name, d, err)
+	chain.OnError = func(d filters.Direction, filter string, err error) {
+		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)
 	}
+	chain.Disk = &proxy.TraceDisk{Missing: func(q filters.DiskRead, err error) {
+		fmt.Fprintf(stderr, "%s: %s: %s\n", prog, name, proxy.MissingNote(q, err))
+	}}
 	return chain
 }
 

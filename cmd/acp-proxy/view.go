@@ -73,7 +73,7 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			flags = append(flags, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	chain := traceChain("acp-proxy view", cfg, stderr)
+	chain := traceChain("acp-proxy view", name, cfg, stderr)
 	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags})
 	if err != nil {
 		return traceFailed("acp-proxy view", name, err, stderr)

@@ -324,7 +324,8 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !filepath.IsAbs(dir) || strings.ContainsAny(cmd.script+dir, "\r\x00") {
 		return recognised{}
 	}
-	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
+	dir = filepath.Clean(dir)
+	w, err := shellwrite.Parse(cmd.script, dir)
 	if err != nil {
 		return recognised{}
 	}
@@ -347,7 +348,7 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !knownDir && cmd.shape == shapeClaude && w.DependsOnCwd() {
 		return r // claude's shell may be anywhere by now
 	}
-	t, err := shellwrite.CheckTarget(w, root, s.OutsideCwd, s.limit())
+	t, err := checkTarget(m, cmd.script, dir, w, root, s.OutsideCwd, s.limit())
 	if err != nil {
 		return r
 	}
