@@ -191,7 +191,6 @@ func loadPage(t *testing.T, page []byte, shot bool, screenshot string) pageResul
 // expand and collapse, and no script error.
 func TestViewInBrowser(t *testing.T) {
 	browser(t)
-	lockStaging(t)
 	for _, c := range []struct {
 		trace  string
 		flags  []string
@@ -210,7 +209,6 @@ func TestViewInBrowser(t *testing.T) {
 			path := filepath.Join(tracesDir, c.trace+".jsonl")
 			trace, err := os.ReadFile(path)
 			require.NoError(t, err)
-			t.Setenv("CLAUDE_CONFIG_DIR", stageSessionFiles(t, c.trace, trace))
 			page := viewOK(t, append(c.flags, path)...)
 			wantCalls := strings.Count(string(trace), `"sessionUpdate":"tool_call"`)
 
