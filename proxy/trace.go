@@ -103,6 +103,19 @@ func (tr *TraceReader) All() iter.Seq2[TraceRecord, error] {
 	}
 }
 
+var (
+	errNotARecord = errors.New("not a JSON object, so not a trace record: a trace has one per line, as acp-proxy --record FILE writes them")
+	errACPMessage = errors.New(`missing "t": this line is an ACP message, not a trace record: a log of messages is not a trace; acp-proxy --record FILE writes one, each message wrapped as {"t":…,"dir":…,"msg":{…}}`)
+)
+
+// isMessage reports whether the JSON object b is a JSON-RPC message.
+func isMessage(b []byte) bool {
+	_, rpc := rawjson.Get(b, "jsonrpc")
+	_, method := rawjson.Get(b, "method")
+	_, result := rawjson.Get(b, "result")
+	return rpc || method || result
+}
+
 func parseRecord(b []byte) (TraceRecord, error) {
 	rec := TraceRecord{EOL: true}
 	var haveT, haveDir bool
@@ -175,7 +188,9 @@ func parseRecord(b []byte) (TraceRecord, error) {
 	case err != nil:
 		return rec, err
 	case merr != nil:
-		return rec, fmt.Errorf("not a JSON object: %v", merr)
+		return rec, errNotARecord
+	case !haveT && !haveDir && isMessage(b):
+		return rec, errACPMessage
 	case !haveT:
 		return rec, errors.New(`missing "t"`)
 	case !haveDir:

@@ -48,6 +48,9 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := proxy.Replay(context.Background(), chain, proxy.NewTraceReader(in), out, sum); err != nil {
 		return traceFailed("acp-proxy replay", name, err, stderr)
 	}
+	if emptyTrace("acp-proxy replay", name, in, stderr) {
+		return 1
+	}
 	if *summary {
 		report := sum.Report()
 		var err error

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +80,9 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return traceFailed("acp-proxy view", name, err, stderr)
 	}
+	if emptyTrace("acp-proxy view", name, in, stderr) {
+		return 1
+	}
 	if err := writePage(dest, stdout, data); err != nil {
 		fmt.Fprintf(stderr, "acp-proxy view: %v\n", err)
 		return 1
@@ -89,29 +94,47 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // writePage writes the page to dest ("-": stdout). A file is written
-// under a temporary name and renamed, so a failure leaves no half page.
+// under a temporary name and renamed, so a failure leaves no half page;
+// errors name dest, never the temporary file.
 func writePage(dest string, stdout io.Writer, data *view.Data) error {
 	if dest == "-" {
 		return view.WriteHTML(stdout, data)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*")
+	if info, err := os.Stat(dest); err == nil && info.IsDir() {
+		return fmt.Errorf("-o %s: is a directory; name the page's file (-o %s)", dest, filepath.Join(dest, "page.html"))
+	}
+	dir := filepath.Dir(dest)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".*")
 	if err != nil {
-		return fmt.Errorf("-o: %w", err)
+		return fmt.Errorf("-o %s: cannot create a file in %s: %w", dest, dir, bareError(err))
 	}
 	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
-	if err := view.WriteHTML(tmp, data); err != nil {
-		tmp.Close()
-		return err
+	err = view.WriteHTML(tmp, data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("-o: %w", err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("-o: %w", err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), dest)
 	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("-o: %w", err)
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", dest, bareError(err))
 	}
 	return nil
+}
+
+// bareError is err without the file names of a *fs.PathError or an
+// *os.LinkError, which here would be the temporary file's.
+func bareError(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
