@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -209,6 +210,33 @@ func (l *longLine) end(t time.Time, eol bool) {
 	r.writeLocked([]byte(tail))
 	r.writeLocked(r.after[l.d])
 	r.after[l.d] = nil
+}
+
+// ConnectionInfo is what a "connection" record says of a proxy run.
+type ConnectionInfo struct {
+	Started time.Time `json:"started"` // the wall clock at the start
+	Agent   []string  `json:"agent"`   // the agent's command line
+	Proxy   string    `json:"proxy"`   // acp-proxy's version
+	Args    []string  `json:"args"`    // the proxy's own arguments (its flags)
+}
+
+// Begin records the start of a proxy run: `--record` appends, so one file
+// may hold many, and a reader tells them apart by these records.
+func (r *Recorder) Begin(info ConnectionInfo) error {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	r.connection(r.start, b)
+	return nil
+}
+
+// connection records the start of a connection, described by the JSON
+// object info.
+func (r *Recorder) connection(t time.Time, info []byte) {
+	rec := append([]byte(`{"t":`), strconv.AppendFloat(nil, t.Sub(r.start).Seconds(), 'f', 6, 64)...)
+	rec = append(append(rec, `,"connection":`...), info...)
+	r.write(filters.ClientToAgent, append(rec, '}', '\n'))
 }
 
 // Flush writes buffered records out.

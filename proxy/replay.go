@@ -1,111 +1,199 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
 )
+
+// Connection is what a replay runs one connection of a trace through: its
+// own chain (nil: no filters) and the summary that counts it (nil: none).
+type Connection struct {
+	Chain   *filters.Chain
+	Summary *Summary
+}
 
 // Replay runs the lines of a recorded trace through chain, both directions
 // in recorded order, and writes what each side would have received as a new
 // trace to w (nil: nowhere, e.g. when only a summary is wanted). Coalescing
-// timers run on the recorded clock, so a replay is deterministic.
+// timers run on the recorded clock, so a replay is deterministic. Every
+// connection of the trace goes through the same chain; ReplayConnections
+// gives each its own.
+func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Writer, sum *Summary) error {
+	return ReplayConnections(ctx, tr, w, func(int) Connection { return Connection{chain, sum} })
+}
+
+// ReplayConnections is Replay for a trace of one or more connections
+// (--record appends, so one file may hold many proxy runs): each starts with
+// a "connection" record, or, in a trace recorded before those, with the
+// client's initialize request, and is replayed on its own clock through the
+// Connection newConn returns for it (numbered from 0), after what the one
+// before held is drained. A "connection" record is copied to w.
 //
 // Records without a received line (lines the recording proxy added) are
 // skipped: the chain adds its own. What the recording's filters read from
 // the disk ("read" records) answers the chain's filters (see TraceDisk),
 // and is copied to w.
-func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Writer, sum *Summary) error {
+func ReplayConnections(ctx context.Context, tr *TraceReader, w io.Writer, newConn func(n int) Connection) error {
 	var epoch time.Time // the recorded clock: t is relative to it
-	out := NewRecorder(discardIfNil(w), epoch)
-	var next [2]time.Time // when each direction's timed filters want to run
-	emitAt := func(at time.Time) filters.Sink {
-		return func(d filters.Direction, raw []byte, _ bool) error {
-			sum.after(d, raw)
-			out.emitted(at, d, raw)
-			return nil
-		}
-	}
-	// fire runs due timers of both directions, earliest first, up to now.
-	fire := func(now time.Time) error {
-		for {
-			d := filters.ClientToAgent
-			if next[d].IsZero() || (!next[1-d].IsZero() && next[1-d].Before(next[d])) {
-				d = 1 - d
-			}
-			at := next[d]
-			if at.IsZero() || at.After(now) {
-				return nil
-			}
-			n, err := chain.Tick(ctx, d, at, emitAt(at))
-			if err != nil {
-				return err
-			}
-			if !n.After(at) && !n.IsZero() {
-				n = at.Add(time.Microsecond) // a filter must not spin the clock
-			}
-			next[d] = n
-		}
-	}
-	disk := traceDisk(chain)
-	var last time.Time
+	rp := &replayer{ctx: ctx, out: NewRecorder(discardIfNil(w), epoch), newConn: newConn}
+	rp.begin()
 	for rec, err := range tr.All() {
 		if err != nil {
 			return err
 		}
-		if !rec.HasLine && rec.Read == nil {
-			continue
-		}
-		now := epoch.Add(rec.T)
-		if now.Before(last) {
-			now = last // a hand-edited trace may go back in time; order wins
-		}
-		last = now
-		if rec.Read != nil {
-			// What a filter read, for the filters of this replay
-			// (a timer due now may ask) and of a replay of its output.
-			disk.add(*rec.Read)
-		}
-		if err := fire(now); err != nil {
-			return err
-		}
-		if rec.Read != nil {
-			out.read(now, rec.Dir, *rec.Read)
-			continue
-		}
-		sum.before(rec.Dir, rec.Line)
-		m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
-		sink := emitAt(now)
-		if err := chain.Process(ctx, m, func(d filters.Direction, raw []byte, original bool) error {
-			if original && !rec.EOL {
-				sum.after(d, raw)
-				out.emittedNoEOL(now, d, raw)
-				return nil
-			}
-			return sink(d, raw, original)
-		}); err != nil {
-			return err
-		}
-		if chain.Len() > 0 {
-			n, err := chain.Tick(ctx, rec.Dir, now, sink)
-			if err != nil {
+		if rp.startsConnection(rec) {
+			if err := rp.end(); err != nil {
 				return err
 			}
-			next[rec.Dir] = n
+			rp.begin()
+		}
+		rp.started = rp.started || rec.HasLine || rec.Conn != nil
+		rp.initialized = rp.initialized || isInitialize(rec)
+		if !rec.HasLine && rec.Read == nil && rec.Conn == nil {
+			continue
+		}
+		if err := rp.record(epoch.Add(rec.T), rec); err != nil {
+			return err
 		}
 	}
-	// The streams end at the last record: what is held is due then.
-	if err := fire(last); err != nil {
+	if err := rp.end(); err != nil {
+		return err
+	}
+	return rp.out.Flush()
+}
+
+// replayer is the state of a replay: the connection being replayed.
+type replayer struct {
+	ctx     context.Context
+	out     *Recorder
+	newConn func(int) Connection
+
+	n           int // connections begun
+	conn        Connection
+	disk        *TraceDisk
+	next        [2]time.Time // when each direction's timed filters want to run
+	last        time.Time
+	started     bool // the connection has a line or a "connection" record
+	initialized bool // the connection has had its initialize request
+}
+
+func (rp *replayer) begin() {
+	rp.conn = rp.newConn(rp.n)
+	rp.n++
+	rp.disk = traceDisk(rp.conn.Chain)
+	rp.next, rp.last = [2]time.Time{}, time.Time{}
+	rp.started, rp.initialized = false, false
+}
+
+// startsConnection reports whether rec begins another connection.
+func (rp *replayer) startsConnection(rec TraceRecord) bool {
+	return rp.started && (rec.Conn != nil || rp.initialized && isInitialize(rec))
+}
+
+// isInitialize reports whether rec is the client's initialize request.
+func isInitialize(rec TraceRecord) bool {
+	if rec.Dir != filters.ClientToAgent || !rec.HasLine || !bytes.Contains(rec.Line, []byte(`"initialize"`)) {
+		return false
+	}
+	m, _ := rawjson.GetString(rec.Line, "method")
+	_, hasID := rawjson.Get(rec.Line, "id")
+	return m == "initialize" && hasID
+}
+
+func (rp *replayer) emitAt(at time.Time) filters.Sink {
+	return func(d filters.Direction, raw []byte, _ bool) error {
+		rp.conn.Summary.after(d, raw)
+		rp.out.emitted(at, d, raw)
+		return nil
+	}
+}
+
+// record replays one record at now.
+func (rp *replayer) record(now time.Time, rec TraceRecord) error {
+	if now.Before(rp.last) {
+		now = rp.last // a hand-edited trace may go back in time; order wins
+	}
+	rp.last = now
+	if rec.Read != nil {
+		// What a filter read, for the filters of this replay
+		// (a timer due now may ask) and of a replay of its output.
+		rp.disk.add(*rec.Read)
+	}
+	if err := rp.fire(now); err != nil {
+		return err
+	}
+	switch {
+	case rec.Conn != nil:
+		rp.out.connection(now, rec.Conn)
+		return nil
+	case rec.Read != nil:
+		rp.out.read(now, rec.Dir, *rec.Read)
+		return nil
+	}
+	chain, sum := rp.conn.Chain, rp.conn.Summary
+	sum.at(rec.T)
+	sum.before(rec.Dir, rec.Line)
+	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
+	sink := rp.emitAt(now)
+	if err := chain.Process(rp.ctx, m, func(d filters.Direction, raw []byte, original bool) error {
+		if original && !rec.EOL {
+			sum.after(d, raw)
+			rp.out.emittedNoEOL(now, d, raw)
+			return nil
+		}
+		return sink(d, raw, original)
+	}); err != nil {
+		return err
+	}
+	if chain.Len() > 0 {
+		n, err := chain.Tick(rp.ctx, rec.Dir, now, sink)
+		if err != nil {
+			return err
+		}
+		rp.next[rec.Dir] = n
+	}
+	return nil
+}
+
+// fire runs due timers of both directions, earliest first, up to now.
+func (rp *replayer) fire(now time.Time) error {
+	for {
+		d := filters.ClientToAgent
+		if rp.next[d].IsZero() || (!rp.next[1-d].IsZero() && rp.next[1-d].Before(rp.next[d])) {
+			d = 1 - d
+		}
+		at := rp.next[d]
+		if at.IsZero() || at.After(now) {
+			return nil
+		}
+		n, err := rp.conn.Chain.Tick(rp.ctx, d, at, rp.emitAt(at))
+		if err != nil {
+			return err
+		}
+		if !n.After(at) && !n.IsZero() {
+			n = at.Add(time.Microsecond) // a filter must not spin the clock
+		}
+		rp.next[d] = n
+	}
+}
+
+// end ends the connection's streams at its last record: what is held is
+// due then.
+func (rp *replayer) end() error {
+	if err := rp.fire(rp.last); err != nil {
 		return err
 	}
 	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
-		if err := chain.Drain(ctx, d, last, emitAt(last)); err != nil {
+		if err := rp.conn.Chain.Drain(rp.ctx, d, rp.last, rp.emitAt(rp.last)); err != nil {
 			return err
 		}
 	}
-	return out.Flush()
+	return nil
 }
 
 // traceDisk is the chain's Disk for a replay: the trace's answers (a

@@ -24,6 +24,9 @@ type TraceRecord struct {
 	EOL     bool     // the line ended in '\n'
 	Out     [][]byte // what was sent instead, when a filter changed it
 	HasOut  bool
+	// Conn is a "connection" record's object: the start of a proxy run's
+	// records (see Recorder.Begin).
+	Conn []byte
 	// Read is a "read" record's: what a filter read from the disk (then
 	// the record has no line).
 	Read *DiskAnswer
@@ -160,6 +163,12 @@ func parseRecord(b []byte) (TraceRecord, error) {
 				return false
 			}
 			rec.HasLine = true
+		case "connection":
+			if len(val) == 0 || val[0] != '{' {
+				err = errors.New(`"connection" must be an object`)
+				return false
+			}
+			rec.Conn = append([]byte(nil), val...)
 		case "read":
 			if rec.Read, err = parseRead(val); err != nil {
 				return false
@@ -193,6 +202,8 @@ func parseRecord(b []byte) (TraceRecord, error) {
 		return rec, errACPMessage
 	case !haveT:
 		return rec, errors.New(`missing "t"`)
+	case rec.Conn != nil:
+		return rec, nil
 	case !haveDir:
 		return rec, errors.New(`missing "dir"`)
 	case !rec.HasLine && !rec.HasOut && rec.Read == nil:
