@@ -42,18 +42,17 @@ func ReplayConnections(ctx context.Context, tr *TraceReader, w io.Writer, newCon
 	var epoch time.Time // the recorded clock: t is relative to it
 	rp := &replayer{ctx: ctx, out: NewRecorder(discardIfNil(w), epoch), newConn: newConn}
 	rp.begin()
+	var split Connections
 	for rec, err := range tr.All() {
 		if err != nil {
 			return err
 		}
-		if rp.startsConnection(rec) {
+		if split.Starts(rec) && split.N() > rp.n {
 			if err := rp.end(); err != nil {
 				return err
 			}
 			rp.begin()
 		}
-		rp.started = rp.started || rec.HasLine || rec.Conn != nil
-		rp.initialized = rp.initialized || isInitialize(rec)
 		if !rec.HasLine && rec.Read == nil && rec.Conn == nil {
 			continue
 		}
@@ -73,13 +72,11 @@ type replayer struct {
 	out     *Recorder
 	newConn func(int) Connection
 
-	n           int // connections begun
-	conn        Connection
-	disk        *TraceDisk
-	next        [2]time.Time // when each direction's timed filters want to run
-	last        time.Time
-	started     bool // the connection has a line or a "connection" record
-	initialized bool // the connection has had its initialize request
+	n    int // connections begun
+	conn Connection
+	disk *TraceDisk
+	next [2]time.Time // when each direction's timed filters want to run
+	last time.Time
 }
 
 func (rp *replayer) begin() {
@@ -87,13 +84,34 @@ func (rp *replayer) begin() {
 	rp.n++
 	rp.disk = traceDisk(rp.conn.Chain)
 	rp.next, rp.last = [2]time.Time{}, time.Time{}
-	rp.started, rp.initialized = false, false
 }
 
-// startsConnection reports whether rec begins another connection.
-func (rp *replayer) startsConnection(rec TraceRecord) bool {
-	return rp.started && (rec.Conn != nil || rp.initialized && isInitialize(rec))
+// Connections tells the connections of a trace apart, one record at a
+// time: each starts with a "connection" record, or, in a trace recorded
+// before those, with the client's initialize request.
+type Connections struct {
+	n           int
+	started     bool // the connection has a line or a "connection" record
+	initialized bool // the connection has had its initialize request
 }
+
+// Starts reports whether rec begins a connection: the first record that
+// has a line or is a "connection" record, and every one after it that
+// begins another.
+func (c *Connections) Starts(rec TraceRecord) bool {
+	init := isInitialize(rec)
+	starts := c.n == 0 && (rec.HasLine || rec.Conn != nil) || c.started && (rec.Conn != nil || c.initialized && init)
+	if starts {
+		c.n++
+		c.started, c.initialized = false, false
+	}
+	c.started = c.started || rec.HasLine || rec.Conn != nil
+	c.initialized = c.initialized || init
+	return starts
+}
+
+// N is the number of connections begun so far.
+func (c *Connections) N() int { return c.n }
 
 // isInitialize reports whether rec is the client's initialize request.
 func isInitialize(rec TraceRecord) bool {

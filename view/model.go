@@ -38,6 +38,11 @@ type Data struct {
 	// the first and last MaxMessages/2 of each side.
 	Messages        []Msg `json:"messages"`
 	MessagesOmitted int   `json:"messagesOmitted"`
+	// Connections, for a trace of several proxy runs (--record appends),
+	// are each run's data; the fields above are then the whole trace's
+	// totals, and its session, calls, conversation and messages are
+	// empty.
+	Connections []*Data `json:"connections,omitempty"`
 }
 
 // Count is a number of messages and their bytes on the wire ('\n'

@@ -3,7 +3,18 @@
 // a text node), never as markup, and never into a URL.
 (function () {
   "use strict";
-  var D = JSON.parse(document.getElementById("acp-proxy-view-data").textContent);
+  var ALL = JSON.parse(document.getElementById("acp-proxy-view-data").textContent);
+  // A trace of several proxy runs (--record appends) has one data per
+  // connection: the page shows the one #connection-N names, the first by
+  // default, and a link to each.
+  var conns = ALL.connections || [];
+  var connIndex = 0;
+  var pick = /^#connection-(\d+)$/.exec(location.hash);
+  if (pick) connIndex = Math.min(Math.max(Number(pick[1]), 1), Math.max(conns.length, 1)) - 1;
+  var D = conns.length ? conns[connIndex] : ALL;
+  window.addEventListener("hashchange", function () {
+    if (/^#connection-\d+$/.test(location.hash)) location.reload();
+  });
   // recorded: not replayed, but recorded through filters; after is what
   // the recording proxy sent.
   var filtered = D.filters.length > 0 || D.flags.length > 0 || D.recorded;
@@ -145,6 +156,19 @@
     D.flags.forEach(function (f) { add(chips, el("span", "chip", f)); });
     if (D.filters.length) add(chips, el("span", "chip none", "filters: " + D.filters.join(" → ")));
     add(h, chips);
+    if (conns.length) add(h, connectionLinks());
+  }
+
+  // connectionLinks lists the trace's connections, the shown one marked.
+  function connectionLinks() {
+    var nav = add(el("nav", "connections"), el("span", null, "This trace holds " + conns.length + " connections (proxy runs): "));
+    conns.forEach(function (c, i) {
+      var label = (i + 1) + ". " + info(c.session.agentInfo) + " · " + int(c.calls.length) + (c.calls.length === 1 ? " call" : " calls") + " · " + secs(c.duration);
+      var a = el(i === connIndex ? "strong" : "a", "conn", label);
+      if (i !== connIndex) a.setAttribute("href", "#connection-" + (i + 1));
+      add(nav, a);
+    });
+    return nav;
   }
 
   function capsCard(title, caps, injectedWord) {

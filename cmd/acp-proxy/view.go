@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/view"
 )
 
@@ -76,7 +77,8 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	chain := traceChain("acp-proxy view", name, cfg, stderr)
-	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags})
+	newChain := func() *filters.Chain { return traceChain("acp-proxy view", name, cfg, stderr) }
+	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags, NewChain: newChain})
 	if err != nil {
 		return traceFailed("acp-proxy view", name, err, stderr)
 	}

@@ -148,12 +148,17 @@ func instrument(t *testing.T, page []byte) []byte {
 // With shot, it also saves a screenshot of the page as the probe left it
 // (screenshot "": in the test's temp directory).
 func loadPage(t *testing.T, page []byte, shot bool, screenshot string) pageResult {
+	return loadPageAt(t, page, "", shot, screenshot)
+}
+
+// loadPageAt is loadPage with a fragment (#…) on the page's URL.
+func loadPageAt(t *testing.T, page []byte, fragment string, shot bool, screenshot string) pageResult {
 	t.Helper()
 	chromium := browser(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")
 	require.NoError(t, os.WriteFile(path, instrument(t, page), 0o644))
-	url := "file://" + path
+	url := "file://" + path + fragment
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
