@@ -1,5 +1,7 @@
 package filters
 
+import "errors"
+
 // Disk is the one way filters read the filesystem, so that a trace can carry
 // what they read: the live proxy reads the OS and, when it records, writes
 // each answer into the trace; a replay answers from the trace's records, and
@@ -37,3 +39,9 @@ func (m *Message) ReadDisk(q DiskRead, read func() ([]byte, error)) ([]byte, err
 	}
 	return m.Disk.Read(m, q, read)
 }
+
+// ErrNotRead is what a filter's read function returns for a read it does
+// not make where it runs: a replay does not read back what a command wrote
+// (the command did not run there), but takes the answer from the trace when
+// the trace holds one. A Disk does not report it as missing.
+var ErrNotRead = errors.New("not read: the command did not run here")

@@ -135,7 +135,7 @@ func (td *TraceDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([
 	}
 	td.mu.Unlock()
 	answer, err := read()
-	if tell && td.Missing != nil {
+	if tell && td.Missing != nil && !errors.Is(err, filters.ErrNotRead) {
 		td.Missing(q, err)
 	}
 	return answer, err

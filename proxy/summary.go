@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -164,6 +165,9 @@ type FilterFigures struct {
 	// Notes say per direction what the filter changed, or why it changed
 	// nothing (filters.Explained).
 	Notes map[string]string `json:"notes,omitempty"`
+	// Counts are the filter's own events that happened (shell-to-patch: editsVerified,
+	// editsTakenBack, editsForgotten); absent when none did.
+	Counts map[string]int64 `json:"counts,omitempty"`
 }
 
 // Report returns the figures so far.
@@ -177,7 +181,7 @@ func (s *Summary) Report() SummaryReport {
 	r.Agent, r.Client = s.peers()
 	r.Seconds = s.span.Seconds()
 	for _, f := range s.chain.Stats() {
-		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}}
+		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
 		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
 			ff.In[d.String()] = Count{f.In[d][0], f.In[d][1] + f.In[d][0]}
 			ff.Out[d.String()] = Count{f.Out[d][0], f.Out[d][1] + f.Out[d][0]}
@@ -256,6 +260,11 @@ func (r SummaryReport) WriteText(w io.Writer) error {
 	}
 	for _, d := range []filters.Direction{filters.AgentToClient, filters.ClientToAgent} {
 		r.addFilters(t, d)
+	}
+	for _, f := range r.Filters {
+		for _, k := range slices.Sorted(maps.Keys(f.Counts)) {
+			t.add(f.Flag+" "+k, fmt.Sprint(f.Counts[k]))
+		}
 	}
 	if len(r.ToolCalls) > 0 {
 		t.add()
@@ -396,7 +405,7 @@ func (tr *TraceReport) add(r SummaryReport, first bool) {
 		tr.Directions = append([]DirectionReport(nil), r.Directions...)
 		tr.Filters = []FilterFigures{}
 		for _, f := range r.Filters {
-			tr.Filters = append(tr.Filters, FilterFigures{Name: f.Name, Flag: f.Flag, In: maps.Clone(f.In), Out: maps.Clone(f.Out)})
+			tr.Filters = append(tr.Filters, FilterFigures{Name: f.Name, Flag: f.Flag, In: maps.Clone(f.In), Out: maps.Clone(f.Out), Counts: maps.Clone(f.Counts)})
 		}
 		return
 	}
@@ -407,6 +416,12 @@ func (tr *TraceReport) add(r SummaryReport, first bool) {
 	for i, f := range r.Filters {
 		if i >= len(tr.Filters) || tr.Filters[i].Name != f.Name {
 			continue // the same flags make the same chain
+		}
+		for k, v := range f.Counts {
+			if tr.Filters[i].Counts == nil {
+				tr.Filters[i].Counts = map[string]int64{}
+			}
+			tr.Filters[i].Counts[k] += v
 		}
 		for d := range f.In {
 			in, out := tr.Filters[i].In[d], tr.Filters[i].Out[d]

@@ -96,6 +96,7 @@ func emptyTrace(prog, name string, in *traceInput, stderr io.Writer) bool {
 // that fails is reported on stderr (the message goes on unchanged, as live),
 // and so is a file the filters read that the trace does not hold.
 func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.Chain {
+	cfg.replaying = true
 	chain := cfg.Chain(capabilities.New())
 	chain.OnError = func(d filters.Direction, filter string, err error) {
 		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)
