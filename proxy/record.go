@@ -253,16 +253,35 @@ func (r *Recorder) Flush() error {
 // emitted records a line as delivered to its receiver: replay output is a
 // trace of what each side received, so it can be replayed again.
 func (r *Recorder) emitted(t time.Time, d filters.Direction, b []byte) {
-	rec := AppendHeader(nil, t.Sub(r.start), d)
-	rec = append(rec, ',')
-	rec = AppendLine(rec, b)
-	r.write(d, append(rec, '}', '\n'))
+	r.emittedFrom(t, d, b, true, nil)
 }
 
 // emittedNoEOL is emitted for a last line that had no '\n'.
 func (r *Recorder) emittedNoEOL(t time.Time, d filters.Direction, b []byte) {
+	r.emittedFrom(t, d, b, false, nil)
+}
+
+// lineSource is which received line a delivered line was made from.
+type lineSource struct {
+	line  int  // the received line's number, from 0 over the trace's lines
+	timer bool // released by a timer (or at the end) after that line
+}
+
+// emittedFrom is emitted, with "src" (and "timer") naming the received
+// line it came from when src is set.
+func (r *Recorder) emittedFrom(t time.Time, d filters.Direction, b []byte, eol bool, src *lineSource) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = AppendLine(rec, b)
-	r.write(d, append(rec, `,"eol":false}`+"\n"...))
+	if !eol {
+		rec = append(rec, `,"eol":false`...)
+	}
+	if src != nil {
+		rec = append(rec, `,"src":`...)
+		rec = strconv.AppendInt(rec, int64(src.line), 10)
+		if src.timer {
+			rec = append(rec, `,"timer":true`...)
+		}
+	}
+	r.write(d, append(rec, '}', '\n'))
 }

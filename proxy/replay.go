@@ -39,8 +39,24 @@ func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Wri
 // the disk ("read" records) answers the chain's filters (see TraceDisk),
 // and is copied to w.
 func ReplayConnections(ctx context.Context, tr *TraceReader, w io.Writer, newConn func(n int) Connection) error {
+	return ReplayWith(ctx, tr, w, ReplayOptions{NewConn: newConn})
+}
+
+// ReplayOptions say how ReplayWith replays.
+type ReplayOptions struct {
+	// NewConn returns what connection n (from 0) is replayed through.
+	NewConn func(n int) Connection
+	// Sources marks each delivered line with the received line it was made
+	// from ("src": its number, from 0 over the trace's lines; "timer":
+	// released by a timer after it), so that a reader pairs each message
+	// with what the filters made of it (acp-proxy view does).
+	Sources bool
+}
+
+// ReplayWith is ReplayConnections with options.
+func ReplayWith(ctx context.Context, tr *TraceReader, w io.Writer, opt ReplayOptions) error {
 	var epoch time.Time // the recorded clock: t is relative to it
-	rp := &replayer{ctx: ctx, out: NewRecorder(discardIfNil(w), epoch), newConn: newConn}
+	rp := &replayer{ctx: ctx, out: NewRecorder(discardIfNil(w), epoch), newConn: opt.NewConn, sources: opt.Sources, line: -1}
 	rp.begin()
 	var split Connections
 	for rec, err := range tr.All() {
@@ -74,9 +90,14 @@ type replayer struct {
 
 	n    int // connections begun
 	conn Connection
-	disk *TraceDisk
-	next [2]time.Time // when each direction's timed filters want to run
-	last time.Time
+	// sources: mark delivered lines with the received line they came
+	// from (line; timer while timers run).
+	sources bool
+	line    int
+	timer   bool
+	disk    *TraceDisk
+	next    [2]time.Time // when each direction's timed filters want to run
+	last    time.Time
 }
 
 func (rp *replayer) begin() {
@@ -126,9 +147,17 @@ func isInitialize(rec TraceRecord) bool {
 func (rp *replayer) emitAt(at time.Time) filters.Sink {
 	return func(d filters.Direction, raw []byte, _ bool) error {
 		rp.conn.Summary.after(d, raw)
-		rp.out.emitted(at, d, raw)
+		rp.out.emittedFrom(at, d, raw, true, rp.source())
 		return nil
 	}
+}
+
+// source is what a line delivered now was made from, when marked.
+func (rp *replayer) source() *lineSource {
+	if !rp.sources || rp.line < 0 {
+		return nil
+	}
+	return &lineSource{line: rp.line, timer: rp.timer}
 }
 
 // record replays one record at now.
@@ -154,6 +183,7 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 		return nil
 	}
 	chain, sum := rp.conn.Chain, rp.conn.Summary
+	rp.line++
 	sum.at(rec.T)
 	sum.before(rec.Dir, rec.Line)
 	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
@@ -161,7 +191,7 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 	if err := chain.Process(rp.ctx, m, func(d filters.Direction, raw []byte, original bool) error {
 		if original && !rec.EOL {
 			sum.after(d, raw)
-			rp.out.emittedNoEOL(now, d, raw)
+			rp.out.emittedFrom(now, d, raw, false, rp.source())
 			return nil
 		}
 		return sink(d, raw, original)
@@ -169,7 +199,9 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 		return err
 	}
 	if chain.Len() > 0 {
+		rp.timer = true // what is due now was held
 		n, err := chain.Tick(rp.ctx, rec.Dir, now, sink)
+		rp.timer = false
 		if err != nil {
 			return err
 		}
@@ -180,6 +212,8 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 
 // fire runs due timers of both directions, earliest first, up to now.
 func (rp *replayer) fire(now time.Time) error {
+	rp.timer = true
+	defer func() { rp.timer = false }()
 	for {
 		d := filters.ClientToAgent
 		if rp.next[d].IsZero() || (!rp.next[1-d].IsZero() && rp.next[1-d].Before(rp.next[d])) {
@@ -206,6 +240,8 @@ func (rp *replayer) end() error {
 	if err := rp.fire(rp.last); err != nil {
 		return err
 	}
+	rp.timer = true
+	defer func() { rp.timer = false }()
 	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
 		if err := rp.conn.Chain.Drain(rp.ctx, d, rp.last, rp.emitAt(rp.last)); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -24,6 +25,12 @@ type TraceRecord struct {
 	EOL     bool     // the line ended in '\n'
 	Out     [][]byte // what was sent instead, when a filter changed it
 	HasOut  bool
+	// Src, in the output of a replay that marks sources (ReplayOptions),
+	// is the number of the received line (from 0 over the trace's lines)
+	// this delivered line was made from, -1 when not marked; Timer says a
+	// timer released it after that line.
+	Src   int
+	Timer bool
 	// Conn is a "connection" record's object: the start of a proxy run's
 	// records (see Recorder.Begin).
 	Conn []byte
@@ -120,7 +127,7 @@ func isMessage(b []byte) bool {
 }
 
 func parseRecord(b []byte) (TraceRecord, error) {
-	rec := TraceRecord{EOL: true}
+	rec := TraceRecord{EOL: true, Src: -1}
 	var haveT, haveDir bool
 	var err error
 	merr := rawjson.Members(b, func(key, val []byte) bool {
@@ -173,6 +180,15 @@ func parseRecord(b []byte) (TraceRecord, error) {
 			if rec.Read, err = parseRead(val); err != nil {
 				return false
 			}
+		case "src":
+			n, perr := strconv.Atoi(string(val))
+			if perr != nil || n < 0 {
+				err = fmt.Errorf(`"src" must be a line number, got %s`, val)
+				return false
+			}
+			rec.Src = n
+		case "timer":
+			rec.Timer = string(val) == "true"
 		case "eol":
 			rec.EOL = string(val) != "false"
 		case "out":

@@ -64,12 +64,12 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 		out.abandon() // the replay need not wait for a failed analysis
 		afterErr <- err
 	}()
-	err := proxy.ReplayConnections(ctx, in, out, func(n int) proxy.Connection {
+	err := proxy.ReplayWith(ctx, in, out, proxy.ReplayOptions{Sources: true, NewConn: func(n int) proxy.Connection {
 		if n == 0 || opt.NewChain == nil {
 			return proxy.Connection{Chain: opt.Chain}
 		}
 		return proxy.Connection{Chain: opt.NewChain()}
-	})
+	}})
 	close(received)
 	out.CloseWithError(nil) // the replay's own error is the one to report
 	<-beforeDone
@@ -154,7 +154,7 @@ func analyse(tr *proxy.TraceReader, ss *sides) error {
 		if err != nil {
 			return err
 		}
-		ss.feed(rec)
+		ss.feedReplayed(rec)
 	}
 }
 
@@ -237,24 +237,43 @@ func assemble(opt Options, before, after *side) *Data {
 		call.Raw.Before, call.Raw.After = nonNil(call.Raw.Before), nonNil(call.Raw.After)
 	}
 
-	sides := []*side{before}
-	if after != before {
-		sides = append(sides, after)
-	}
-	for n, s := range sides {
-		for _, m := range s.messages() {
-			m.Side = "b"
-			if n == 1 {
-				m.Side = "a"
-			}
-			if i, ok := index[m.call]; ok && m.call != "" {
-				m.Call = i
-			}
-			d.Messages = append(d.Messages, m.Msg)
-		}
-		d.MessagesOmitted += s.msgN - len(s.messages())
-	}
+	d.Messages, d.MessagesOmitted = interleave(before, after, index)
 	return d
+}
+
+// interleave lists the messages of both sides, each received message
+// followed by what the filters made of it (the delivered messages that
+// name it as their source), and how many were left out of a long trace.
+func interleave(before, after *side, index map[string]int) ([]Msg, int) {
+	b := before.messages()
+	omitted := before.msgN - len(b)
+	var a []msgRec
+	if after != before {
+		a = after.messages()
+		omitted += after.msgN - len(a)
+	}
+	msgs := make([]Msg, 0, len(b)+len(a))
+	add := func(m msgRec, side string) {
+		m.Side = side
+		if i, ok := index[m.call]; ok && m.call != "" {
+			m.Call = i
+		}
+		msgs = append(msgs, m.Msg)
+	}
+	j := 0
+	for _, m := range b {
+		for ; j < len(a) && a[j].Src < m.Src; j++ {
+			add(a[j], "a")
+		}
+		add(m, "b")
+		for ; j < len(a) && a[j].Src == m.Src; j++ {
+			add(a[j], "a")
+		}
+	}
+	for ; j < len(a); j++ {
+		add(a[j], "a")
+	}
+	return msgs, omitted
 }
 
 // session gathers initialize and session/new, and the capabilities the

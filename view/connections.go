@@ -14,6 +14,14 @@ type sides struct {
 	all   []*side
 	split proxy.Connections
 	last  time.Duration // the time of the last line fed, on the connection's clock
+	line  int           // received lines so far, over the whole trace
+}
+
+// source is which received message a message was, or was made from (see
+// RawMsg.Src).
+type source struct {
+	line  int
+	timer bool
 }
 
 // at returns the side rec belongs to, starting a new connection's when rec
@@ -27,16 +35,35 @@ func (ss *sides) at(rec proxy.TraceRecord) *side {
 	return ss.all[len(ss.all)-1]
 }
 
-// feed feeds rec's line to the side of its connection (see feedRecord).
+// feed feeds a received record's line to the side of its connection (see
+// feedRecord), numbered.
 func (ss *sides) feed(rec proxy.TraceRecord) {
 	s := ss.at(rec)
+	if rec.HasLine {
+		s.cur = source{line: ss.line}
+		ss.line++
+	}
+	ss.last = feedRecord(s, rec, ss.last)
+}
+
+// feedReplayed feeds a line a replay delivered to the side of its
+// connection, with the received line it names as its source.
+func (ss *sides) feedReplayed(rec proxy.TraceRecord) {
+	s := ss.at(rec)
+	s.cur = source{line: rec.Src, timer: rec.Timer}
 	ss.last = feedRecord(s, rec, ss.last)
 }
 
 // feedDelivered feeds what the recording proxy sent for rec to the side
-// of its connection (see feedDelivered).
+// of its connection (see feedDelivered): its "out" was made from its line,
+// and a record of lines the proxy added follows the line before.
 func (ss *sides) feedDelivered(rec proxy.TraceRecord) {
 	s := ss.at(rec)
+	s.cur = source{line: ss.line - 1, timer: !rec.HasLine}
+	if rec.HasLine {
+		s.cur.line = ss.line
+		ss.line++
+	}
 	ss.last = feedDelivered(s, rec, ss.last)
 }
 

@@ -185,7 +185,13 @@ type Text struct {
 
 // RawMsg is one message as it crossed, large strings elided.
 type RawMsg struct {
-	T     float64         `json:"t"`
+	T float64 `json:"t"`
+	// Src pairs a message with what the filters made of it: a received
+	// message's number (from 0 over the trace's lines), and, on a
+	// delivered one, the number of the received message it was made from;
+	// Timer says a timer released it after that message.
+	Src   int             `json:"q"`
+	Timer bool            `json:"tm,omitempty"`
 	Bytes int             `json:"bytes"`
 	Msg   json.RawMessage `json:"msg,omitempty"`  // a JSON message, elided
 	Line  *Text           `json:"line,omitempty"` // a line that is not JSON
@@ -214,4 +220,6 @@ type Msg struct {
 	Bytes int     `json:"n"`
 	Call  int     `json:"c"` // index into Calls, or -1
 	Brief string  `json:"x,omitempty"`
+	Src   int     `json:"q"`            // as RawMsg's
+	Timer bool    `json:"tm,omitempty"` // as RawMsg's
 }
