@@ -185,7 +185,7 @@ func assemble(opt Options, before, after *side) *Data {
 		Messages:     []Msg{},
 	}
 	for _, f := range opt.Chain.Stats() {
-		d.Filters = append(d.Filters, f.Name)
+		d.Filters = append(d.Filters, f.Flag) // as the user turned it on
 	}
 	start, end := before.first, max(before.last, after.last)
 	d.Duration = secs(end - start)

@@ -16,8 +16,8 @@ type Data struct {
 	// Trace is the trace's file name ("-": stdin).
 	Trace string `json:"trace"`
 	// Flags are the filter flags the trace was replayed with, and Filters
-	// the filters they enabled, in chain order; both empty: no replay,
-	// after is before.
+	// the filters they enabled, in chain order, each named by the flag
+	// that turned it on; both empty: no replay, after is before.
 	Flags   []string `json:"flags"`
 	Filters []string `json:"filters"`
 	// Recorded says the trace was recorded with filters and not replayed:
