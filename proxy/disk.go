@@ -65,6 +65,8 @@ func parseRead(val []byte) (*DiskAnswer, error) {
 		return nil, errors.New(`"read" must name its "kind" and "path"`)
 	case a.Answer == nil && a.Err == "":
 		return nil, errors.New(`"read" has neither "answer" nor "error"`)
+	case a.Answer != nil && a.Err != "":
+		return nil, errors.New(`"read" has both "answer" and "error"`)
 	}
 	return a, nil
 }

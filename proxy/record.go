@@ -256,11 +256,6 @@ func (r *Recorder) emitted(t time.Time, d filters.Direction, b []byte) {
 	r.emittedFrom(t, d, b, true, nil)
 }
 
-// emittedNoEOL is emitted for a last line that had no '\n'.
-func (r *Recorder) emittedNoEOL(t time.Time, d filters.Direction, b []byte) {
-	r.emittedFrom(t, d, b, false, nil)
-}
-
 // lineSource is which received line a delivered line was made from.
 type lineSource struct {
 	line  int  // the received line's number, from 0 over the trace's lines

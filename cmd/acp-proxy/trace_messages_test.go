@@ -42,7 +42,7 @@ func TestTraceCommandsSayWhatIsWrongWithTheTrace(t *testing.T) {
 	} {
 		for _, cmd := range []string{"replay", "view"} {
 			t.Run(c.name+"/"+cmd, func(t *testing.T) {
-				args := append([]string{cmd}, c.args...)
+				var args []string
 				if cmd == "replay" {
 					args = append([]string{cmd, "--summary"}, c.args...)
 				} else {
