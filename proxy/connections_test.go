@@ -65,6 +65,9 @@ func TestATraceOfTwoRunsIsTwoConnections(t *testing.T) {
 		var text bytes.Buffer
 		require.NoError(t, r.WriteText(&text))
 		assert.Contains(t, text.String(), "connection 1 of 2: agent alpha 1")
+		if marked {
+			assert.Equal(t, []string{"alpha"}, r.Connections[0].Command, "the connection record names the agent's command")
+		}
 		assert.Contains(t, text.String(), "\nconnection 2 of 2: agent beta 1")
 	}
 }

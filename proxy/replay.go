@@ -176,6 +176,7 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 	}
 	switch {
 	case rec.Conn != nil:
+		rp.conn.Summary.started(rec.Conn)
 		rp.out.connection(now, rec.Conn)
 		return nil
 	case rec.Read != nil:

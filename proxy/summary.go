@@ -20,12 +20,13 @@ import (
 // and per tool call, for `replay --summary` and the live `--stats`. A nil
 // *Summary counts nothing.
 type Summary struct {
-	mu    sync.Mutex
-	chain *filters.Chain
-	dirs  [2]struct{ before, after Count }
-	calls map[string]*CallCount
-	order int           // calls seen, to list equal ones in order
-	span  time.Duration // the time of the last message (replays)
+	mu      sync.Mutex
+	chain   *filters.Chain
+	dirs    [2]struct{ before, after Count }
+	calls   map[string]*CallCount
+	order   int           // calls seen, to list equal ones in order
+	span    time.Duration // the time of the last message (replays)
+	command []string      // the agent's command line, from a "connection" record
 }
 
 // Count is a number of messages and their bytes on the wire ('\n' included).
@@ -125,6 +126,20 @@ func callTitle(raw []byte) string {
 	return ""
 }
 
+// started notes a "connection" record's object (see ConnectionInfo).
+func (s *Summary) started(info []byte) {
+	if s == nil {
+		return
+	}
+	var ci ConnectionInfo
+	if json.Unmarshal(info, &ci) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.command = ci.Agent
+}
+
 // at notes the time of a message (a replay's recorded clock).
 func (s *Summary) at(t time.Duration) {
 	if s == nil {
@@ -139,9 +154,12 @@ func (s *Summary) at(t time.Duration) {
 type SummaryReport struct {
 	// Agent and Client are the names (and versions) they gave in
 	// initialize; Seconds is when the last message came, in a replay.
-	Agent      string            `json:"agent,omitempty"`
-	Client     string            `json:"client,omitempty"`
-	Seconds    float64           `json:"seconds,omitempty"`
+	Agent   string  `json:"agent,omitempty"`
+	Client  string  `json:"client,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+	// Command is the agent\'s command line, when the trace recorded it
+	// (a "connection" record).
+	Command    []string          `json:"command,omitempty"`
 	Directions []DirectionReport `json:"directions"`
 	Filters    []FilterFigures   `json:"filters"`
 	// ToolCalls are the largest contributors to agent→client bytes, before
@@ -180,6 +198,7 @@ func (s *Summary) Report() SummaryReport {
 	}
 	r.Agent, r.Client = s.peers()
 	r.Seconds = s.span.Seconds()
+	r.Command = s.command
 	for _, f := range s.chain.Stats() {
 		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
 		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
@@ -282,12 +301,17 @@ func (r SummaryReport) describe() string {
 	var parts []string
 	if r.Agent != "" {
 		parts = append(parts, "agent "+r.Agent)
+	} else if len(r.Command) > 0 {
+		parts = append(parts, "agent command "+strings.Join(r.Command, " "))
 	}
 	if r.Client != "" {
 		parts = append(parts, "client "+r.Client)
 	}
-	if r.Seconds > 0 {
+	switch {
+	case r.Seconds >= 10:
 		parts = append(parts, fmt.Sprintf("%.1f s", r.Seconds))
+	case r.Seconds > 0:
+		parts = append(parts, fmt.Sprintf("%.3f s", r.Seconds))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -451,7 +475,7 @@ func (tr TraceReport) WriteText(w io.Writer) error {
 		if _, err := fmt.Fprintln(w, head); err != nil {
 			return err
 		}
-		r.Agent, r.Client, r.Seconds = "", "", 0 // said in the heading
+		r.Agent, r.Client, r.Seconds, r.Command = "", "", 0, nil // said in the heading
 		if err := r.WriteText(w); err != nil {
 			return err
 		}

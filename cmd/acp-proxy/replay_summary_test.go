@@ -18,7 +18,7 @@ func TestReplaySummaryNamesFlagsReasonsAndCalls(t *testing.T) {
 	code, out, stderr := replayRun(t, "--summary", "--terminal-output", "--deltas", filepath.Join(tracesDir, "codex-0.13-plain-shell-900.jsonl"))
 	require.Equal(t, 0, code, stderr)
 	for _, want := range []string{
-		"1 connection: agent codex-acp 0.13.0, client acpclient, 1.4 s\n",
+		"1 connection: agent codex-acp 0.13.0, client acpclient, 1.355 s\n",
 		"\n--deltas  ",
 		"\n--terminal-output  ",
 		"\n--terminal-output (saved-output previews)  ",
