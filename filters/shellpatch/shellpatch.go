@@ -26,17 +26,21 @@ const maxShellPatchCalls = 1024
 
 // ShellPatch shows shell commands that provably write one file (`cat
 // <<'EOF' > f`, `printf … > f`, `echo … > f`) as edit tool calls with a
-// diff, the way agents show their own edits. The recognition is
-// shellwrite's; this filter finds the command in each agent's rawInput,
-// checks the target against the session's directory, and keeps every later
-// update of the call showing the edit.
+// diff beside the command, the way agents show their own edits. The
+// recognition is shellwrite's; this filter finds the command in each agent's
+// rawInput, checks the target against the session's directory, and keeps
+// every later update of the call showing the edit. The title stays the
+// command (show.go).
 //
 // Calls are known by session and toolCallId together, and every message
 // that carries a rawInput is judged by that rawInput: a later message whose
 // command differs is never shown as the earlier edit.
 //
 // The rewrite is display-only: the agent still runs the command. Anything
-// the filter cannot prove leaves the message byte-identical.
+// the filter cannot prove leaves the message byte-identical. What it shows
+// is checked after the command ran: when the call ends, each file is read
+// again, and an edit the file does not hold is taken back (ending.go); so
+// is the edit of a call the filter can no longer keep.
 type ShellPatch struct {
 	// MaxBytes bounds the bytes held for the edits of all live calls
 	// together (see DefaultMaxPatchBytes); 0: DefaultMaxPatchBytes.
