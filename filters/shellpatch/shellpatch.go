@@ -49,7 +49,11 @@ type ShellPatch struct {
 	// Unverified: the commands do not run where the filter runs (replay, view), so a shown
 	// edit is not checked against the file when its call ends.
 	Unverified bool
-	Log        *slog.Logger // warnings: edits taken back; nil: none
+
+	// reading is the agent→client message Apply is working on, whose Disk
+	// the filter reads files back through (only that pump sets it).
+	reading *filters.Message
+	Log     *slog.Logger // warnings: edits taken back; nil: none
 
 	// Only the agent→client pump touches calls, sessions, held and pending.
 	calls    toolcall.List[call]
@@ -136,6 +140,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		s.requests.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
+	s.reading = m
+	defer func() { s.reading = nil }()
 	if req, ok := s.requests.observeResponse(m); ok {
 		if err := s.answered(m, req); err != nil {
 			return err
@@ -402,7 +408,8 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !filepath.IsAbs(dir) || strings.ContainsAny(cmd.script+dir, "\r\x00") {
 		return recognised{}
 	}
-	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
+	dir = filepath.Clean(dir)
+	w, err := shellwrite.Parse(cmd.script, dir)
 	if err != nil {
 		return recognised{}
 	}
@@ -425,7 +432,7 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !knownDir && cmd.shape == shapeClaude && w.DependsOnCwd() {
 		return r // claude's shell may be anywhere by now
 	}
-	t, err := shellwrite.CheckTarget(w, root, s.OutsideCwd, s.limit())
+	t, err := checkTarget(m, cmd.script, dir, w, root, s.OutsideCwd, s.limit())
 	if err != nil {
 		return r
 	}
