@@ -46,12 +46,12 @@ var clientVariants = map[acpclient.Model]string{
 func TestNoOutputLostOnAnyTrace(t *testing.T) {
 	names := committedTraces(t)
 	require.NotEmpty(t, names)
-	lockStaging(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			trace, err := os.ReadFile(filepath.Join(tracesDir, name+".jsonl"))
 			require.NoError(t, err)
-			t.Setenv("CLAUDE_CONFIG_DIR", stageSessionFiles(t, name, trace))
+			// The files expand-persisted-output reads are in the trace
+			// ("read" records).
 			recorded := recordedModel(t, trace)
 			for _, mut := range traceMutations {
 				if mut.name != "recorded" && len(trace) > 1<<20 {
@@ -96,7 +96,7 @@ var traceMutations = []struct {
 }{
 	{"recorded", func(_ *testing.T, trace []byte) []byte { return trace }},
 	{"no-final-update", func(t *testing.T, trace []byte) []byte {
-		return mapAgentUpdates(t, trace, func(line []byte) [][]byte {
+		return mapAgentUpdates(t, trace, func(line []byte, _ [][]byte) [][]byte {
 			if bytes.Contains(line, []byte(`"status":"completed"`)) || bytes.Contains(line, []byte(`"status":"failed"`)) {
 				return nil
 			}
@@ -104,27 +104,38 @@ var traceMutations = []struct {
 		})
 	}},
 	{"second-session", func(t *testing.T, trace []byte) []byte {
-		return mapAgentUpdates(t, trace, func(line []byte) [][]byte {
+		return mapAgentUpdates(t, trace, func(line []byte, reads [][]byte) [][]byte {
 			sid, _ := rawjson.GetString(line, "msg", "params", "sessionId")
 			other, err := rawjson.Set(line, rawjson.Quote(sid+"-2"), "msg", "params", "sessionId")
 			require.NoError(t, err)
-			return [][]byte{line, other}
+			// The second session's update reads the same files again.
+			return append(append([][]byte{line}, reads...), other)
 		})
 	}},
 }
 
 // mapAgentUpdates is trace with each record of an agent's tool update
-// replaced by what fn makes of it (records without their newline).
-func mapAgentUpdates(t *testing.T, trace []byte, fn func(record []byte) [][]byte) []byte {
+// replaced by what fn makes of it, given the "read" records right before
+// it: the files a filter reads for it (records without their newline).
+func mapAgentUpdates(t *testing.T, trace []byte, fn func(record []byte, reads [][]byte) [][]byte) []byte {
 	t.Helper()
 	var out bytes.Buffer
+	var reads [][]byte
 	for line := range bytes.Lines(trace) {
 		record := bytes.TrimSuffix(line, []byte("\n"))
-		if !bytes.Contains(record, []byte(`"dir":"agent->client"`)) || !bytes.Contains(record, []byte(`"sessionUpdate":"tool_call`)) {
+		if bytes.Contains(record, []byte(`,"read":{`)) {
+			reads = append(reads, record)
 			out.Write(line)
 			continue
 		}
-		for _, r := range fn(record) {
+		if !bytes.Contains(record, []byte(`"dir":"agent->client"`)) || !bytes.Contains(record, []byte(`"sessionUpdate":"tool_call`)) {
+			reads = nil
+			out.Write(line)
+			continue
+		}
+		before := reads
+		reads = nil
+		for _, r := range fn(record, before) {
 			out.Write(r)
 			out.WriteByte('\n')
 		}
