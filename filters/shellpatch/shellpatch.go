@@ -248,36 +248,42 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 		fresh := announces && !final || status == "" || status == "pending"
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
-	permission := len(path) == 2 && path[1] == "toolCall"
-	var out []byte
-	var err error
-	switch {
-	case c != nil && c.edit != nil && final:
-		out, _, err = s.endShown(m.Raw, path, c, status)
-		if err != nil {
-			return nil, err
-		}
-	case c != nil && c.edit != nil:
-		restate := c.stale && !permission
-		if out, err = show(m.Raw, path, callRaw, c.edit, c.title, permission, restate); err != nil {
-			return nil, err
-		}
-		c.stale = c.stale && permission
-	case c != nil && c.stale && !permission:
-		if out, err = retract(m.Raw, path, callRaw, c.title); err != nil {
-			return nil, err
-		}
-		c.stale = false
+	if c == nil {
+		return nil, nil
 	}
-	if c != nil {
-		if title, ok := rawjson.Get(callRaw, "title"); ok {
-			c.title = append(c.title[:0], title...)
-		}
+	out, err := s.present(m.Raw, path, callRaw, c, status)
+	if err != nil {
+		return nil, err
 	}
-	if c != nil && final {
+	if title, ok := rawjson.Get(callRaw, "title"); ok {
+		c.title = append(c.title[:0], title...)
+	}
+	if final {
 		s.end(c, status)
 	}
 	return out, nil
+}
+
+// present returns the message raw with the call at path as the client must see it: its edit
+// (verified, or taken back, when the call ends), its edit taken back when the client still shows
+// one that no longer is, or nil to leave it alone.
+func (s *ShellPatch) present(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, error) {
+	permission := len(path) == 2 && path[1] == "toolCall"
+	switch {
+	case c.edit != nil && (status == "completed" || status == "failed"):
+		out, _, err := s.endShown(raw, path, c, status)
+		return out, err
+	case c.edit != nil:
+		restate := c.stale && !permission
+		out, err := show(raw, path, callRaw, c.edit, c.title, permission, restate)
+		c.stale = c.stale && (permission || err != nil)
+		return out, err
+	case c.stale && !permission:
+		out, err := retract(raw, path, callRaw, c.title)
+		c.stale = err != nil
+		return out, err
+	}
+	return nil, nil
 }
 
 // judge decides the call from the rawInput a message carries, and returns
