@@ -210,3 +210,38 @@ func TestOpencodeEditOpenAtTheTurnsEndIsSettled(t *testing.T) {
 	assert.NotContains(t, got[0].Raw, `"kind"`)
 	assert.NotContains(t, got[0].Raw, `"title"`)
 }
+
+// A permission request before any update reported the input (opencode sends the update first in
+// our runs) has nothing to be judged by: it stands aside, and so does the call's end.
+func TestOpencodeEditAskedBeforeItsInputStandsAside(t *testing.T) {
+	c, dir := namedAgentSession(t, "OpenCode")
+	abs := filepath.Join(dir, "a.txt")
+	require.NoError(t, os.WriteFile(abs, []byte("two\n"), 0o644))
+	update, ask, done := opencodeEditCall("call_1", `{"filePath":"a.txt","oldString":"two","newString":"TWO"}`, abs, "")
+	for _, got := range chaintest.Run(t, c, filters.AgentToClient, ask, update, done) {
+		assert.True(t, got.Original, got.Raw)
+	}
+}
+
+// A diff shown for an edit tool's call that the memory bound evicts is taken back by an update of
+// the filter's own that replaces only the content: the call stays the agent's edit, with its
+// title and locations.
+func TestAForgottenEditToolCallKeepsItsKind(t *testing.T) {
+	f := &ShellPatch{}
+	c, dir := shellPatchSession(t, f)
+	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	require.NoError(t, os.WriteFile(a, []byte(strings.Repeat("x", 300)+"\ntwo\n"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte(strings.Repeat("y", 300)+"\ntwo\n"), 0o644))
+	f.MaxBytes = 1000 // one of the two edits, not both
+	u1, ask1, _ := opencodeEditCall("call_1", `{"filePath":"a.txt","oldString":"two","newString":"TWO"}`, a, "")
+	u2, ask2, _ := opencodeEditCall("call_2", `{"filePath":"b.txt","oldString":"two","newString":"TWO"}`, b, "")
+	got := chaintest.Run(t, c, filters.AgentToClient, u1, ask1, u2, ask2)
+	require.Len(t, got, 5, "the takeback of call_1 goes out before call_2's request")
+	assert.Contains(t, got[3].Raw, `"toolCallId":"call_1"`)
+	assert.Contains(t, got[3].Raw, "no longer checked")
+	assert.NotContains(t, got[3].Raw, `"kind"`)
+	assert.NotContains(t, got[3].Raw, `"locations"`)
+	assert.Equal(t, b, diffPath(t, got[4].Raw, "params", "toolCall", "content"))
+}
