@@ -461,6 +461,7 @@ func (s *ShellPatch) evictOldest() {
 }
 
 func (s *ShellPatch) dropEdit(c *call) {
+	s.releaseInput(c)
 	if c.edit != nil {
 		s.held -= c.edit.size()
 		c.edit, c.cdDir, c.stale = nil, "", true

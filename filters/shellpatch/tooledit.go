@@ -129,6 +129,34 @@ func (s *ShellPatch) toolEditCall(m *filters.Message) bool {
 	return ok && isTool && toolcall.IsToolUpdate(m)
 }
 
+// size is the bytes the input holds, counted against the filter's bound like an edit's.
+func (in *toolInput) size() int64 { return int64(len(in.path) + len(in.oldString) + len(in.newString)) }
+
+// holdInput keeps in as the call's input, within the bound on the bytes held: an input larger
+// than the bound is not kept (no edit of it could be), and older calls make room for it.
+func (s *ShellPatch) holdInput(c *call, in toolInput) {
+	s.releaseInput(c)
+	if in.size() > s.limit() {
+		return
+	}
+	for s.held+in.size() > s.limit() && s.calls.Len() > 1 {
+		s.evictOldest()
+	}
+	if s.calls.Get(c.session, c.id) != c {
+		return // evicted itself
+	}
+	c.tool = &in
+	s.held += in.size()
+}
+
+// releaseInput drops the input a call holds.
+func (s *ShellPatch) releaseInput(c *call) {
+	if c.tool != nil {
+		s.held -= c.tool.size()
+		c.tool = nil
+	}
+}
+
 // callPath is where m keeps its tool call: a permission request's toolCall, or an update.
 func callPath(m *filters.Message) ([]string, bool) {
 	switch {
@@ -157,7 +185,7 @@ func (s *ShellPatch) toolEdit(m *filters.Message) ([]byte, error) {
 			if c == nil {
 				c = s.track(sid, id)
 			}
-			c.tool = &in // the input the permission request will be judged by
+			s.holdInput(c, in) // the input the permission request will be judged by
 		}
 	}
 	if c == nil {

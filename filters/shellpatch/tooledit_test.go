@@ -245,3 +245,32 @@ func TestAForgottenEditToolCallKeepsItsKind(t *testing.T) {
 	assert.NotContains(t, got[3].Raw, `"locations"`)
 	assert.Equal(t, b, diffPath(t, got[4].Raw, "params", "toolCall", "content"))
 }
+
+// The inputs the filter keeps until their permission request count against the same bound as
+// the edits: one larger than the bound is not kept, and the bytes held never exceed it.
+func TestEditToolInputsAreBounded(t *testing.T) {
+	f := &ShellPatch{MaxBytes: 200}
+	c, dir := shellPatchSession(t, f)
+	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
+	abs := filepath.Join(dir, "a.txt")
+	big := strings.Repeat("z", 300)
+	update, ask, _ := opencodeEditCall("call_1", fmt.Sprintf(`{"filePath":"a.txt","oldString":"two","newString":%q}`, big), abs, "")
+	require.NoError(t, os.WriteFile(abs, []byte("two\n"), 0o644))
+	for _, got := range chaintest.Run(t, c, filters.AgentToClient, update, ask) {
+		assert.True(t, got.Original, got.Raw)
+	}
+	for i := range 20 {
+		u, _, _ := opencodeEditCall(fmt.Sprintf("call_%d", i+2), fmt.Sprintf(`{"filePath":"a.txt","oldString":"two","newString":%q}`, big[:60]), abs, "")
+		chaintest.Run(t, c, filters.AgentToClient, u)
+		kept := int64(0)
+		_ = f.calls.Each(func(c *call) error {
+			if c.tool != nil {
+				kept += c.tool.size()
+			}
+			return nil
+		})
+		assert.LessOrEqual(t, kept, f.limit(), "the inputs kept")
+		assert.LessOrEqual(t, f.held, f.limit())
+	}
+}
