@@ -20,14 +20,20 @@ import (
 // the proxy adds the whole file's diff to both. Without asking, the tool writes as it reports
 // its input, and the proxy adds nothing.
 func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
-	before := map[string]string{"a.txt": "one\ntwo\nthree\n", "d.txt": "    alpha\n    beta\n    gamma\n", "m.txt": "foo\nfoo\n"}
+	before := map[string]string{"a.txt": "one\ntwo\nthree\n", "d.txt": "    alpha\n    beta\n    gamma\n", "m.txt": "foo\nfoo\n",
+		"e.txt": "x $ y\nfoo\n", "r.txt": "a\nb\na\n", "p.txt": "p\np\n"}
 	calls := []mockmodel.Call{
 		{Tool: "edit", Args: map[string]any{"filePath": "a.txt", "oldString": "two", "newString": "TWO"}},
 		{Tool: "edit", Args: map[string]any{"filePath": "d.txt", "oldString": "    beta", "newString": "    BETA"}},
 		{Tool: "edit", Args: map[string]any{"filePath": "m.txt", "oldString": "foo", "newString": "bar"}}, // several matches: the tool refuses
 		{Tool: "write", Args: map[string]any{"filePath": "b.txt", "content": "new file\n"}},
+		{Tool: "edit", Args: map[string]any{"filePath": "e.txt", "oldString": "foo", "newString": "$&-$$"}}, // literal: spliced in
+		{Tool: "edit", Args: map[string]any{"filePath": "r.txt", "oldString": "a", "newString": "c", "replaceAll": true}},
+		{Tool: "edit", Args: map[string]any{"filePath": "p.txt", "oldString": "p", "newString": "$&$&", "replaceAll": true}}, // a pattern: the proxy stands aside
+		{Tool: "edit", Args: map[string]any{"filePath": "n.txt", "oldString": "", "newString": "created\n"}},
 	}
-	after := map[string]string{"a.txt": "one\nTWO\nthree\n", "d.txt": "    alpha\n    BETA\n    gamma\n", "m.txt": "foo\nfoo\n", "b.txt": "new file\n"}
+	after := map[string]string{"a.txt": "one\nTWO\nthree\n", "d.txt": "    alpha\n    BETA\n    gamma\n", "m.txt": "foo\nfoo\n", "b.txt": "new file\n",
+		"e.txt": "x $ y\n$&-$$\n", "r.txt": "c\nb\nc\n", "p.txt": "pp\npp\n", "n.txt": "created\n"}
 	for _, ask := range []bool{true, false} {
 		name := "ask"
 		if !ask {
@@ -77,7 +83,7 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 			whole := wholeFileDiffsAtTheEnd(t, lines)
 			want := map[string]bool{}
 			if ask {
-				want = map[string]bool{"a.txt": true, "d.txt": true, "b.txt": true}
+				want = map[string]bool{"a.txt": true, "d.txt": true, "b.txt": true, "e.txt": true, "r.txt": true, "n.txt": true}
 			}
 			for rel := range after {
 				if whole[filepath.Join(s.agent.Dir, rel)] != want[rel] {
@@ -86,7 +92,7 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 			}
 			if ask {
 				for _, p := range c.PermissionRequests() {
-					if !containsDiff(p) && !containsPath(p, "m.txt") {
+					if !containsDiff(p) && !containsPath(p, "m.txt") && !containsPath(p, "p.txt") {
 						t.Errorf("a permission request without a diff: %s", p)
 					}
 				}
