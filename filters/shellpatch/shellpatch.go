@@ -26,17 +26,21 @@ const maxShellPatchCalls = 1024
 
 // ShellPatch shows shell commands that provably write one file (`cat
 // <<'EOF' > f`, `printf … > f`, `echo … > f`) as edit tool calls with a
-// diff, the way agents show their own edits. The recognition is
-// shellwrite's; this filter finds the command in each agent's rawInput,
-// checks the target against the session's directory, and keeps every later
-// update of the call showing the edit.
+// diff beside the command, the way agents show their own edits. The
+// recognition is shellwrite's; this filter finds the command in each agent's
+// rawInput, checks the target against the session's directory, and keeps
+// every later update of the call showing the edit. The title stays the
+// command (show.go).
 //
 // Calls are known by session and toolCallId together, and every message
 // that carries a rawInput is judged by that rawInput: a later message whose
 // command differs is never shown as the earlier edit.
 //
 // The rewrite is display-only: the agent still runs the command. Anything
-// the filter cannot prove leaves the message byte-identical.
+// the filter cannot prove leaves the message byte-identical. What it shows
+// is checked after the command ran: when the call ends, each file is read
+// again, and an edit the file does not hold is taken back (ending.go); so
+// is the edit of a call the filter can no longer keep.
 type ShellPatch struct {
 	// MaxBytes bounds the bytes held for the edits of all live calls
 	// together (see DefaultMaxPatchBytes); 0: DefaultMaxPatchBytes.
@@ -45,7 +49,11 @@ type ShellPatch struct {
 	// Unverified: the commands do not run where the filter runs (replay, view), so a shown
 	// edit is not checked against the file when its call ends.
 	Unverified bool
-	Log        *slog.Logger // warnings: edits taken back; nil: none
+
+	// reading is the agent→client message Apply is working on, whose Disk
+	// the filter reads files back through (only that pump sets it).
+	reading *filters.Message
+	Log     *slog.Logger // warnings: edits taken back; nil: none
 
 	// Only the agent→client pump touches calls, sessions, held and pending.
 	calls    toolcall.List[call]
@@ -134,6 +142,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		s.requests.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
+	s.reading = m
+	defer func() { s.reading = nil }()
 	if req, ok := s.requests.observeResponse(m); ok {
 		if err := s.answered(m, req); err != nil {
 			return err
@@ -402,7 +412,8 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !filepath.IsAbs(dir) || strings.ContainsAny(cmd.script+dir, "\r\x00") {
 		return recognised{}
 	}
-	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
+	dir = filepath.Clean(dir)
+	w, err := shellwrite.Parse(cmd.script, dir)
 	if err != nil {
 		return recognised{}
 	}
@@ -425,7 +436,7 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !knownDir && cmd.shape == shapeClaude && w.DependsOnCwd() {
 		return r // claude's shell may be anywhere by now
 	}
-	t, err := shellwrite.CheckTarget(w, root, s.OutsideCwd, s.limit())
+	t, err := checkTarget(m, cmd.script, dir, w, root, s.OutsideCwd, s.limit())
 	if err != nil {
 		return r
 	}

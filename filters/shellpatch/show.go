@@ -1,6 +1,7 @@
 package shellpatch
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -45,7 +46,7 @@ func diffItem(path string, old []byte, exists bool, newText string) []byte {
 // command show several). The title is the command's first line: a call shown as an edit still
 // names the command that runs.
 func newEdit(cmd command, writes []shellwrite.Write, targets []shellwrite.Target, root string) *edit {
-	e := &edit{cmd: cmd, title: rawjson.Quote(firstLine(cmd.script)), root: root}
+	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root}
 	e.locations = append(e.locations, '[')
 	for i, t := range targets {
 		f := shownFile{path: t.Path, diff: diffItem(t.Path, t.Old, t.Exists, string(writes[i].Content))}
@@ -68,6 +69,24 @@ func firstLine(script string) string {
 		}
 	}
 	return ""
+}
+
+// escapeInvisible writes each character of line that may not show as what it is (a bidi
+// control in an echo's text could reorder the title around it) as \u{XXXX}, and a tab as \t:
+// the title the proxy makes shows the command, all of it.
+func escapeInvisible(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case shellwrite.Visible(r):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, `\u{%04X}`, r)
+		}
+	}
+	return b.String()
 }
 
 // namesCommand reports whether an agent's title (JSON string) shows the command: it holds the
