@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
@@ -51,8 +52,9 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			trace := filepath.Join(t.TempDir(), "live.jsonl")
 			opts := acpclient.Options{
-				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--"}, s.agent.Argv...),
+				Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--record", trace, "--"}, s.agent.Argv...),
 				Env:          s.agent.Env,
 				Dir:          s.agent.Dir,
 				Capabilities: clientCaps(false),
@@ -97,6 +99,15 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 					}
 				}
 			}
+			// The trace holds every file the proxy read: a replay shows the same, whatever is
+			// on this disk now.
+			for rel := range after {
+				if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte("not what the session saw\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			replayed := replayTrace(t, trace, "--shell-to-patch")
+			sameLines(t, "agent→client, live vs replay", lines, linesOf(replayed, filters.AgentToClient))
 			if t.Failed() {
 				t.Log(c.Report())
 			}
