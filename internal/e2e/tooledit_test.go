@@ -21,20 +21,7 @@ import (
 // the proxy adds the whole file's diff to both. Without asking, the tool writes as it reports
 // its input, and the proxy adds nothing.
 func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
-	before := map[string]string{"a.txt": "one\ntwo\nthree\n", "d.txt": "    alpha\n    beta\n    gamma\n", "m.txt": "foo\nfoo\n",
-		"e.txt": "x $ y\nfoo\n", "r.txt": "a\nb\na\n", "p.txt": "p\np\n"}
-	calls := []mockmodel.Call{
-		{Tool: "edit", Args: map[string]any{"filePath": "a.txt", "oldString": "two", "newString": "TWO"}},
-		{Tool: "edit", Args: map[string]any{"filePath": "d.txt", "oldString": "    beta", "newString": "    BETA"}},
-		{Tool: "edit", Args: map[string]any{"filePath": "m.txt", "oldString": "foo", "newString": "bar"}}, // several matches: the tool refuses
-		{Tool: "write", Args: map[string]any{"filePath": "b.txt", "content": "new file\n"}},
-		{Tool: "edit", Args: map[string]any{"filePath": "e.txt", "oldString": "foo", "newString": "$&-$$"}}, // literal: spliced in
-		{Tool: "edit", Args: map[string]any{"filePath": "r.txt", "oldString": "a", "newString": "c", "replaceAll": true}},
-		{Tool: "edit", Args: map[string]any{"filePath": "p.txt", "oldString": "p", "newString": "$&$&", "replaceAll": true}}, // a pattern: the proxy stands aside
-		{Tool: "edit", Args: map[string]any{"filePath": "n.txt", "oldString": "", "newString": "created\n"}},
-	}
-	after := map[string]string{"a.txt": "one\nTWO\nthree\n", "d.txt": "    alpha\n    BETA\n    gamma\n", "m.txt": "foo\nfoo\n", "b.txt": "new file\n",
-		"e.txt": "x $ y\n$&-$$\n", "r.txt": "c\nb\nc\n", "p.txt": "pp\npp\n", "n.txt": "created\n"}
+	before, calls, after := opencodeEditFiles, opencodeEditCalls, opencodeEditResults
 	for _, ask := range []bool{true, false} {
 		name := "ask"
 		if !ask {
@@ -134,3 +121,23 @@ func wholeFileDiffsAtTheEnd(t *testing.T, lines [][]byte) map[string]bool {
 func containsDiff(p []byte) bool { return bytes.Contains(p, []byte(`"type":"diff"`)) }
 
 func containsPath(p []byte, rel string) bool { return bytes.Contains(p, []byte("/"+rel+`"`)) }
+
+// opencodeEditFiles, opencodeEditCalls and opencodeEditResults are the files, the calls of
+// opencode's edit and write tools, and what the tools make of the files (the opencode edit trace
+// and TestShellToPatchShowsWhatOpencodesEditToolWrote).
+var (
+	opencodeEditFiles = map[string]string{"a.txt": "one\ntwo\nthree\n", "d.txt": "    alpha\n    beta\n    gamma\n", "m.txt": "foo\nfoo\n",
+		"e.txt": "x $ y\nfoo\n", "r.txt": "a\nb\na\n", "p.txt": "p\np\n"}
+	opencodeEditCalls = []mockmodel.Call{
+		{Tool: "edit", Args: map[string]any{"filePath": "a.txt", "oldString": "two", "newString": "TWO"}},
+		{Tool: "edit", Args: map[string]any{"filePath": "d.txt", "oldString": "    beta", "newString": "    BETA"}},
+		{Tool: "edit", Args: map[string]any{"filePath": "m.txt", "oldString": "foo", "newString": "bar"}}, // several matches: the tool refuses
+		{Tool: "write", Args: map[string]any{"filePath": "b.txt", "content": "new file\n"}},
+		{Tool: "edit", Args: map[string]any{"filePath": "e.txt", "oldString": "foo", "newString": "$&-$$"}}, // literal: spliced in
+		{Tool: "edit", Args: map[string]any{"filePath": "r.txt", "oldString": "a", "newString": "c", "replaceAll": true}},
+		{Tool: "edit", Args: map[string]any{"filePath": "p.txt", "oldString": "p", "newString": "$&$&", "replaceAll": true}}, // a pattern: the proxy stands aside
+		{Tool: "edit", Args: map[string]any{"filePath": "n.txt", "oldString": "", "newString": "created\n"}},
+	}
+	opencodeEditResults = map[string]string{"a.txt": "one\nTWO\nthree\n", "d.txt": "    alpha\n    BETA\n    gamma\n", "m.txt": "foo\nfoo\n", "b.txt": "new file\n",
+		"e.txt": "x $ y\n$&-$$\n", "r.txt": "c\nb\nc\n", "p.txt": "pp\npp\n", "n.txt": "created\n"}
+)
