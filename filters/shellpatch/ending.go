@@ -116,6 +116,9 @@ func callUpdate(sid, id string) []byte {
 // back. It returns the message to send, and whether it takes the edit back.
 func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string) ([]byte, bool, error) {
 	callRaw, _ := rawjson.Get(raw, path...)
+	if c.edit.tool {
+		return s.endToolEdit(raw, path, callRaw, c, status)
+	}
 	v := s.verify(c.edit, status)
 	if v.unread {
 		out, err := show(raw, path, callRaw, c.edit, c.title, false, c.stale)
@@ -138,6 +141,7 @@ func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string)
 // call's later updates pass unchanged once it is forgotten, so the edit would stay otherwise.
 func (s *ShellPatch) forget(c *call) {
 	shown := c.edit != nil || c.stale
+	tool := c.edit != nil && c.edit.tool
 	s.dropEdit(c)
 	if !shown {
 		return
@@ -148,7 +152,11 @@ func (s *ShellPatch) forget(c *call) {
 	members := []member{{"kind", func() ([]byte, error) { return []byte(`"execute"`), nil }},
 		{"locations", func() ([]byte, error) { return []byte(`[]`), nil }},
 		{"content", func() ([]byte, error) { return append(append([]byte{'['}, note...), ']'), nil }}}
-	if c.title != nil {
+	if tool { // an edit tool's call stays one: only the diff the proxy added goes
+		note = noteItem("acp-proxy: the diff shown is no longer checked (the proxy's memory for edits is full).")
+		members = members[2:]
+	}
+	if c.title != nil && !tool {
 		title := c.title
 		members = append(members, member{"title", func() ([]byte, error) { return title, nil }})
 	}

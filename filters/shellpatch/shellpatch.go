@@ -83,6 +83,7 @@ type call struct {
 	// reported is the bare command the call's last update reported, with
 	// its directory: opencode's permission request names only the script.
 	reported *command
+	tool     *toolInput // opencode's edit or write tool: the input its last update reported
 }
 
 // inside reports whether dir is root or below it, by name.
@@ -99,6 +100,7 @@ type edit struct {
 	root      string  // the session's directory, below which the files are read back
 	files     []shownFile
 	locations []byte // JSON array
+	tool      bool   // an agent's own edit tool's (tooledit.go): its title, kind and locations stay
 }
 
 func (e *edit) size() int64 {
@@ -165,6 +167,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		err error
 	)
 	switch {
+	case s.toolEditCall(m):
+		raw, err = s.toolEdit(m)
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		raw, err = s.rewrite(m, []string{"params", "toolCall"}, true)
 	case toolcall.IsToolUpdate(m):
@@ -468,6 +472,7 @@ func (s *ShellPatch) evictOldest() {
 }
 
 func (s *ShellPatch) dropEdit(c *call) {
+	s.releaseInput(c)
 	if c.edit != nil {
 		s.held -= c.edit.size()
 		c.edit, c.cdDir, c.stale = nil, "", true

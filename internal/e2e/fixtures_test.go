@@ -82,6 +82,8 @@ type fixture struct {
 	unified  bool   // codex: exec_command (a PTY) instead of shell/shell_command
 	policy   string // codex approval_policy; "" is "never"
 	commands []string
+	calls    []mockmodel.Call  // the agent's other tools, called after the commands
+	files    map[string]string // the project's files before the session
 	prompt   string
 	// generated traces are too big to commit; scripts/make-big-trace
 	// makes them (-record-big).
@@ -119,6 +121,7 @@ var fixtures = []fixture{
 	{name: "gemini-0.61-zed-nopty-5", agent: "gemini-nopty", zed: true, commands: []string{fiveLinesSlowLiteral}, prompt: "print five lines"},
 	{name: "opencode-1.18-zed-5", agent: "opencode", zed: true, policy: "ask", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
 	{name: fmt.Sprintf("opencode-1.18-plain-%d", opencodeLines), agent: "opencode", commands: []string{linesCommand(opencodeLines)}, prompt: "print many lines"},
+	{name: "opencode-1.18-plain-edit-ask", agent: "opencode", policy: "ask", calls: opencodeEditCalls, files: opencodeEditFiles, prompt: "edit the files"},
 }
 
 // TestRecordFixtures re-records testdata/traces/*.jsonl. It runs only with
@@ -210,7 +213,12 @@ func clientCaps(zed bool) string {
 // recordFixture runs fx through `acp-proxy --record` and moves the trace,
 // and any output file the Claude CLI saved, into dir.
 func recordFixture(t *testing.T, dir string, fx fixture) {
-	s := launch(t, fx.agent, fx.commands, fx.unified, fx.policy)
+	s := launchScript(t, fx.agent, mockmodel.Script{Commands: fx.commands, Calls: fx.calls}, fx.unified, fx.policy)
+	for rel, content := range fx.files {
+		if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tmp, err := os.CreateTemp(dir, "."+fx.name+".*.tmp") // same filesystem: renamed into place
 	if err != nil {
 		t.Fatal(err)
@@ -243,8 +251,8 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 		if p := c.Problems(); len(p) > 0 {
 			t.Errorf("client problems: %q", p)
 		}
-		if n := len(c.ToolCalls()); n != len(fx.commands) {
-			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands), c.Report())
+		if n := len(c.ToolCalls()); n != len(fx.commands)+len(fx.calls) {
+			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands)+len(fx.calls), c.Report())
 		}
 		t.Logf("%s: %v, %d messages, %d bytes to the client", fx.name, time.Since(start).Round(time.Millisecond), stats.Messages, stats.Bytes)
 	})
