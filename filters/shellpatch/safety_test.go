@@ -181,7 +181,9 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 		{`echo "a!b" 'c' > e.txt`, false},          // a ' anywhere puts the whole text in double quotes
 		{`echo hi > nul`, false},                   // >nul becomes >/dev/null
 		{"cat <<'EOF' > e.txt\n2>nul\nEOF", false}, // even in a here-document
-		{`echo 'a|b' > e.txt`, false},              // re-tokenised
+		{`echo 'a|b' > e.txt`, true},               // no | operator: single-quoted whole, exact
+		{`echo "a > b && c | d" > gt.txt`, true},   // the same, in double quotes
+		{`echo hi >| e.txt`, false},                // shell-quote reads >| as > and |: re-tokenised
 		{`echo "a!b" > e.txt`, true},               // no ': single-quoted whole, exact
 		{"cat <<'EOF' > e.txt\nit's done!\nEOF", true},
 		{"cat <<'EOF' > e.txt\n1 << 2 !\nEOF", false},  // looks like a shift: quoted as a one-line command, ! escaped
