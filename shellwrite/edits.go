@@ -33,7 +33,9 @@ type FileEdit struct {
 // cut is nil when the FileEdits are everything the script does to files. Otherwise it says why
 // the rest cannot be shown: the script's Unknown, or a statement whose target fails the checks,
 // whose sed fails or whose text is too large or not UTF-8; the FileEdits then hold the statements
-// before it, which still surely run.
+// before it, which still surely run. The statements after them run too, and may change the same
+// files again (`echo a > f; python3 edit.py`): New is the text the shown writes leave, and only a
+// check of the file after the command ran can say whether it stayed so.
 func (s Script) Edits(root string, allowOutside bool, maxBytes int64) (files []FileEdit, cut error) {
 	e := &editor{root: root, outside: allowOutside, max: maxBytes, index: map[string]int{}, made: map[string]string{}}
 	for start := 0; start < len(s.Writes); {

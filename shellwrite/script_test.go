@@ -136,6 +136,19 @@ var scriptCases = []scriptCase{
 	sc("echo a > f && echo b > /etc/passwd-shellwrite && echo c > g").shows("f", "a\n").stops("outside"),
 	sc("cat <<EOF > a; cat <<EOF > b\n1\nEOF\n2\nEOF\n").stops("<<"),
 	sc("cat <<EOF > f && echo \"a\nb\"\nx\nEOF\n").stops("newline inside quotes"),
+	// The rules of Parse hold for every statement.
+	sc("echo x 1>> f").with("f", "a\n").shows("f", "a\nx\n"),
+	sc("echo x > a/../f").with("a/").shows("f", "x\n"),
+	sc("cd sub &&\n# then\necho x > f").with("sub/").shows("sub/f", "x\n"),
+	sc(lines("cat <<'EOF' > s.sh", "#!/bin/sh", "# not a comment: the body", "EOF")).shows("s.sh", "#!/bin/sh\n# not a comment: the body\n"),
+	sc("echo a > f; echo x > \u200bg").shows("f", "a\n").stops("U+200B"),
+	sc("echo a > f; echo -n x >> g").shows("f", "a\n").stops("starts with '-'"),
+	sc("echo a > f; printf '\\x41' >> g").shows("f", "a\n").stops(`escape \x`),
+	sc("echo a > f; echo b > /dev/null").shows("f", "a\n").stops("under /dev"),
+	sc("echo a > f; echo b >& 2").shows("f", "a\n").stops("redirect >&"),
+	sc("echo a > f; cat <<EOF >> g\n$HOME\nEOF\n").shows("f", "a\n").stops("expansion"),
+	sc("echo a > f\ncd -\necho b > g").shows("f", "a\n").stops("option"),
+	sc("echo a > f; \\cat <<EOF > g\nx\nEOF\n").shows("f", "a\n").stops(`"\\cat" is not known`),
 	// Scripts that do not parse alike in bash, POSIX sh and zsh are unknown as a whole.
 	sc("echo x > f\na=(1 2)").refuses("parse as posix"),
 	sc("echo x > f; echo 'unterminated").refuses("parse"),
@@ -223,8 +236,8 @@ func describePairs(pairs []string) string {
 func strconvQuote(b []byte) string { return strconv.Quote(string(b)) }
 
 // TestScriptAgainstShells runs every row in bash, dash and zsh, each in a fresh directory holding
-// the row's files: every file shown must hold its new text afterwards, and when everything is
-// shown, no other file may have changed.
+// the row's files: every file shown must hold its new text afterwards (the rows' unknown commands
+// leave the shown files alone), and when everything is shown, no other file may have changed.
 func TestScriptAgainstShells(t *testing.T) {
 	for _, tc := range scriptCases {
 		if tc.refused != "" || strings.Contains(tc.script, "/etc") {
