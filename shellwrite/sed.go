@@ -91,8 +91,11 @@ func (sc *sedCall) addOption(o string) {
 	sc.options = append(sc.options, o)
 }
 
-// sedTimeout bounds each run of sed: a script can loop forever.
-const sedTimeout = 5 * time.Second
+// sedTimeout bounds each run of sed: a script can loop forever. The proxy waits for it.
+const sedTimeout = 2 * time.Second
+
+// sedMemoryLimit is the shell text that runs sed with at most 256 MiB of address space.
+const sedMemoryLimit = `ulimit -v 262144 && exec "$@"`
 
 // sedEnvs are the environments sed computes each edit in. The results must agree: a script whose
 // output depends on the locale (in C, '.' matches a byte, in UTF-8 a character), on
@@ -170,7 +173,10 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) (
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), sedTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, sed, append(args, names...)...)
+	// sh sets the memory limit and becomes sed: a script such as `h;:a;G;h;ba` doubles its pattern
+	// space each cycle, faster than the timeout.
+	limited := append([]string{"-c", sedMemoryLimit, "sh", sed}, args...)
+	cmd := exec.CommandContext(ctx, "/bin/sh", append(limited, names...)...)
 	cmd.Dir, cmd.Env = dir, env
 	stdout := &cappedBuffer{max: maxBytes, cancel: cancel}
 	stderr := &cappedBuffer{max: 4096, cancel: cancel}
