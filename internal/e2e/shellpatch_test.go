@@ -480,11 +480,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
 			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
 		{name: "claude-0.23 quoting Claude Code keeps exact", agent: "claude-0.23", commands: claudeQuoting,
-			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.101 quoting Claude Code keeps exact", agent: "claude-0.101", commands: claudeQuoting,
-			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.23 in zsh: quoting", agent: "claude-0.23", shell: "/usr/bin/zsh", commands: claudeQuoting,
-			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.23 in zsh: a recognised cd moves the shell", agent: "claude-0.23", shell: "/usr/bin/zsh",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo ${ZSH_VERSION%%.*} > zsh.txt`},
 			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n", "sub/zsh.txt": "5\n"}, edits: 2},
@@ -650,8 +650,8 @@ func askedFirst(t *testing.T, lines [][]byte) map[string]bool {
 }
 
 // claudeQuoting are commands in each of the ways Claude Code quotes a command for its eval (no ',
-// so single quotes; a ', so double quotes with " \ $ ` ! escaped), which the proxy takes as exact,
-// and one it refuses (a | is re-tokenised). claudeQuotingFiles is what each writes.
+// so single quotes; a ', so double quotes with " \ $ ` ! escaped; a | that is no pipe operator,
+// so single quotes), which the proxy takes as exact. claudeQuotingFiles is what each writes.
 var (
 	claudeQuoting = []string{
 		`echo "a!b" > q1.txt`,
@@ -662,10 +662,12 @@ var (
 		`echo 'it'"'"'s' > q6.txt`,
 		`echo "semi;colon & amp" > q7.txt`,
 		`echo 'a|b' > q8.txt`,
+		`echo "a > b && c | d" > q9.txt`,
 	}
 	claudeQuotingFiles = map[string]string{
 		"q1.txt": "a!b\n", "q2.txt": "x y\n", "q3.txt": "a b c\"d\n", "q4.txt": "$HOME `x`\n",
 		"q5.txt": "tab\there\n", "q6.txt": "it's\n", "q7.txt": "semi;colon & amp\n", "q8.txt": "a|b\n",
+		"q9.txt": "a > b && c | d\n",
 	}
 )
 
