@@ -234,9 +234,10 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	case ok && claude:
 		r.staysPut = staysPut(cmd.script)
 	}
-	if claude && ok && !r.staysPut {
+	if claude && ok && !r.staysPut && cmd.wrapper == "" {
 		// A command the filter does not follow may move claude's shell
 		// anywhere; a recognised `cd DIR &&` sets it when it completes.
+		// A script wrapped in a shell of its own cannot.
 		sess.shellCwd = ""
 	}
 	e, cdDir := r.edit, r.cdDir
@@ -334,12 +335,12 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 		return recognised{}
 	}
 	var r recognised
-	if d, ok := w.CdDir(); ok {
+	if d, ok := w.CdDir(); ok && cmd.wrapper == "" {
 		r.cdDir = d
 	} else {
-		r.staysPut = true
+		r.staysPut = true // no cd, or one in a shell of its own
 	}
-	if cmd.shape == shapeClaude && claudeTransformed(cmd.script) != nil {
+	if cmd.shape == shapeClaude && claudeTransformed(cmd.claudeText()) != nil {
 		// Claude Code runs another command; its transformations (see
 		// claudeTransformed) add no cd.
 		return r

@@ -479,6 +479,10 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			// as it cannot tell the versions' transformations apart.
 			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
 			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
+		{name: "claude-0.23 a script wrapped in a shell of its own", agent: "claude-0.23",
+			commands: claudeWrapped, files: claudeWrappedFiles, edits: len(claudeWrapped)},
+		{name: "claude-0.101 a script wrapped in a shell of its own", agent: "claude-0.101",
+			commands: claudeWrapped, files: claudeWrappedFiles, edits: len(claudeWrapped)},
 		{name: "claude-0.23 quoting Claude Code keeps exact", agent: "claude-0.23", commands: claudeQuoting,
 			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.101 quoting Claude Code keeps exact", agent: "claude-0.101", commands: claudeQuoting,
@@ -669,6 +673,13 @@ var (
 		"q5.txt": "tab\there\n", "q6.txt": "it's\n", "q7.txt": "semi;colon & amp\n", "q8.txt": "a|b\n",
 		"q9.txt": "a > b && c | d\n",
 	}
+)
+
+// claudeWrapped are claude Bash commands that run their script in a shell of its own: it starts
+// where claude's shell is, and its cd leaves claude's shell there.
+var (
+	claudeWrapped      = []string{"bash -lc 'echo x > w.txt'", "sh -c 'cd sub && echo a > y.txt'", "echo b > notes.md"}
+	claudeWrappedFiles = map[string]string{"w.txt": "x\n", "sub/y.txt": "a\n", "notes.md": "b\n"}
 )
 
 // shownDiffs is every diff the client was shown where it matters: in a permission request (what
