@@ -108,63 +108,46 @@ func Watches(method string) bool {
 }
 
 // ObserveRequest records a client→agent request (see Watches). id is the raw
-// JSON id; params the raw params. Unknown shapes are ignored.
+// JSON id; params the raw params. Keys are read exactly (see member); unknown
+// shapes are ignored.
 func (n *Negotiated) ObserveRequest(method string, id, params []byte) {
-	var p struct {
-		ProtocolVersion    int             `json:"protocolVersion"`
-		ClientCapabilities json.RawMessage `json:"clientCapabilities"`
-		Capabilities       json.RawMessage `json:"capabilities"` // v2 draft
-		ClientInfo         struct {
-			Name string `json:"name"`
-		} `json:"clientInfo"`
-		Cwd       string `json:"cwd"`
-		SessionID string `json:"sessionId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+	version, ok := intAt(params, "protocolVersion")
+	if !isObject(params) || !ok {
 		return
 	}
+	cwd, sid := stringAt(params, "cwd"), stringAt(params, "sessionId")
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch method {
 	case "initialize":
-		caps := p.ClientCapabilities
-		if caps == nil {
-			caps = p.Capabilities
+		caps := objectAt(params, "clientCapabilities")
+		if _, present := member(params, "clientCapabilities"); !present {
+			caps = objectAt(params, "capabilities") // v2 draft
 		}
 		n.client = parseClient(caps)
-		n.client.ProtocolVersion = p.ProtocolVersion
-		n.client.Name = p.ClientInfo.Name
+		n.client.ProtocolVersion = version
+		n.client.Name = stringAt(params, "clientInfo", "name")
 		n.clientKnown = true
 		if !n.agentKnown {
-			n.version.Store(int32(p.ProtocolVersion))
+			n.version.Store(int32(version))
 		}
 	case "session/load", "session/resume":
-		if p.SessionID != "" {
-			n.sessions[p.SessionID] = Session{ID: p.SessionID, Cwd: p.Cwd}
+		if sid != "" {
+			n.sessions[sid] = Session{ID: sid, Cwd: cwd}
 		}
 	}
 	if id != nil {
-		n.pending[string(id)] = pendingRequest{method: method, cwd: p.Cwd}
+		n.pending[string(id)] = pendingRequest{method: method, cwd: cwd}
 	}
 }
 
-func parseClient(raw json.RawMessage) Client {
-	var c struct {
-		Meta     map[string]json.RawMessage `json:"_meta"`
-		Terminal bool                       `json:"terminal"`
-		FS       struct {
-			Read  bool `json:"readTextFile"`
-			Write bool `json:"writeTextFile"`
-		} `json:"fs"`
-	}
-	_ = json.Unmarshal(raw, &c) // a shape we don't know reads as "nothing advertised"
-	isTrue := func(v json.RawMessage) bool { return string(v) == "true" }
+func parseClient(raw []byte) Client {
 	return Client{
-		TerminalOutput:      isTrue(c.Meta["terminal_output"]),
-		TerminalOutputDelta: isTrue(c.Meta["terminal_output_delta"]),
-		Terminal:            c.Terminal,
-		ReadTextFile:        c.FS.Read,
-		WriteTextFile:       c.FS.Write,
+		TerminalOutput:      trueAt(raw, "_meta", "terminal_output"),
+		TerminalOutputDelta: trueAt(raw, "_meta", "terminal_output_delta"),
+		Terminal:            trueAt(raw, "terminal"),
+		ReadTextFile:        trueAt(raw, "fs", "readTextFile"),
+		WriteTextFile:       trueAt(raw, "fs", "writeTextFile"),
 		Raw:                 append(json.RawMessage(nil), raw...),
 	}
 }
@@ -190,39 +173,24 @@ func (n *Negotiated) ObserveResponse(id, result []byte) {
 	}
 	switch req.method {
 	case "initialize":
-		var r struct {
-			ProtocolVersion   int             `json:"protocolVersion"`
-			AgentCapabilities json.RawMessage `json:"agentCapabilities"`
-			Capabilities      json.RawMessage `json:"capabilities"`
-			AgentInfo         struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			} `json:"agentInfo"`
-			Info struct { // v2
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			} `json:"info"`
-		}
-		if json.Unmarshal(result, &r) != nil {
+		version, ok := intAt(result, "protocolVersion")
+		if !isObject(result) || !ok {
 			return
 		}
-		caps := r.AgentCapabilities
-		if caps == nil {
-			caps = r.Capabilities
+		caps := objectAt(result, "agentCapabilities")
+		if _, present := member(result, "agentCapabilities"); !present {
+			caps = objectAt(result, "capabilities")
 		}
-		if r.AgentInfo.Name == "" {
-			r.AgentInfo = r.Info
+		name, agentVersion := stringAt(result, "agentInfo", "name"), stringAt(result, "agentInfo", "version")
+		if name == "" { // v2
+			name, agentVersion = stringAt(result, "info", "name"), stringAt(result, "info", "version")
 		}
-		n.agent = Agent{ProtocolVersion: r.ProtocolVersion, Name: r.AgentInfo.Name,
-			Version: r.AgentInfo.Version, Raw: append(json.RawMessage(nil), caps...)}
+		n.agent = Agent{ProtocolVersion: version, Name: name, Version: agentVersion, Raw: append(json.RawMessage(nil), caps...)}
 		n.agentKnown = true
-		n.version.Store(int32(r.ProtocolVersion))
+		n.version.Store(int32(version))
 	case "session/new":
-		var r struct {
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(result, &r) == nil && r.SessionID != "" {
-			n.sessions[r.SessionID] = Session{ID: r.SessionID, Cwd: req.cwd}
+		if sid := stringAt(result, "sessionId"); sid != "" {
+			n.sessions[sid] = Session{ID: sid, Cwd: req.cwd}
 		}
 	}
 }

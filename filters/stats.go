@@ -21,11 +21,19 @@ func (s *FilterStats) count(d Direction, in bool, n int) {
 	c.Bytes.Add(int64(n))
 }
 
+// Counted is implemented by filters that count events of their own for --stats (shell-to-patch:
+// edits verified and taken back).
+type Counted interface {
+	Counts() map[string]int64
+}
+
 // FilterReport is one filter's figures.
 type FilterReport struct {
 	Name string
 	// In and Out are [direction]{messages, bytes}.
 	In, Out [2][2]int64
+	// Counts are the filter's own counts that are not zero (see Counted); nil: none.
+	Counts map[string]int64
 }
 
 // Stats reports each filter's figures, in chain order.
@@ -36,6 +44,16 @@ func (c *Chain) Stats() []FilterReport {
 	out := make([]FilterReport, len(c.filters))
 	for i, f := range c.filters {
 		r := FilterReport{Name: f.Name()}
+		if counted, ok := f.(Counted); ok {
+			for k, v := range counted.Counts() {
+				if v != 0 {
+					if r.Counts == nil {
+						r.Counts = map[string]int64{}
+					}
+					r.Counts[k] = v
+				}
+			}
+		}
 		for d := range 2 {
 			s := &c.stats[i]
 			r.In[d] = [2]int64{s.In[d].Messages.Load(), s.In[d].Bytes.Load()}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"text/tabwriter"
@@ -108,6 +110,9 @@ type FilterFigures struct {
 	Name string           `json:"name"`
 	In   map[string]Count `json:"in"`
 	Out  map[string]Count `json:"out"`
+	// Counts are the filter's own events that happened (shell-to-patch: editsVerified,
+	// editsTakenBack, editsForgotten); absent when none did.
+	Counts map[string]int64 `json:"counts,omitempty"`
 }
 
 // Report returns the figures so far.
@@ -119,7 +124,7 @@ func (s *Summary) Report() SummaryReport {
 		r.Directions = append(r.Directions, DirectionReport{d.String(), s.dirs[d].before, s.dirs[d].after})
 	}
 	for _, f := range s.chain.Stats() {
-		ff := FilterFigures{Name: f.Name, In: map[string]Count{}, Out: map[string]Count{}}
+		ff := FilterFigures{Name: f.Name, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
 		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
 			ff.In[d.String()] = Count{f.In[d][0], f.In[d][1] + f.In[d][0]}
 			ff.Out[d.String()] = Count{f.Out[d][0], f.Out[d][1] + f.Out[d][0]}
@@ -164,6 +169,11 @@ func (r SummaryReport) WriteText(w io.Writer) error {
 		for _, f := range r.Filters {
 			in, out := f.In[filters.AgentToClient.String()], f.Out[filters.AgentToClient.String()]
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t\n", f.Name, in.Messages, human(in.Bytes), out.Messages, human(out.Bytes), ratio(out.Bytes, in.Bytes))
+		}
+	}
+	for _, f := range r.Filters {
+		for _, k := range slices.Sorted(maps.Keys(f.Counts)) {
+			fmt.Fprintf(tw, "%s %s\t%d\t\t\t\t\t\n", f.Name, k, f.Counts[k])
 		}
 	}
 	if len(r.ToolCalls) > 0 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // place is where a command's redirect opens its file, before the filesystem is consulted: the
@@ -154,16 +155,43 @@ func checkPathWord(p string) error {
 	return checkVisible(p)
 }
 
-// checkVisible rejects a path with characters that would not show in a `Write <path>` title as
-// what they are: C0 and C1 controls, DEL, format characters (Unicode category Cf: bidi controls
-// such as U+202E, which reorder the text around them, zero-width spaces and joiners, U+FEFF) and
-// line or paragraph separators. A path with them could pass for another path.
+// checkVisible rejects a path with a character that may not show as what it is, wherever the
+// path is shown (a diff's path, a location, the command in a title). It is an allow-list: the
+// space U+0020 and letters, marks, numbers, punctuation and symbols, but not those that render
+// as nothing or as blank (default-ignorable code points such as U+034F and the Hangul fillers
+// U+115F, U+1160, U+3164, U+FFA0; variation selectors U+FE00–U+FE0F, U+E0100–U+E01EF; U+2800),
+// spaces other than U+0020, and look-alikes of '.' and '/', which could make one path read as
+// another. Controls, format characters (bidi controls such as U+202E, zero-width characters,
+// U+FEFF), separators, private-use and unassigned code points are outside the allowed classes.
 func checkVisible(p string) error {
 	for _, r := range p {
-		if r < 0x20 || (0x7f <= r && r <= 0x9f) || unicode.Is(unicode.Cf, r) ||
-			unicode.In(r, unicode.Zl, unicode.Zp) {
-			return fmt.Errorf("path %q contains an invisible or control character %U", p, r)
+		if !visible(r) {
+			return fmt.Errorf("path %q contains a control character or one invisible, blank or a look-alike: %U", p, r)
 		}
 	}
 	return nil
+}
+
+func visible(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 0x20 <= r && r < 0x7f
+	}
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) &&
+		!unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector, unicode.White_Space) &&
+		!blankOrLookAlike[r]
+}
+
+// blankOrLookAlike are characters of the allowed classes that render blank, or as '.' or '/'.
+var blankOrLookAlike = map[rune]bool{
+	0x2800: true,                                           // BRAILLE PATTERN BLANK
+	0x115F: true, 0x1160: true, 0x3164: true, 0xFFA0: true, // Hangul fillers (also default-ignorable)
+	0x17B4: true, 0x17B5: true, // Khmer inherent vowels (also default-ignorable)
+	0x034F: true, // COMBINING GRAPHEME JOINER (also default-ignorable)
+	// '.' look-alikes
+	0x00B7: true, 0x0387: true, 0x06D4: true, 0x0701: true, 0x0702: true, 0x2024: true, 0x2027: true,
+	0x2219: true, 0x22C5: true, 0x2E31: true, 0x2E33: true, 0x3002: true, 0x30FB: true, 0xA4F8: true,
+	0xFE52: true, 0xFF0E: true, 0xFF61: true, 0xFF65: true, 0x10101: true,
+	// '/' look-alikes, and the overlays that draw one over a letter
+	0x0337: true, 0x0338: true, 0x2044: true, 0x2215: true, 0x2571: true, 0x27CB: true, 0x29F8: true,
+	0x3033: true, 0xFF0F: true, 0x1735: true, 0x2CC6: true, 0x4E3F: true,
 }

@@ -87,6 +87,9 @@ func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Targe
 			return Target{}, err
 		}
 	}
+	if err := checkWritable(resolved, exists); err != nil {
+		return Target{}, err
+	}
 	if !exists {
 		return Target{Path: path}, nil
 	}
@@ -95,6 +98,34 @@ func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Targe
 		return Target{}, err
 	}
 	return Target{Path: path, Old: old, Exists: true}, nil
+}
+
+// ReadBack reads the file at path (a Target's Path) again, after the command that wrote it ran:
+// its content, and whether it exists. It refuses what CheckTarget refuses to read (symlinks that
+// lead outside root unless allowOutside, a file that is not regular, more than maxBytes, text
+// that is not UTF-8), and opens the file the same way, without following a symlink swapped in.
+func ReadBack(path, root string, allowOutside bool, maxBytes int64) (content []byte, exists bool, err error) {
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("shellwrite: read back %s: %w", path, err)
+	}
+	resolved, exists, err := resolveTarget(filepath.Join(parent, filepath.Base(path)))
+	if err != nil || !exists {
+		return nil, false, err
+	}
+	base := "/"
+	if !allowOutside {
+		if base, err = checkInside(resolved, root); err != nil {
+			return nil, true, fmt.Errorf("shellwrite: read back: %w", err)
+		}
+	}
+	if content, err = readText(base, resolved, maxBytes); err != nil {
+		return nil, true, fmt.Errorf("shellwrite: read back %s: %w", path, err)
+	}
+	return content, true, nil
 }
 
 // physicalPath returns the path the kernel opens for target, relative to dir unless absolute,

@@ -3,6 +3,8 @@
 package shellwrite
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -50,4 +52,67 @@ func TestOpenNoFollowRefusesSymlinks(t *testing.T) {
 			f.Close()
 		}
 	}
+}
+
+// A target with another link is also another file, maybe outside the project.
+func TestCheckTargetRefusesHardLinks(t *testing.T) {
+	fsys := newTargetFS(t)
+	inside := filepath.Join(fsys.root, "node_modules-file")
+	fsys.file(t, filepath.Join(fsys.outside, "store-file"), "shared\n")
+	if err := os.Link(filepath.Join(fsys.outside, "store-file"), inside); err != nil {
+		t.Skipf("link: %v", err)
+	}
+	_, err := CheckTarget(Write{Path: inside}, fsys.root, false, 1024)
+	if err == nil || !strings.Contains(err.Error(), "hard links") {
+		t.Fatalf("err = %v, want a refusal of the hard link", err)
+	}
+}
+
+// A target the shell cannot open for writing makes it write nothing: refused when oldText is
+// read. The immutable flag (chattr +i) stops root too; the mode bits stop other users.
+func TestCheckTargetRefusesWritesThatCannotHappen(t *testing.T) {
+	fsys := newTargetFS(t)
+	readOnly := filepath.Join(fsys.root, "read-only")
+	fsys.file(t, readOnly, "old\n")
+	if err := os.Chmod(readOnly, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{}
+	if os.Geteuid() != 0 {
+		cases[readOnly] = "not writable"
+		lockedDir := filepath.Join(fsys.root, "locked")
+		fsys.mkdir(t, lockedDir)
+		if err := os.Chmod(lockedDir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		cases[filepath.Join(lockedDir, "new")] = "cannot create"
+	}
+	immutable := filepath.Join(fsys.root, "immutable")
+	fsys.file(t, immutable, "old\n")
+	immutableDir := filepath.Join(fsys.root, "immutable-dir")
+	fsys.mkdir(t, immutableDir)
+	if chattr(t, "+i", immutable) && chattr(t, "+i", immutableDir) {
+		cases[immutable] = "not writable"
+		cases[filepath.Join(immutableDir, "new")] = "cannot create"
+	}
+	if len(cases) == 0 {
+		t.Skip("running as root without chattr: no target here is unwritable")
+	}
+	for path, want := range cases {
+		_, err := CheckTarget(Write{Path: path}, fsys.root, false, 1024)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", path, err, want)
+		}
+	}
+}
+
+// chattr sets a file attribute, undone when the test ends; false where it cannot.
+func chattr(t *testing.T, flag, path string) bool {
+	t.Helper()
+	if err := exec.Command("chattr", flag, path).Run(); err != nil {
+		t.Logf("chattr %s %s: %v", flag, path, err)
+		return false
+	}
+	t.Cleanup(func() { _ = exec.Command("chattr", "-"+flag[1:], path).Run() })
+	return true
 }

@@ -90,6 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	caps := capabilities.New()
+	opts.filters.log = logger
 	chain := opts.filters.Chain(caps)
 	chain.OnError = func(d filters.Direction, name string, err error) {
 		logger.Warn("filter failed; message forwarded unchanged", "filter", name, "dir", d.String(), "err", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
@@ -42,6 +43,12 @@ type filterConfig struct {
 	// kept for translation and recovery, or read from a saved file shown
 	// in full; zero means output.DefaultMaxCallOutputBytes.
 	MaxOutputBytes int64
+	// replaying: the chain runs over a trace (replay, view); the commands it shows did not
+	// run here, so shell-to-patch does not check shown edits against the files.
+	replaying bool
+	// log takes the filters' warnings (shell-to-patch's edits taken back); nil: none.
+	log *slog.Logger
+
 	// LiveTailBytes bounds the output per update a client without the
 	// extension is sent while a command runs; zero means
 	// output.DefaultLiveTailBytes.
@@ -55,7 +62,8 @@ func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
 	// shell-to-patch runs first: a call it shows as an edit loses its
 	// terminal, so the output filters leave it alone.
 	if cfg.ShellToPatch {
-		fs = append(fs, &shellpatch.ShellPatch{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd})
+		fs = append(fs, &shellpatch.ShellPatch{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd,
+			Unverified: cfg.replaying, Log: cfg.log})
 	}
 	// deltas runs before terminal-output, so that for a client with the
 	// extension terminal-output sees the deltas deltas made (and completes

@@ -55,6 +55,7 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 // traceChain is the chain cfg asks for, replaying a trace: a filter that
 // fails is reported on stderr (the message goes on unchanged, as live).
 func traceChain(prog string, cfg filterConfig, stderr io.Writer) *filters.Chain {
+	cfg.replaying = true
 	chain := cfg.Chain(capabilities.New())
 	chain.OnError = func(d filters.Direction, name string, err error) {
 		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, name, d, err)

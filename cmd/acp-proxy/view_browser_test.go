@@ -204,7 +204,8 @@ func TestViewInBrowser(t *testing.T) {
 		{"codex-0.13-zed-shell-5", nil,
 			"for i in $(seq 1 5); do echo line $i; sleep 0.05; done", "", []string{"line 1\nline 2\nline 3\nline 4\nline 5\n"}},
 		{"codex-0.13-plain-heredoc", []string{"--shell-to-patch"},
-			"Write hello.py", "/project/hello.py", nil},
+			// the agent's title names the command: it stays beside the diff
+			"cat > hello.py <<'EOF'\n# written by a heredoc: $HOME and `date` stay literal\nprint(\"hello, world\")\nEOF", "/project/hello.py", nil},
 	} {
 		t.Run(c.trace, func(t *testing.T) {
 			path := filepath.Join(tracesDir, c.trace+".jsonl")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,9 +86,10 @@ func TestAnEditReplacedInThePermissionRequestIsRestated(t *testing.T) {
 	chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo original > o.txt")...)
 	got := chaintest.Run(t, c, filters.AgentToClient, claudePermission("toolu_1", "echo hooked > h.txt"))
 	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "h.txt"), []byte("hooked\n"), 0o644)) // it ran
 	got = chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
 	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "update", "content"))
-	assert.Equal(t, `"Write h.txt"`, field(t, got[0].Raw, "params", "update", "title"))
+	assert.Equal(t, `"echo hooked > h.txt"`, field(t, got[0].Raw, "params", "update", "title"), "the command that runs, not the earlier one")
 }
 
 // claude's permission request carries the input after PreToolUse hooks, which may rewrite it.
@@ -139,7 +141,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
 		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
-		assert.Equal(t, `"Write sub/notes.md"`, field(t, got[1].Raw, "params", "update", "title"))
+		assert.Equal(t, `"echo b > notes.md"`, field(t, got[1].Raw, "params", "update", "title"))
 	})
 	t.Run("a failed cd leaves the shell unknown", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
@@ -238,6 +240,15 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 		{"two directory keys", "OpenCode", "", `{"command":"echo hi > f","workdir":"sub","cwd":"@DIR@"}`, ""},
 		{"an agent the filter does not know", "some-agent", "", `{"command":"echo hi > f","description":"d"}`, ""},
 		{"claude's shape with a directory key", "@zed-industries/claude-agent-acp", "", `{"command":"echo hi > f","description":"d","workdir":"sub"}`, ""},
+		// Second review, class 1: a `bash -c '…'` line from a bare agent is that agent's bare
+		// script (a command that writes no file), never codex's command line: the directory
+		// key, the $SHELL check and the unknown keys still decide.
+		{"opencode's workdir with a bash -c line", "OpenCode", "/bin/bash", `{"command":"bash -c 'echo hi > f'","description":"d","workdir":"sub"}`, ""},
+		{"opencode in fish with a bash -c line", "OpenCode", "/usr/bin/fish", `{"command":"bash -c 'echo hi > f'","description":"d"}`, ""},
+		{"gemini's dir_path with a bash -c line", "gemini-cli", "", `{"command":"bash -c 'echo hi > f'","dir_path":"sub"}`, ""},
+		{"gemini's directory with a bash -c line", "gemini-cli", "", `{"command":"bash -c 'echo hi > f'","directory":"sub"}`, ""},
+		{"an unknown agent's extra key with a bash -c line", "some-agent", "", `{"command":"bash -c 'echo hi > f'","cwd":"@DIR@","sandbox":"x"}`, ""},
+		{"an unknown agent's codex command line", "some-agent", "", `{"command":"bash -c 'echo hi > f'","cwd":"@DIR@/sub"}`, "sub/f"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("SHELL", tc.shell)
@@ -256,6 +267,25 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 			assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, got[0].Raw, "params", "update", "content"))
 		})
 	}
+}
+
+// Second review, class 4: codex hands its cwd to the kernel as it is, which resolves a '..'
+// after a symlink physically: ROOT/link/.. with link → ROOT/a/b is ROOT/a.
+func TestCodexCwdIsResolvedAsTheKernelDoes(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "a", "b"), filepath.Join(dir, "link")))
+	got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo hi > f", dir+"/link/.."))
+	assert.Equal(t, filepath.Join(dir, "a", "f"), diffPath(t, got[0].Raw, "params", "update", "content"))
+	line := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":"bash -lc 'echo hi > g'","cwd":%q}}`, dir+"/link/.."))
+	got = chaintest.Run(t, c, filters.AgentToClient, line)
+	assert.Equal(t, filepath.Join(dir, "a", "g"), diffPath(t, got[0].Raw, "params", "update", "content"), "codex TypeScript's command line")
+	// A shell started there, as codex starts it, really writes there.
+	sh := exec.Command("bash", "-c", "echo hi > f")
+	sh.Dir = dir + "/link/.."
+	require.NoError(t, sh.Run())
+	assert.FileExists(t, filepath.Join(dir, "a", "f"))
+	assert.NoFileExists(t, filepath.Join(dir, "f"))
 }
 
 // namedAgentSession is a session whose agent gave name in initialize, with a directory "sub".
@@ -306,6 +336,7 @@ func TestOpencodePermissionRunsWhereTheUpdateSaid(t *testing.T) {
 			}
 			assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
 			// The updates after the request, which report the directory again, keep the edit.
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.want), []byte("hi\n"), 0o644)) // it ran
 			after := chaintest.Run(t, c, filters.AgentToClient, strings.ReplaceAll(tc.before[len(tc.before)-1], "@DIR@", dir), completed)
 			for _, g := range after {
 				assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, g.Raw, "params", "update", "content"))
@@ -351,18 +382,6 @@ func TestHardening(t *testing.T) {
 	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":9,"result":{}}`)
 	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("new", "echo hi > f", dir))
 	assert.False(t, got[0].Original, "after the load, calls are live again")
-}
-
-// A loaded claude session runs a new shell, in the session's directory.
-func TestALoadedClaudeSessionStartsInItsDirectory(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
-	chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && ls")...)
-	got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo hi > f")...)
-	require.True(t, got[1].Original, "the shell may be in sub/")
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"S","cwd":%q,"mcpServers":[]}}`, dir))
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":9,"result":{}}`)
-	got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", "echo hi > f")...)
-	assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[1].Raw, "params", "update", "content"))
 }
 
 // codex TypeScript reports the command line in its tool call and the bare script in its

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/rawjson"
@@ -96,10 +97,11 @@ func commandOf(rawInput []byte, claude bool, agent, sessionCwd string) (command,
 			return command{}, false
 		}
 		script, ok := shellwrite.ScriptFromArgv(argv)
-		if !ok || !filepath.IsAbs(cwd) {
+		dir, dirOK := codexDir(cwd)
+		if !ok || !dirOK {
 			return command{}, false
 		}
-		return command{shape: shapeCodexArgv, script: script, dir: cwd}, true
+		return command{shape: shapeCodexArgv, script: script, dir: dir}, true
 	case cmd[0] == '"':
 		line, err := rawjson.Unquote(cmd)
 		if err != nil {
@@ -108,17 +110,56 @@ func commandOf(rawInput []byte, claude bool, agent, sessionCwd string) (command,
 		if claude {
 			return claudeCommand(rawInput, line)
 		}
-		if script, ok := shellwrite.ScriptFromCommandLine(line); ok {
-			if hasCwd && !filepath.IsAbs(cwd) {
-				return command{}, false
-			}
-			return command{shape: shapeCodexLine, script: script, dir: cwd}, true
-		}
+		// A known agent's shape comes first: its directory key, its shell and its other keys
+		// decide, and a `bash -c '…'` line is then a bare script, which writes no file.
 		if a, ok := bareAgents[strings.ToLower(agent)]; ok {
 			return bareCommand(rawInput, line, a, sessionCwd)
 		}
+		script, ok := shellwrite.ScriptFromCommandLine(line)
+		if !ok || !onlyKeys(rawInput, codexLineKeys) {
+			return command{}, false
+		}
+		dir := ""
+		if hasCwd {
+			if dir, ok = codexDir(cwd); !ok {
+				return command{}, false
+			}
+		}
+		return command{shape: shapeCodexLine, script: script, dir: dir}, true
 	}
 	return command{}, false
+}
+
+// codexLineKeys are the keys of codex-acp TypeScript's rawInput; another key may change where or
+// how the command runs.
+var codexLineKeys = []string{"command", "cwd"}
+
+// codexDir is where a codex command runs, given its absolute cwd. codex hands the cwd to the
+// kernel as it is (it joins the model's workdir without normalising it), and the kernel resolves
+// a '..' physically: ROOT/link/.. is the parent of link's target, not ROOT. Such a cwd is
+// resolved here the same way.
+func codexDir(cwd string) (string, bool) {
+	if !filepath.IsAbs(cwd) {
+		return "", false
+	}
+	if !slices.Contains(strings.Split(cwd, "/"), "..") {
+		return cwd, true
+	}
+	dir, err := filepath.EvalSymlinks(cwd)
+	return dir, err == nil
+}
+
+// onlyKeys reports whether every key of the object obj is one of keys.
+func onlyKeys(obj []byte, keys []string) bool {
+	known := true
+	err := rawjson.Members(obj, func(key, _ []byte) bool {
+		known = false
+		for _, k := range keys {
+			known = known || rawjson.KeyIs(key, k)
+		}
+		return known
+	})
+	return err == nil && known
 }
 
 // claudeCommand is claude's Bash input: the bare script. Claude's tool has no directory key; one
@@ -147,15 +188,7 @@ func bareCommand(rawInput []byte, script string, a bareAgent, sessionCwd string)
 	if !bareScriptsArePOSIX || !a.posixShell() {
 		return command{}, false
 	}
-	known := true
-	err := rawjson.Members(rawInput, func(key, _ []byte) bool {
-		known = false
-		for _, k := range a.keys {
-			known = known || rawjson.KeyIs(key, k)
-		}
-		return known
-	})
-	if err != nil || !known {
+	if !onlyKeys(rawInput, a.keys) {
 		return command{}, false
 	}
 	c := command{shape: shapeBare, script: script}

@@ -3,10 +3,11 @@ package shellpatch
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -41,13 +42,21 @@ type ShellPatch struct {
 	// together (see DefaultMaxPatchBytes); 0: DefaultMaxPatchBytes.
 	MaxBytes   int64
 	OutsideCwd bool // also rewrite writes outside the session's directory
+	// Unverified: the commands do not run where the filter runs (replay, view), so a shown
+	// edit is not checked against the file when its call ends.
+	Unverified bool
+	Log        *slog.Logger // warnings: edits taken back; nil: none
 
-	// Only the agent→client pump touches calls, sessions and held.
+	// Only the agent→client pump touches calls, sessions, held and pending.
 	calls    toolcall.List[call]
 	sessions map[string]*session
-	held     int64 // bytes of the edits in calls
+	held     int64    // bytes of the edits in calls
+	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
-	loads loads // session/load requests in flight; both pumps use it
+	requests requests // load, resume and prompt requests in flight; both pumps use it
+
+	// Counts for --stats, read by another goroutine.
+	verified, takenBack, forgotten atomic.Int64
 }
 
 // call is what the filter knows of one tool call.
@@ -55,7 +64,7 @@ type call struct {
 	session, id string
 	claude      bool   // claude-agent-acp's (its _meta said so)
 	otherTool   bool   // claude's, but not its Bash tool
-	edit        *edit  // nil: not shown as an edit
+	edit        *edit  // nil: not shown as an edit (until the call ends: see verify)
 	cdDir       string // a claude call's `cd DIR &&`: where it leaves the shell
 	root        string // the session's directory when the edit was recognised
 	// stale: the client last saw another edit for this call (or one that
@@ -74,15 +83,23 @@ func inside(dir, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// edit is a recognised write, fixed when the proxy first saw the command.
+// edit is a recognised write, fixed when the proxy first saw the command: the files it shows,
+// a list so that one command can show several.
 type edit struct {
 	cmd       command // the command as recognised: a later rawInput must carry the same
-	title     []byte  // JSON string
-	locations []byte  // JSON array
-	diff      []byte  // JSON content item
+	title     []byte  // JSON string: the command's first line
+	root      string  // the session's directory, below which the files are read back
+	files     []shownFile
+	locations []byte // JSON array
 }
 
-func (e *edit) size() int64 { return int64(len(e.title) + len(e.locations) + len(e.diff)) }
+func (e *edit) size() int64 {
+	n := len(e.title) + len(e.locations)
+	for _, f := range e.files {
+		n += len(f.diff) + len(f.path)
+	}
+	return int64(n)
+}
 
 // session is what the filter knows of a session's agent.
 type session struct {
@@ -112,11 +129,16 @@ var (
 
 func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
 	if m.Dir == filters.ClientToAgent {
-		s.loads.observeRequest(m)
+		s.requests.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
-	if sid, ok := s.loads.observeResponse(m); ok {
-		delete(s.sessions, sid) // a loaded session's shell starts afresh, in the load's directory
+	if req, ok := s.requests.observeResponse(m); ok {
+		if err := s.answered(m, req); err != nil {
+			return err
+		}
+	}
+	if err := s.flush(out); err != nil {
+		return err
 	}
 	// A message without a rawInput matters only when it continues a live
 	// call: it then names a toolCallId, which is one map lookup away.
@@ -141,10 +163,51 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 	if err != nil {
 		return err
 	}
+	if err := s.flush(out); err != nil { // the takebacks of calls this message evicted
+		return err
+	}
 	if raw == nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	return out.Emit(m.Dir, raw)
+}
+
+// flush sends the updates of the filter's own queued so far.
+func (s *ShellPatch) flush(out filters.Emitter) error {
+	for len(s.pending) > 0 {
+		raw := s.pending[0]
+		s.pending = s.pending[1:]
+		if err := out.Emit(filters.AgentToClient, raw); err != nil {
+			return err
+		}
+	}
+	s.pending = nil
+	return nil
+}
+
+// answered acts on the agent's response to a tracked request: the end of a prompt turn settles
+// the session's open calls; a turn's end, a load or a resume may move a claude shell.
+func (s *ShellPatch) answered(m *filters.Message, req request) error {
+	if req.method == "session/prompt" {
+		if err := s.endTurn(req.sid); err != nil {
+			return err
+		}
+	}
+	s.carryShell(m, req)
+	return nil
+}
+
+func (s *ShellPatch) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+// Counts are the filter's events for --stats: edits whose files held what was shown when their
+// call ended, edits taken back, and edits dropped (and taken back) for the memory bound.
+func (s *ShellPatch) Counts() map[string]int64 {
+	return map[string]int64{"editsVerified": s.verified.Load(), "editsTakenBack": s.takenBack.Load(), "editsForgotten": s.forgotten.Load()}
 }
 
 // rewrite returns the message with the call at path shown as an edit, or
@@ -157,7 +220,7 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 	}
 	id, _ := rawjson.GetString(callRaw, "toolCallId")
 	sid := m.SessionID()
-	if id == "" || sid == "" || s.loads.loading(sid) {
+	if id == "" || sid == "" || s.requests.replaying(sid) {
 		// session/load replays history: today's file is not what those
 		// calls saw.
 		return nil, nil
@@ -185,9 +248,14 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 	var out []byte
 	var err error
 	switch {
+	case c != nil && c.edit != nil && final:
+		out, _, err = s.endShown(m.Raw, path, c, status)
+		if err != nil {
+			return nil, err
+		}
 	case c != nil && c.edit != nil:
 		restate := c.stale && !permission
-		if out, err = show(m.Raw, path, callRaw, c.edit, permission, restate); err != nil {
+		if out, err = show(m.Raw, path, callRaw, c.edit, c.title, permission, restate); err != nil {
 			return nil, err
 		}
 		c.stale = c.stale && permission
@@ -352,7 +420,7 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if err != nil {
 		return r
 	}
-	r.edit = newEdit(cmd, w, t, root)
+	r.edit = newEdit(cmd, []shellwrite.Write{w}, []shellwrite.Target{t}, root)
 	return r
 }
 
@@ -372,14 +440,14 @@ func (s *ShellPatch) track(sid, id string) *call {
 	c := &call{session: sid, id: id}
 	s.calls.Max = maxShellPatchCalls
 	if old := s.calls.Add(sid, id, c); old != nil {
-		s.dropEdit(old)
+		s.forget(old)
 	}
 	return c
 }
 
 func (s *ShellPatch) evictOldest() {
 	if old := s.calls.RemoveOldest(); old != nil {
-		s.dropEdit(old)
+		s.forget(old)
 	}
 }
 
@@ -440,52 +508,4 @@ func sessionCwd(m *filters.Message, sid string) string {
 		return ""
 	}
 	return sess.Cwd
-}
-
-// loads tracks the client's session/load requests until their responses:
-// meanwhile the agent replays the session's history.
-type loads struct {
-	mu  sync.Mutex
-	ids map[string]string // request id → sessionId
-	sid map[string]int    // sessionId → loads in flight
-}
-
-func (l *loads) observeRequest(m *filters.Message) {
-	if !bytes.Contains(m.Raw, []byte(`"session/load"`)) || m.Method() != "session/load" || !m.IsRequest() {
-		return
-	}
-	sid, _ := rawjson.GetString(m.Params(), "sessionId")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.ids == nil {
-		l.ids, l.sid = map[string]string{}, map[string]int{}
-	}
-	if len(l.ids) < 1024 {
-		l.ids[string(m.ID())] = sid
-		l.sid[sid]++
-	}
-}
-
-// observeResponse reports the session whose load m (agent→client) answers.
-func (l *loads) observeResponse(m *filters.Message) (string, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.ids) == 0 || !m.IsResponse() {
-		return "", false
-	}
-	sid, ok := l.ids[string(m.ID())]
-	if !ok {
-		return "", false
-	}
-	delete(l.ids, string(m.ID()))
-	if l.sid[sid]--; l.sid[sid] <= 0 {
-		delete(l.sid, sid)
-	}
-	return sid, true
-}
-
-func (l *loads) loading(sid string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.sid[sid] > 0
 }

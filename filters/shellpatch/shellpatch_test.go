@@ -59,14 +59,16 @@ func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 	msg := got[0].Raw
 	path := filepath.Join(dir, "notes.md")
 	assert.Equal(t, `"edit"`, field(t, msg, "params", "update", "kind"))
-	assert.Equal(t, `"Write notes.md"`, field(t, msg, "params", "update", "title"))
+	assert.Equal(t, fmt.Sprintf("%q", script), field(t, msg, "params", "update", "title"), "the agent's title names the command: it stays")
 	assert.JSONEq(t, fmt.Sprintf(`[{"path":%q}]`, path), field(t, msg, "params", "update", "locations"))
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"# Notes\n$HOME stays\n"}]`, path), field(t, msg, "params", "update", "content"))
 	assert.JSONEq(t, `{"other":1}`, field(t, msg, "params", "update", "_meta"), "terminal keys go, others stay")
 	orig := codexCall("call_1", script, dir)
 	assert.Equal(t, field(t, orig, "params", "update", "rawInput"), field(t, msg, "params", "update", "rawInput"), "the real command stays visible")
 
-	// Every later update keeps showing the edit; the end frees the call.
+	// Every later update keeps showing the edit; the end, once the file holds what was shown,
+	// frees the call.
+	require.NoError(t, os.WriteFile(path, []byte("# Notes\n$HOME stays\n"), 0o644))
 	got = chaintest.Run(t, c, filters.AgentToClient,
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{"terminal_output":{"terminal_id":"call_1","data":""}}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"exit_code":0}}`),
@@ -100,13 +102,15 @@ func TestClaudeCallBecomesAnEditWhenItsCommandArrives(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	got := chaintest.Run(t, c, filters.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
-		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hello world > out.txt","description":"Write"},"title":"echo hello world > out.txt"}`),
-		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hello world > out.txt","description":"Write"},"title":"echo hello world > out.txt"}`))
 	assert.True(t, got[0].Original, "rawInput {} is no command yet")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "out.txt"), []byte("hello world\n"), 0o644)) // the command ran
+	got = append(got, chaintest.Run(t, c, filters.AgentToClient,
+		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))...)
 	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"hello world\n"}]`, filepath.Join(dir, "out.txt"))
 	assert.JSONEq(t, want, field(t, got[1].Raw, "params", "update", "content"))
 	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
-	assert.Equal(t, `"Write out.txt"`, field(t, got[1].Raw, "params", "update", "title"))
+	assert.Equal(t, `"echo hello world > out.txt"`, field(t, got[1].Raw, "params", "update", "title"))
 	assert.JSONEq(t, want, field(t, got[2].Raw, "params", "update", "content"))
 	assert.JSONEq(t, `{"claudeCode":{"toolName":"Bash"}}`, field(t, got[2].Raw, "params", "update", "_meta"))
 }
@@ -119,12 +123,15 @@ func TestCodexTypeScriptCommandLine(t *testing.T) {
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"it's\n"}]`, filepath.Join(dir, "q.txt")), field(t, got[0].Raw, "params", "update", "content"))
 }
 
+// A failed call wrote nothing (or not what was shown): its edit is taken back, with the error.
 func TestFailedWriteShowsAFailedEditWithTheError(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo x > f", dir))
 	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
-	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"x\n"},{"type":"content","content":{"type":"text","text":"permission denied"}}]`, filepath.Join(dir, "f")),
+	note := fmt.Sprintf("acp-proxy: the command did not write what was shown: the command failed; %s does not exist.", filepath.Join(dir, "f"))
+	assert.JSONEq(t, fmt.Sprintf(`[{"type":"content","content":{"type":"text","text":%q}},{"type":"content","content":{"type":"text","text":"permission denied"}}]`, note),
 		field(t, got[0].Raw, "params", "update", "content"))
+	assert.Equal(t, `"execute"`, field(t, got[0].Raw, "params", "update", "kind"))
 }
 
 func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {

@@ -1,8 +1,6 @@
 package shellpatch
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -10,122 +8,197 @@ import (
 	"github.com/acp-proxy/acp-proxy/shellwrite"
 )
 
-func newEdit(cmd command, w shellwrite.Write, t shellwrite.Target, root string) *edit {
-	name := t.Path
-	if rel, err := filepath.Rel(root, t.Path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		name = rel
+// shownFile is one file an edit shows: where it is, and its diff item.
+type shownFile struct {
+	path string // absolute, as the diff names it
+	diff []byte // JSON content item {"type":"diff","path","oldText","newText"}
+}
+
+// newText and oldText read the diff item back, for the verification after the command ran;
+// oldText's exists is false for a new file (null).
+func (f shownFile) newText() string { s, _ := rawjson.GetString(f.diff, "newText"); return s }
+
+func (f shownFile) oldText() (text string, exists bool) {
+	raw, _ := rawjson.Get(f.diff, "oldText")
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false // null: a new file
 	}
-	path := rawjson.Quote(t.Path)
+	text, err := rawjson.Unquote(raw)
+	return text, err == nil
+}
+
+func diffItem(path string, old []byte, exists bool, newText string) []byte {
 	diff := []byte(`{"type":"diff","path":`)
-	diff = append(diff, path...)
+	diff = rawjson.AppendQuote(diff, path)
 	diff = append(diff, `,"oldText":`...)
-	if t.Exists {
-		diff = rawjson.AppendQuote(diff, string(t.Old))
+	if exists {
+		diff = rawjson.AppendQuote(diff, string(old))
 	} else {
 		diff = append(diff, "null"...)
 	}
 	diff = append(diff, `,"newText":`...)
-	diff = rawjson.AppendQuote(diff, string(w.Content))
-	diff = append(diff, '}')
-	return &edit{
-		cmd:       cmd,
-		title:     rawjson.Quote("Write " + name),
-		locations: fmt.Appendf(nil, `[{"path":%s}]`, path),
-		diff:      diff,
-	}
+	diff = rawjson.AppendQuote(diff, newText)
+	return append(diff, '}')
 }
 
-// show splices the edit into the call at path: kind, title, locations and
-// the diff as content, and removes what points at the agent's terminal.
-// Members the update does not carry are set only on the message that
-// announces the call (tool_call, the permission request) or shows the
-// command (a rawInput), because an update replaces only what it carries.
-// permission: the message is a session/request_permission, whose content
-// is what the user approves: the agent's own items stay, after the diff.
-// restate: set every member, as on an announcing message (the client was
-// shown another edit for this call).
-func show(raw []byte, path []string, callRaw []byte, e *edit, permission, restate bool) ([]byte, error) {
-	at := func(keys ...string) []string { return append(append([]string(nil), path...), keys...) }
-	set := func(key string, val []byte) error {
-		var err error
-		raw, err = rawjson.Set(raw, val, at(key)...)
-		return err
+// newEdit is the edit of a command that writes the files of targets (one today; the list lets a
+// command show several). The title is the command's first line: a call shown as an edit still
+// names the command that runs.
+func newEdit(cmd command, writes []shellwrite.Write, targets []shellwrite.Target, root string) *edit {
+	e := &edit{cmd: cmd, title: rawjson.Quote(firstLine(cmd.script)), root: root}
+	e.locations = append(e.locations, '[')
+	for i, t := range targets {
+		f := shownFile{path: t.Path, diff: diffItem(t.Path, t.Old, t.Exists, string(writes[i].Content))}
+		e.files = append(e.files, f)
+		if i > 0 {
+			e.locations = append(e.locations, ',')
+		}
+		e.locations = append(e.locations, `{"path":`...)
+		e.locations = append(rawjson.AppendQuote(e.locations, t.Path), '}')
 	}
+	e.locations = append(e.locations, ']')
+	return e
+}
+
+// firstLine is the script's first non-blank line, trimmed: what a title can show of it.
+func firstLine(script string) string {
+	for _, line := range strings.Split(script, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// namesCommand reports whether an agent's title (JSON string) shows the command: it holds the
+// script's first line.
+func namesCommand(title []byte, script string) bool {
+	t, err := rawjson.Unquote(title)
+	first := firstLine(script)
+	return err == nil && first != "" && strings.Contains(t, first)
+}
+
+// diffs is the edit's diff items, comma-separated.
+func (e *edit) diffs() []byte {
+	var out []byte
+	for i, f := range e.files {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, f.diff...)
+	}
+	return out
+}
+
+// show splices the edit into the call at path: kind, locations and the diffs as content, beside
+// the command's title, and removes what points at the agent's terminal. The title stays the
+// agent's when it names the command; otherwise it is the command's first line. Members the update
+// does not carry are set only on the message that announces the call (tool_call, the permission
+// request) or shows the command (a rawInput), because an update replaces only what it carries.
+// permission: the message is a session/request_permission, whose content is what the user
+// approves: the agent's own items stay, after the diff. restate: set every member, as on an
+// announcing message (the client was shown another edit for this call). agentTitle is the
+// agent's last title for the call, which a message without one may restate.
+func show(raw []byte, path []string, callRaw []byte, e *edit, agentTitle []byte, permission, restate bool) ([]byte, error) {
 	_, hasRawInput := rawjson.Get(callRaw, "rawInput")
 	sessionUpdate, _ := rawjson.GetString(callRaw, "sessionUpdate")
 	announcing := hasRawInput || sessionUpdate == "tool_call" || permission || restate
-	has := func(key string) bool { _, ok := rawjson.Get(callRaw, key); return ok }
-
-	for _, m := range []struct {
-		key string
-		val []byte
-	}{{"kind", []byte(`"edit"`)}, {"title", e.title}, {"locations", e.locations}} {
-		if announcing || has(m.key) {
-			if err := set(m.key, m.val); err != nil {
-				return nil, err
-			}
-		}
+	status, _ := rawjson.GetString(callRaw, "status")
+	content := func() ([]byte, error) { return editContent(callRaw, e.diffs(), permission || status == "failed") }
+	members := []member{{"kind", func() ([]byte, error) { return []byte(`"edit"`), nil }},
+		{"locations", func() ([]byte, error) { return e.locations, nil }}, {"content", content}}
+	out, err := setMembers(raw, path, callRaw, members, announcing)
+	if err != nil {
+		return nil, err
 	}
-	if announcing || has("content") {
-		status, _ := rawjson.GetString(callRaw, "status")
-		content, err := editContent(callRaw, e.diff, permission || status == "failed")
+	if out, err = setTitle(out, path, callRaw, e, agentTitle, announcing); err != nil {
+		return nil, err
+	}
+	return stripTerminal(out, path, callRaw)
+}
+
+// setTitle keeps the title the call carries when it names the command, and otherwise sets the
+// command's first line: on a message that carries another title, or announces the call (all). A
+// message without a title restates the agent's last one, agentTitle, if that names the command.
+func setTitle(raw []byte, path []string, callRaw []byte, e *edit, agentTitle []byte, all bool) ([]byte, error) {
+	title, carried := rawjson.Get(callRaw, "title")
+	switch {
+	case carried && namesCommand(title, e.cmd.script), !carried && !all:
+		return raw, nil
+	case !carried && namesCommand(agentTitle, e.cmd.script):
+		title = agentTitle
+	default:
+		title = e.title
+	}
+	return rawjson.Set(raw, title, append(append([]string(nil), path...), "title")...)
+}
+
+// member is a call member a rewrite may set, with its value made on demand.
+type member struct {
+	key string
+	val func() ([]byte, error)
+}
+
+// setMembers sets each member the call carries, and, when all, also those it does not.
+func setMembers(raw []byte, path []string, callRaw []byte, members []member, all bool) ([]byte, error) {
+	for _, m := range members {
+		if _, ok := rawjson.Get(callRaw, m.key); !ok && !all {
+			continue
+		}
+		val, err := m.val()
 		if err != nil {
 			return nil, err
 		}
-		if err := set("content", content); err != nil {
+		if raw, err = rawjson.Set(raw, val, append(append([]string(nil), path...), m.key)...); err != nil {
 			return nil, err
 		}
 	}
+	return raw, nil
+}
+
+// stripTerminal removes the terminal-output extension's keys from the call's _meta: an edit has
+// no terminal.
+func stripTerminal(raw []byte, path []string, callRaw []byte) ([]byte, error) {
 	if meta, ok := rawjson.Get(callRaw, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
 		if tm := toolcall.ParseTermMeta(meta); tm.Any() {
-			var err error
-			if raw, err = toolcall.StripTermMeta(raw, path, tm); err != nil {
-				return nil, err
-			}
+			return toolcall.StripTermMeta(raw, path, tm)
 		}
 	}
 	return raw, nil
 }
 
-// retract undoes an edit the client was shown for a call whose command
-// turned out to be another: the members the update does not carry are set
-// back to a command's (kind execute, the agent's last title, no locations,
-// no content), since the client would keep the edit's otherwise.
+// retract undoes an edit the client was shown for a call whose command turned out to be another:
+// the members the update does not carry are set back to a command's (kind execute, the agent's
+// last title, no locations, no content), since the client would keep the edit's otherwise.
 func retract(raw []byte, path []string, callRaw, title []byte) ([]byte, error) {
-	at := func(keys ...string) []string { return append(append([]string(nil), path...), keys...) }
-	members := []struct {
-		key string
-		val []byte
-	}{{"kind", []byte(`"execute"`)}, {"locations", []byte(`[]`)}, {"content", []byte(`[]`)}}
+	constant := func(v string) func() ([]byte, error) { return func() ([]byte, error) { return []byte(v), nil } }
+	members := []member{{"kind", constant(`"execute"`)}, {"locations", constant(`[]`)}, {"content", constant(`[]`)}}
 	if title != nil {
-		members = append(members, struct {
-			key string
-			val []byte
-		}{"title", title})
+		members = append(members, member{"title", constant(string(title))})
 	}
+	var missing []member
 	for _, m := range members {
-		if _, ok := rawjson.Get(callRaw, m.key); ok {
-			continue
-		}
-		var err error
-		if raw, err = rawjson.Set(raw, m.val, at(m.key)...); err != nil {
-			return nil, err
+		if _, ok := rawjson.Get(callRaw, m.key); !ok {
+			missing = append(missing, m)
 		}
 	}
-	return raw, nil
+	return setMembers(raw, path, callRaw, missing, true)
 }
 
-// editContent is the diff, followed by the agent's own content items but
-// its terminals when keep: a permission request's reasons, amendments and
-// sandbox escalations, or a failed call's error.
-func editContent(callRaw, diff []byte, keep bool) ([]byte, error) {
-	out := append([]byte{'['}, diff...)
+// editContent is the diffs (comma-separated items), followed by the agent's own content items
+// but its terminals when keep: a permission request's reasons, amendments and sandbox
+// escalations, or a failed call's error.
+func editContent(callRaw, diffs []byte, keep bool) ([]byte, error) {
+	out := append([]byte{'['}, diffs...)
 	if keep {
 		content, _ := rawjson.Get(callRaw, "content")
 		if len(content) > 0 && content[0] == '[' {
 			err := rawjson.Elements(content, func(_ int, el []byte) bool {
 				if t, _ := rawjson.GetString(el, "type"); t != "terminal" {
-					out = append(append(out, ','), el...)
+					if len(out) > 1 {
+						out = append(out, ',')
+					}
+					out = append(out, el...)
 				}
 				return true
 			})
