@@ -138,6 +138,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "x"), []byte("a\n"), 0o644)) // what the shell writes
 		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
 		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
