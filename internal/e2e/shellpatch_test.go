@@ -456,6 +456,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		before   map[string]string // files in the project before the turn
 		workdirs []string          // opencode: the workdir the model names for each command
 		allow    bool              // opencode: its default permissions, which never ask
+		shown    []string          // files a diff must have shown, whatever the call's kind
 	}{
 		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
 			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
@@ -521,10 +522,19 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		{name: "opencode without asking", agent: "opencode", allow: true,
 			commands: []string{heredocScript},
 			files:    map[string]string{heredocFile: heredocContent}, edits: 0},
-		{name: "opencode an append the proxy refuses", agent: "opencode",
+		{name: "opencode an append", agent: "opencode",
 			before:   map[string]string{"notes.md": "old\n"},
 			commands: []string{"echo more >> notes.md"},
-			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 0},
+			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 1},
+		{name: "codex-0.16 whole scripts", agent: "codex-0.16", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		{name: "claude-0.23 whole scripts", agent: "claude-0.23", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		{name: "claude-0.101 whole scripts", agent: "claude-0.101", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		// Without the last: a call asked about before its command is one edit fewer.
+		{name: "opencode whole scripts", agent: "opencode", before: scriptsBefore, commands: scripts[:len(scripts)-1],
+			files: scriptsFiles, edits: len(scripts) - 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -580,6 +590,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				rel, _ := filepath.Rel(s.agent.Dir, path)
 				if old, existed := tc.before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
 					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
+				}
+			}
+			for _, rel := range tc.shown {
+				if _, ok := shown[filepath.Join(s.agent.Dir, rel)]; !ok && tc.agent != "opencode" {
+					t.Errorf("no diff showed %s", rel)
 				}
 			}
 			// opencode may ask before it reports the command (and its workdir): the proxy
@@ -673,6 +688,22 @@ var (
 		"q5.txt": "tab\there\n", "q6.txt": "it's\n", "q7.txt": "semi;colon & amp\n", "q8.txt": "a|b\n",
 		"q9.txt": "a > b && c | d\n",
 	}
+)
+
+// scripts are whole scripts in the forms models write: a write, an append and sed -i on one file,
+// mkdir -p before a write into it, tee -a, and last a write then a command (kind execute, with its
+// diff: a command the proxy does not know may move claude's shell, which leaves the directory of
+// the calls after it unknown).
+var (
+	scripts = []string{
+		"echo a > s.txt; echo b >> s.txt; sed -i 's/a/c/' s.txt",
+		"mkdir -p d/e && printf 'x\\n' > d/e/f.txt",
+		"# append\ntee -a log.txt <<'EOF'\nmore\nEOF",
+		"cat <<'EOF' > repro.py\nprint(1)\nEOF\nls repro.py",
+	}
+	scriptsBefore = map[string]string{"log.txt": "first\n"}
+	scriptsFiles  = map[string]string{"s.txt": "c\nb\n", "d/e/f.txt": "x\n", "log.txt": "first\nmore\n"}
+	scriptsShown  = []string{"s.txt", "d/e/f.txt", "log.txt", "repro.py"}
 )
 
 // claudeWrapped are claude Bash commands that run their script in a shell of its own: it starts
