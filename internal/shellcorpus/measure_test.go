@@ -1,0 +1,129 @@
+package shellcorpus
+
+import (
+	"strings"
+	"testing"
+)
+
+var measureEntries = []Entry{
+	{Command: "cat <<'EOF' > repro.py\nprint(1)\nEOF", Source: "s", Cwd: "/testbed", Seen: 2},
+	{Command: "cd /testbed/pkg && printf 'x\\n' > /testbed/pkg/a.txt", Source: "s", Cwd: "/testbed", Seen: 1},
+	{Command: "sed -i 's/line 1$/one/' f.py", Source: "s", Cwd: "/testbed", Seen: 1},
+	{Command: "echo x > /tmp/outside.txt", Source: "s", Cwd: "/testbed", Seen: 1},
+}
+
+// The harness runs what Today shows and finds it exact; it never runs what
+// is not shown.
+func TestMeasureToday(t *testing.T) {
+	tmp := sandboxParent(t)
+	run, err := NewBashRunner(tmp)
+	if err != nil {
+		t.Skipf("no sandboxed bash here: %v", err)
+	}
+	var ran []string
+	counting := func(dir, script string) error {
+		ran = append(ran, script)
+		return run(dir, script)
+	}
+	res, err := Measure(measureEntries, Today, counting, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Wrong) != 0 {
+		t.Fatalf("wrong: %+v", res.Wrong)
+	}
+	over := res.ByForm[FormOverwrite]
+	if over == nil || over.Commands != 3 || over.Repeats != 4 || over.Shown != 2 || over.Exact != 2 {
+		t.Errorf("overwrites: %+v, want 3 commands (4 with repeats), 2 shown and exact", over)
+	}
+	if sed := res.ByForm[FormSedInPlace]; sed == nil || sed.Commands != 1 || sed.Shown != 0 {
+		t.Errorf("sed -i: %+v, want 1 command, not shown", sed)
+	}
+	if len(ran) != 2 {
+		t.Errorf("ran %q, want the 2 shown commands only", ran)
+	}
+	for _, s := range ran {
+		if strings.Contains(s, "/testbed/") && !strings.Contains(s, tmp) {
+			t.Errorf("ran %q with the agent's own paths", s)
+		}
+	}
+}
+
+// A recogniser that shows the wrong bytes, a file the command does not
+// write, or misses one it does while saying it shows all, is caught.
+func TestMeasureCatchesWrongShows(t *testing.T) {
+	tmp := sandboxParent(t)
+	run, err := NewBashRunner(tmp)
+	if err != nil {
+		t.Skipf("no sandboxed bash here: %v", err)
+	}
+	wrong := map[string]Recogniser{
+		"bytes": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			for i := range shown.Files {
+				shown.Files[i].Content = append(shown.Files[i].Content, 'x')
+			}
+			return shown, ok
+		},
+		"bytes, not all": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			shown.All = false
+			for i := range shown.Files {
+				shown.Files[i].Content = nil
+			}
+			return shown, ok
+		},
+		"extra file": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			shown.Files = append(shown.Files, ShownFile{Path: dir + "/other", Content: []byte("x")})
+			return shown, ok
+		},
+		"missed file": func(script, dir string) (Shown, bool) {
+			shown, ok := Today(script, dir)
+			shown.Files = nil
+			return shown, ok
+		},
+		"outside": func(script, dir string) (Shown, bool) {
+			_, ok := Today(script, dir)
+			return Shown{Files: []ShownFile{{Path: "/etc/passwd"}}}, ok
+		},
+	}
+	for name, r := range wrong {
+		res, err := Measure(measureEntries[:1], r, run, tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Wrong) != 1 || res.ByForm[FormOverwrite].Wrong != 1 {
+			t.Errorf("%s: wrong = %+v, want the one shown command", name, res.Wrong)
+		}
+	}
+}
+
+// A command shown in part (it runs more, and stays visible) may write other
+// files too; the files shown must still hold their shown text.
+func TestMeasurePartialShows(t *testing.T) {
+	tmp := sandboxParent(t)
+	run, err := NewBashRunner(tmp)
+	if err != nil {
+		t.Skipf("no sandboxed bash here: %v", err)
+	}
+	entries := []Entry{{Command: "echo a > a.txt\necho b > b.txt", Source: "s", Cwd: "/testbed"}}
+	first := func(script, dir string) (Shown, bool) {
+		return Shown{Files: []ShownFile{{Path: dir + "/a.txt", Content: []byte("a\n")}}}, true
+	}
+	res, err := Measure(entries, first, run, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.ByForm[FormSeveral]; len(res.Wrong) != 0 || c == nil || c.Exact != 1 {
+		t.Errorf("partial show: %+v, wrong %+v; want exact", c, res.Wrong)
+	}
+	all := func(script, dir string) (Shown, bool) {
+		shown, ok := first(script, dir)
+		shown.All = true
+		return shown, ok
+	}
+	if res, err = Measure(entries, all, run, tmp); err != nil || len(res.Wrong) != 1 {
+		t.Errorf("a show of all that misses b.txt: wrong %+v, %v; want it caught", res.Wrong, err)
+	}
+}
