@@ -94,7 +94,7 @@ func (e *editor) apply(writes []Write) error {
 	seen := map[int]bool{}
 	var inputs, outputs [][]byte
 	for _, w := range writes {
-		if w.Op == MakeDirs {
+		if w.Op == MakeDirs || w.Op == MakeDir {
 			if err := e.mkdir(w); err != nil {
 				return err
 			}
@@ -216,9 +216,22 @@ func (e *editor) checkInside(path string) error {
 
 // mkdir records the directories `mkdir -p` creates for w: the names of w's path below the
 // deepest one that exists, which must be a directory (after symlinks, as mkdir follows them).
+// Plain mkdir creates one: w's path must not exist, its parent must.
 func (e *editor) mkdir(w Write) error {
 	existing := w.Path
 	var missing []string
+	if w.Op == MakeDir {
+		if _, err := os.Lstat(existing); !errors.Is(err, fs.ErrNotExist) {
+			return errors.New("mkdir: the directory exists (or cannot be checked): mkdir fails")
+		}
+		if _, ok := e.made[existing]; ok {
+			return errors.New("mkdir: the script made the directory already: mkdir fails")
+		}
+		missing, existing = []string{filepath.Base(existing)}, filepath.Dir(existing)
+		if _, err := os.Lstat(existing); err != nil && e.made[existing] == "" {
+			return fmt.Errorf("mkdir: no parent directory: %w", err)
+		}
+	}
 	for {
 		if _, err := os.Lstat(existing); err == nil {
 			break

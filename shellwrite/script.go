@@ -18,13 +18,14 @@ const (
 	EditInPlace           // sed -i: the file becomes GNU sed's output for it
 	Touch                 // touch: an empty file is created where there is none; nothing else
 	MakeDirs              // mkdir -p: Path and its parents become directories; nothing to show
+	MakeDir               // mkdir: Path, which must not exist, becomes a directory; nothing to show
 )
 
 // Script is what a whole script surely does to files: the writes of its statements up to the
 // first one whose effect or success the proxy cannot know.
 //
 // A script is a list of statements joined by newlines, ';' and '&&', with comments on lines of
-// their own. A statement is known when it is `cd DIR`, `mkdir -p DIR…`, `touch FILE…`, a write
+// their own. A statement is known when it is `cd DIR`, `mkdir [-p] DIR…`, `touch FILE…`, a write
 // by cat with a here-document, echo or printf with '>' or '>>', `tee [-a] FILE…` fed by a
 // here-document, or `sed -i` (see [Script.Edits]), all with literal words only. Reading stops at
 // the first other statement, for whatever separator follows it: an unknown command may never

@@ -52,17 +52,21 @@ func composeCd(prev, arg string) string {
 	return prev + "/" + arg
 }
 
-// mkdir reads `mkdir -p DIR…`. A DIR with '..' is refused: mkdir resolves it after symlinks.
+// mkdir reads `mkdir [-p] DIR…`. A DIR with '..' is refused: mkdir resolves it after symlinks.
 func (r *scriptReader) mkdir(stmt *syntax.Stmt, call *syntax.CallExpr) ([]Write, error) {
 	dirs, err := r.plainArgs(stmt, call)
 	if err != nil {
 		return nil, err
 	}
-	if len(dirs) < 2 || dirs[0] != "-p" {
-		return nil, errors.New("only `mkdir -p DIR…` is known")
+	op := MakeDir
+	if len(dirs) > 0 && dirs[0] == "-p" {
+		op, dirs = MakeDirs, dirs[1:]
+	}
+	if len(dirs) == 0 {
+		return nil, errors.New("no directory")
 	}
 	var writes []Write
-	for _, d := range dirs[1:] {
+	for _, d := range dirs {
 		if strings.HasPrefix(d, "-") {
 			return nil, fmt.Errorf("%q looks like an option", d)
 		}
@@ -76,7 +80,7 @@ func (r *scriptReader) mkdir(stmt *syntax.Stmt, call *syntax.CallExpr) ([]Write,
 		if err != nil {
 			return nil, err
 		}
-		writes = append(writes, Write{Op: MakeDirs, Path: p.lexical(), place: p})
+		writes = append(writes, Write{Op: op, Path: p.lexical(), place: p})
 	}
 	return writes, nil
 }
