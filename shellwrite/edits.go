@@ -140,6 +140,11 @@ func (e *editor) do(w Write, f *fileState) error {
 		if info, err := os.Lstat(f.edit.Path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 			return errors.New("sed -i replaces a symlink with a file")
 		}
+		// sed -i writes a new file beside the old and renames it over: the directory must
+		// take a new file.
+		if err := checkWritable(filepath.Join(filepath.Dir(f.key), "sed-i"), false); err != nil {
+			return fmt.Errorf("sed -i: %w", err)
+		}
 		out, err := sedOutput(w.sed, f.text, e.max)
 		if err != nil {
 			return err
@@ -254,6 +259,11 @@ func (e *editor) mkdir(w Write) error {
 			return err
 		} else if !info.IsDir() {
 			return fmt.Errorf("mkdir -p: %s is not a directory", existing)
+		}
+	}
+	if len(missing) > 0 {
+		if err := checkWritable(filepath.Join(real, missing[len(missing)-1]), false); err != nil {
+			return fmt.Errorf("mkdir: %w", err)
 		}
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
