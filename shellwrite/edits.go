@@ -261,7 +261,7 @@ func (e *editor) mkdir(w Write) error {
 			return fmt.Errorf("mkdir -p: %s is not a directory", existing)
 		}
 	}
-	if len(missing) > 0 {
+	if _, made := e.made[existing]; !made && len(missing) > 0 {
 		if err := checkWritable(filepath.Join(real, missing[len(missing)-1]), false); err != nil {
 			return fmt.Errorf("mkdir: %w", err)
 		}
