@@ -89,6 +89,6 @@ func checkScriptCase(t *testing.T, tc scriptCase) {
 		}
 	}
 	for _, shell := range oracleShells {
-		checkScriptInShell(t, shell, tc)
+		checkScriptInShell(t, shell, "-c", tc)
 	}
 }

@@ -256,14 +256,30 @@ func TestScriptAgainstShells(t *testing.T) {
 		for _, shell := range oracleShells {
 			t.Run(shell+"/"+tc.script, func(t *testing.T) {
 				t.Parallel()
-				checkScriptInShell(t, shell, tc)
+				checkScriptInShell(t, shell, "-c", tc)
 			})
 		}
 	}
 }
 
-// checkScriptInShell runs tc's script in shell and compares the files with what Edits showed.
-func checkScriptInShell(t *testing.T, shell string, tc scriptCase) {
+// TestScriptInLoginShells runs the rows as codex does, in `bash -lc` and `zsh -lc`, with this
+// machine's system login files.
+func TestScriptInLoginShells(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range scriptCases {
+				if tc.refused == "" && !tc.noShell && !strings.Contains(tc.script, "/etc") {
+					checkScriptInShell(t, shell, "-lc", tc)
+				}
+			}
+		})
+	}
+}
+
+// checkScriptInShell runs tc's script in shell (flag -c or -lc) and compares the files with what
+// Edits showed.
+func checkScriptInShell(t *testing.T, shell, flag string, tc scriptCase) {
 	sh := shellPath(t, shell)
 	dir := tc.setUp(t)
 	before := regularFiles(t, dir)
@@ -271,7 +287,7 @@ func checkScriptInShell(t *testing.T, shell string, tc scriptCase) {
 	if err != nil {
 		t.Fatalf("ParseScript: %v", err)
 	}
-	run := runShell(t, sh, tc.script, dir)
+	run := runShellFlag(t, sh, flag, tc.script, dir, "/usr/bin:/bin")
 	after := regularFiles(t, dir)
 	want := before
 	for _, f := range files {
