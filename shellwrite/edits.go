@@ -100,7 +100,7 @@ func (e *editor) apply(writes []Write) error {
 			}
 			continue
 		}
-		i, err := e.file(w)
+		i, path, err := e.file(w)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func (e *editor) apply(writes []Write) error {
 		seen[i] = true
 		f := &e.files[i]
 		inputs = append(inputs, f.text)
-		if err := e.do(w, f); err != nil {
+		if err := e.do(w, f, path); err != nil {
 			return err
 		}
 		outputs = append(outputs, f.text)
@@ -121,8 +121,8 @@ func (e *editor) apply(writes []Write) error {
 	return nil
 }
 
-// do applies w to f.
-func (e *editor) do(w Write, f *fileState) error {
+// do applies w, whose target is at path (as CheckTarget found it), to f.
+func (e *editor) do(w Write, f *fileState, path string) error {
 	switch w.Op {
 	case Overwrite:
 		f.text = w.Content
@@ -137,7 +137,7 @@ func (e *editor) do(w Write, f *fileState) error {
 		if !f.exists {
 			return errors.New("sed -i: no such file")
 		}
-		if info, err := os.Lstat(f.edit.Path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 			return errors.New("sed -i replaces a symlink with a file")
 		}
 		// sed -i writes a new file beside the old and renames it over: the directory must
@@ -161,25 +161,26 @@ func (e *editor) do(w Write, f *fileState) error {
 	return nil
 }
 
-// file returns the index of w's file in e.files, checking and reading it the first time.
-func (e *editor) file(w Write) (int, error) {
+// file returns the index of w's file in e.files, checking and reading it the first time, and the
+// path w names it by.
+func (e *editor) file(w Write) (int, string, error) {
 	t, key, err := e.target(w)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if i, ok := e.index[key]; ok {
-		return i, nil
+		return i, t.Path, nil
 	}
 	for _, d := range e.made {
 		if d == key {
-			return 0, errors.New("a directory mkdir -p creates")
+			return 0, "", errors.New("a directory mkdir creates")
 		}
 	}
 	e.files = append(e.files, fileState{
 		edit: FileEdit{Path: t.Path, Old: t.Old, Exists: t.Exists}, key: key, text: t.Old, exists: t.Exists,
 	})
 	e.index[key] = len(e.files) - 1
-	return len(e.files) - 1, nil
+	return len(e.files) - 1, t.Path, nil
 }
 
 // target checks w's target and returns it with the symlink-free path the kernel writes.

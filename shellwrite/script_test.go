@@ -110,7 +110,7 @@ var scriptCases = []scriptCase{
 	sc("mkdir -p d").shows(),
 	sc("mkdir -p d && cd d && echo x > f").stops("cd"),
 	sc("echo x > d; mkdir -p d/e").shows("d", "x\n").stops("a file the script writes"),
-	sc("mkdir -p d; echo x > d").shows().stops("a directory mkdir -p creates"),
+	sc("mkdir -p d; echo x > d").shows().stops("a directory mkdir creates"),
 	sc("mkdir -p f/g").with("f", "file\n").stops("not a directory"),
 	sc("mkdir d && echo x > d/f").shows("d/f", "x\n"),
 	sc("mkdir a a/b && echo x > a/b/f").shows("a/b/f", "x\n"),
@@ -298,5 +298,34 @@ func checkScriptInShell(t *testing.T, shell, flag string, tc scriptCase) {
 	}
 	if cut == nil && !sameFiles(after, want) {
 		t.Errorf("%s -c %q (err %v) wrote\n%sshown\n%s", shell, tc.script, run.err, describeFiles(after), describeFiles(want))
+	}
+}
+
+// sed -i replaces a symlink with a file and leaves the file it pointed to alone: a sed through a
+// symlink is not shown, whatever spelling of the file came first. Both scripts run in the shells.
+func TestSedThroughASymlink(t *testing.T) {
+	for script, want := range map[string]string{
+		"echo a > t; sed -i s/a/b/ link": "a\n", // shown up to the sed: t as echo left it
+		"echo a > link; sed -i s/a/b/ t": "b\n", // sed edits t, which link names
+	} {
+		for _, shell := range oracleShells {
+			t.Run(shell+"/"+script, func(t *testing.T) {
+				dir := shellDir(t)
+				if err := os.WriteFile(filepath.Join(dir, "t"), []byte("x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink("t", filepath.Join(dir, "link")); err != nil {
+					t.Fatal(err)
+				}
+				files, _, err := scriptEdits(t, script, dir)
+				if err != nil || len(files) != 1 || string(files[0].New) != want {
+					t.Fatalf("shown %+v (%v), want one file holding %q", files, err, want)
+				}
+				runShell(t, shellPath(t, shell), script, dir)
+				if got, err := os.ReadFile(files[0].Path); err != nil || string(got) != want {
+					t.Fatalf("%s holds %q (%v), shown %q", files[0].Path, got, err, want)
+				}
+			})
+		}
 	}
 }
