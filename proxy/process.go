@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,13 +22,17 @@ import (
 // ignore EOF on stdin, so the steps are needed; editors expect a prompt exit.
 const DefaultGrace = time.Second
 
+// NoGrace as Agent.Grace is none: SIGTERM as soon as the editor is gone,
+// SIGKILL right after it (--grace 0).
+const NoGrace time.Duration = -1
+
 // Agent is how to start the agent process.
 type Agent struct {
 	Argv   []string
 	Env    []string      // nil: inherit the proxy's environment
 	Dir    string        // "": the proxy's working directory
 	Stderr io.Writer     // the agent's stderr; an *os.File is passed as is
-	Grace  time.Duration // 0: DefaultGrace
+	Grace  time.Duration // 0: DefaultGrace; NoGrace: none
 }
 
 // StartError is an agent that could not be started. Code is the shell's
@@ -119,10 +124,7 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 	if err != nil {
 		return 0, err
 	}
-	grace := a.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
+	grace := a.grace()
 	// stop is the SIGTERM step: cancelling stopCtx makes exec send it
 	// (cmd.Cancel), and exec SIGKILLs the agent WaitDelay later.
 	stopCtx, stop := context.WithCancel(ctx)
@@ -136,7 +138,7 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 		r.log().Info("stopping agent", "step", p.stopName(), "then", "SIGKILL after grace", "grace", grace)
 		return p.stop()
 	}
-	cmd.WaitDelay = grace
+	cmd.WaitDelay = max(grace, time.Nanosecond) // 0 would be: never SIGKILL
 	agentIn, err := cmd.StdinPipe()
 	if err != nil {
 		return 0, fmt.Errorf("agent stdin: %w", err)
@@ -202,8 +204,9 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 				shutdown.Stop()
 			}
 			// Whatever the agent wrote is in the pipe; read it to the end.
-			// A grandchild holding the pipe open gets a grace period.
-			drainWait = time.After(grace)
+			// A grandchild holding the pipe open gets a grace period;
+			// with none, still DefaultGrace: what is in the pipe is read.
+			drainWait = time.After(cmp.Or(grace, DefaultGrace))
 		case <-drainWait:
 			drainWait = nil
 			r.log().Warn("agent exited but its stdout stayed open; closing it")
@@ -216,6 +219,17 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 		r.log().Info("agent stopped", "status", status, "err", exitErr)
 	}
 	return status, nil
+}
+
+// grace is a.Grace with its zero and NoGrace resolved.
+func (a Agent) grace() time.Duration {
+	switch {
+	case a.Grace == 0:
+		return DefaultGrace
+	case a.Grace < 0:
+		return 0
+	}
+	return a.Grace
 }
 
 // command is the agent's exec.Cmd, bound to ctx.

@@ -112,3 +112,10 @@ func TestTheCurrentDirectoryIsNeverSearchedForTheAgent(t *testing.T) {
 		assert.Equal(t, "./agent", path)
 	})
 }
+
+// --grace 0 is NoGrace: no wait at all; the zero value is the default.
+func TestGraceZeroMeansTheDefaultAndNoGraceMeansNone(t *testing.T) {
+	assert.Equal(t, DefaultGrace, Agent{}.grace())
+	assert.Equal(t, time.Duration(0), Agent{Grace: NoGrace}.grace())
+	assert.Equal(t, 5*time.Second, Agent{Grace: 5 * time.Second}.grace())
+}

@@ -165,14 +165,15 @@ func checkPathWord(p string) error {
 // U+FEFF), separators, private-use and unassigned code points are outside the allowed classes.
 func checkVisible(p string) error {
 	for _, r := range p {
-		if !visible(r) {
+		if !Visible(r) {
 			return fmt.Errorf("path %q contains a control character or one invisible, blank or a look-alike: %U", p, r)
 		}
 	}
 	return nil
 }
 
-func visible(r rune) bool {
+// Visible reports whether r shows as what it is in a path or a title (see checkVisible).
+func Visible(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 0x20 <= r && r < 0x7f
 	}

@@ -38,19 +38,27 @@ const usageText = `acp-proxy relays the Agent Client Protocol between an editor 
 byte for byte, with optional filters.
 
 Usage:
-  acp-proxy [flags] -- AGENT [ARGS...]
-  acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]
-  acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]
+  acp-proxy [flags] -- AGENT [ARGS...]       run AGENT for an editor (put this in its config)
+  acp-proxy doctor [filter flags] -- AGENT   what AGENT advertises, and the flags for each editor
+  acp-proxy replay [filter flags] [TRACE|-]  run a recorded trace through the filters
+  acp-proxy view [filter flags] [TRACE|-]    make an HTML page of a recorded trace
+  acp-proxy COMMAND --help                   the flags and examples of doctor, replay, view
+
+Which flags your editor and agent want: run acp-proxy doctor with the agent's command, or see
+the README's "Which filters to enable" (Zed, JetBrains, agent-shell, codecompanion, acpx).
+With no filter flag the proxy is a byte-exact relay.
 
 Examples:
-  acp-proxy -- codex-acp
+  acp-proxy doctor -- codex-acp
   acp-proxy --terminal-output --deltas -- npx @zed-industries/codex-acp
   acp-proxy --record /tmp/session.jsonl --log-file /tmp/acp-proxy.log -- claude-agent-acp
-  acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
-  acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
+  acp-proxy replay --summary --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
 
 Flags:
 `
+
+// liveSynopsis ends a usage error of the live proxy.
+const liveSynopsis = "usage: acp-proxy [flags] -- AGENT [ARGS...]; acp-proxy --help for more"
 
 // exitUsage is the exit status for a command line that cannot be run.
 const exitUsage = 2
@@ -64,12 +72,16 @@ type options struct {
 	filters                   filterConfig
 }
 
+// subcommands are acp-proxy's commands besides the live proxy.
+var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
+	"replay": runReplay,
+	"view":   runView,
+	"doctor": runDoctor,
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "replay" {
-		return runReplay(args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "view" {
-		return runView(args[1:], stdin, stdout, stderr)
+	if len(args) > 0 && subcommands[args[0]] != nil {
+		return subcommands[args[0]](args[1:], stdin, stdout, stderr)
 	}
 	opts, agentArgv, code := parseLive(args, stdout, stderr)
 	if code >= 0 {
@@ -144,18 +156,22 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs.StringVar(&opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
-	fs.DurationVar(&opts.grace, "grace", proxy.DefaultGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again")
-	fs.IntVar(&opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered (bytes)")
+	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
+	sizeVar(fs, &opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered")
 	addFilterFlags(fs, &opts.filters)
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {} // errors get one line, not the whole help
 
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "acp-proxy: %v\nusage: acp-proxy [flags] -- AGENT [ARGS...]   (acp-proxy --help for more)\n", err)
+	err := fs.Parse(args)
+	if err == nil && !*help && !opts.version {
+		err = checkFlagNeeds(fs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-proxy: %v (%s)\n", err, liveSynopsis)
 		return opts, nil, exitUsage
 	}
 	if *help {
-		printUsage(stdout, fs)
+		printHelp(stdout, usageText, fs)
 		return opts, nil, 0
 	}
 	if opts.version {
@@ -165,20 +181,24 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	dash := fs.ArgsLenAtDash()
 	rest := fs.Args()
 	if dash != 0 || len(rest) == 0 {
+		what := "missing agent command after --"
 		if dash < 0 {
-			fmt.Fprintln(stderr, "acp-proxy: missing -- before the agent command")
-		} else {
-			fmt.Fprintln(stderr, "acp-proxy: missing agent command after --")
+			what = "missing -- before the agent command"
 		}
-		fmt.Fprintln(stderr, "usage: acp-proxy [flags] -- AGENT [ARGS...]   (acp-proxy --help for more)")
+		fmt.Fprintf(stderr, "acp-proxy: %s (%s)\n", what, liveSynopsis)
 		return opts, nil, exitUsage
 	}
 	return opts, rest, -1
 }
 
-func printUsage(w io.Writer, fs *pflag.FlagSet) {
-	fmt.Fprint(w, usageText)
-	fmt.Fprint(w, fs.FlagUsages())
+// helpColumns is the width help fits in.
+const helpColumns = 100
+
+// printHelp writes a command's help: its text, then its flags wrapped to
+// helpColumns.
+func printHelp(w io.Writer, text string, fs *pflag.FlagSet) {
+	fmt.Fprint(w, text)
+	fmt.Fprint(w, fs.FlagUsagesWrapped(helpColumns))
 }
 
 // openLog returns the proxy's logger. Logs never go to stdout: that is the
@@ -189,15 +209,24 @@ func openLog(path, level string, stderr io.Writer) (*slog.Logger, func(), error)
 		return nil, nil, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
 	}
 	if path == "" {
-		h := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})
+		h := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError, ReplaceAttr: readableDuration})
 		return slog.New(h).With("src", "acp-proxy"), func() {}, nil
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log-file: %w", err)
 	}
-	logger := slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: lvl}))
+	logger := slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: lvl, ReplaceAttr: readableDuration}))
 	return logger, func() { f.Close() }, nil
+}
+
+// readableDuration writes a duration as people do ("1.5s"), not as
+// nanoseconds.
+func readableDuration(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }
 
 // writeStats reports --stats: into the log when there is a log file,

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // run writes only to the streams it is given: main passes the process's,
@@ -28,4 +33,39 @@ func TestHelpAndVersionAnswerOnTheGivenStdout(t *testing.T) {
 		assert.True(t, strings.HasPrefix(stdout.String(), c.want), "%s: stdout %q", name, stdout.String())
 		assert.Empty(t, stderr.String(), name)
 	}
+}
+
+// Every help fits 100 columns, and the main one names every subcommand
+// and where to find the flags for an editor.
+func TestHelpFits100ColumnsAndListsTheSubcommands(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"replay", "--help"}, {"view", "--help"}, {"doctor", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run(args, strings.NewReader(""), &stdout, &stderr), "%q: %s", args, stderr.String())
+		for i, line := range strings.Split(stdout.String(), "\n") {
+			assert.LessOrEqual(t, utf8.RuneCountInString(line), 100, "%q line %d: %s", args, i+1, line)
+		}
+	}
+	var stdout bytes.Buffer
+	run([]string{"--help"}, strings.NewReader(""), &stdout, &stdout)
+	for _, want := range []string{"acp-proxy doctor [filter flags] -- AGENT", "acp-proxy replay", "acp-proxy view", "acp-proxy COMMAND --help", "Which filters to enable"} {
+		assert.Contains(t, stdout.String(), want)
+	}
+}
+
+// Durations in the log read as people write them.
+func TestLogsWriteDurationsReadably(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proxy.log")
+	logger, closeLog, err := openLog(path, "info", &bytes.Buffer{})
+	require.NoError(t, err)
+	logger.Info("agent exited", "after", 1500*time.Millisecond, "grace", time.Second)
+	closeLog()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"after":"1.5s","grace":"1s"`)
+
+	var stderr bytes.Buffer
+	logger, _, err = openLog("", "info", &stderr)
+	require.NoError(t, err)
+	logger.Error("agent failed", "after", 250*time.Millisecond)
+	assert.Contains(t, stderr.String(), "after=250ms")
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/doctor"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
@@ -84,4 +85,24 @@ func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
 		})
 	}
 	return filters.NewChain(caps, fs...)
+}
+
+// given are the filter flags cfg turns on, as flags, in the order the
+// filters run.
+func (cfg filterConfig) given() []string {
+	var flags []string
+	for _, f := range []struct {
+		on   bool
+		flag string
+	}{
+		{cfg.ShellToPatch, doctor.ShellToPatch},
+		{cfg.Deltas, doctor.Deltas},
+		{cfg.TerminalOutput, doctor.TerminalOutput},
+		{cfg.ExpandPersistedOutput, doctor.ExpandPersistedOutput},
+	} {
+		if f.on {
+			flags = append(flags, f.flag)
+		}
+	}
+	return flags
 }

@@ -41,9 +41,20 @@ type session struct {
 	stderr *bytes.Buffer
 }
 
+// patient gives the agent a minute to exit after the proxy's stdin closes
+// (--grace 1m) when a test runs the live proxy: an agent that exits on EOF
+// by itself must never be stopped because the machine is slow. A --grace
+// among args comes later and wins.
+func patient(args []string) []string {
+	if len(args) > 0 && subcommands[args[0]] != nil {
+		return args
+	}
+	return append([]string{"--grace", "1m"}, args...)
+}
+
 func start(t *testing.T, args ...string) *session {
 	t.Helper()
-	cmd := exec.Command(proxyBin(t), args...)
+	cmd := exec.Command(proxyBin(t), patient(args)...)
 	cmd.WaitDelay = 5 * time.Second // an agent left behind keeps stderr open
 	s := &session{cmd: cmd, stderr: &bytes.Buffer{}}
 	var err error
@@ -73,7 +84,7 @@ func (s *session) wait(t *testing.T) int {
 // stderr and the exit status.
 func runProxy(t *testing.T, stdin []byte, args ...string) (stdout, stderr []byte, code int) {
 	t.Helper()
-	cmd := exec.Command(proxyBin(t), args...)
+	cmd := exec.Command(proxyBin(t), patient(args)...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -109,7 +120,7 @@ func TestAgentOutputIsByteForByteWithAllFiltersOff(t *testing.T) {
 
 func TestNestedProxiesAreTransparent(t *testing.T) {
 	in := corpus(t)
-	out, stderr, code := runProxy(t, in, "--", proxyBin(t), "--", proxyBin(t), "--", fakeAgent(t), "--echo")
+	out, stderr, code := runProxy(t, in, "--", proxyBin(t), "--grace", "1m", "--", proxyBin(t), "--grace", "1m", "--", fakeAgent(t), "--echo")
 	assert.Equal(t, 0, code, "stderr: %s", stderr)
 	sameBytes(t, in, out)
 }
@@ -119,14 +130,21 @@ func TestA200MBLineRelaysIntactInBoundedMemory(t *testing.T) {
 		t.Skip("200 MB through pipes")
 	}
 	const size = 200 << 20
+	// The editor stays until the line is through: closing stdin first would
+	// start the --grace countdown while the 200 MB are still being written.
 	cmd := exec.Command(proxyBin(t), "--", fakeAgent(t), "--huge", fmt.Sprint(size))
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	cmd.Stdin = strings.NewReader("")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	h := sha256.New()
-	n, err := io.Copy(h, stdout)
+	n, err := io.CopyN(h, stdout, size+1)
 	require.NoError(t, err)
+	require.NoError(t, stdin.Close())
+	rest, err := io.ReadAll(stdout)
+	require.NoError(t, err)
+	assert.Empty(t, rest, "nothing after the line")
 	require.NoError(t, cmd.Wait())
 
 	want := sha256.New()
@@ -183,17 +201,22 @@ func TestSignalsAreForwardedToTheAgent(t *testing.T) {
 
 func TestClientEOFStopsAnAgentThatIgnoresIt(t *testing.T) {
 	cases := []struct {
-		name string
-		args []string
-		want int
+		name  string
+		grace string
+		args  []string
+		want  int
 	}{
-		{"exits on EOF", []string{"--exit", "0"}, 0},
-		{"ignores EOF: SIGTERM", []string{"--ignore-eof"}, 128 + int(syscall.SIGTERM)},
-		{"ignores EOF and SIGTERM: SIGKILL", []string{"--ignore-eof", "--ignore-term"}, 128 + int(syscall.SIGKILL)},
+		// The grace never runs out for an agent that exits on EOF, and
+		// what it is only matters for the agent that must die of SIGTERM:
+		// it has that long to be scheduled and die before SIGKILL.
+		{"exits on EOF", "1m", []string{"--exit", "0"}, 0},
+		{"ignores EOF: SIGTERM", "5s", []string{"--ignore-eof"}, 128 + int(syscall.SIGTERM)},
+		{"ignores EOF and SIGTERM: SIGKILL", "200ms", []string{"--ignore-eof", "--ignore-term"}, 128 + int(syscall.SIGKILL)},
+		{"no grace: SIGKILL right after SIGTERM", "0", []string{"--ignore-eof", "--ignore-term"}, 128 + int(syscall.SIGKILL)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := start(t, append([]string{"--grace", "200ms", "--", fakeAgent(t), "--echo"}, c.args...)...)
+			s := start(t, append([]string{"--grace", c.grace, "--", fakeAgent(t), "--echo"}, c.args...)...)
 			fmt.Fprintln(s.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`)
 			line, err := s.stdout.ReadString('\n')
 			require.NoError(t, err)
@@ -256,7 +279,7 @@ func TestMissingOrNonExecutableAgent(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"cat"}, {"--"}, {"--no-such-flag", "--", "cat"}, {"--log-level", "loud", "--", "cat"}} {
+	for _, args := range [][]string{{}, {"cat"}, {"--"}, {"--no-such-flag", "--", "cat"}, {"--log-level", "loud", "--", "cat"}, {"--log-file", os.DevNull, "--log-level", "loud", "--", "cat"}} {
 		_, stderr, code := runProxy(t, nil, args...)
 		assert.Equal(t, 2, code, "%q: %s", args, stderr)
 		assert.NotEmpty(t, stderr)

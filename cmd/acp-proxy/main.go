@@ -5,6 +5,7 @@
 //	acp-proxy [flags] -- AGENT [ARGS...]
 //	acp-proxy replay [flags] [TRACE|-]
 //	acp-proxy view [flags] [-o FILE.html] [TRACE|-]
+//	acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]
 package main
 
 import (

@@ -17,9 +17,10 @@ Usage:
   acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]
 
 Examples:
-  acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
+  acp-proxy replay --summary --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
   acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary
-  acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir=="agent->client") | .msg.params.update'
+  acp-proxy replay --terminal-output trace.jsonl |
+    jq -c 'select(.dir=="agent->client") | .msg.params.update'
 
 Flags:
 `

@@ -50,12 +50,16 @@ type sdkRoute struct {
 }
 
 func sdkRoutes(t testing.TB) []sdkRoute {
-	agent, proxy := sdkAgent(t), proxyBin(t)
+	// Each proxy gives the agent a minute after EOF (--grace 1m): the
+	// agent exits on EOF by itself, and a slow machine must not see it
+	// stopped (exit 143) instead.
+	agent, proxy := sdkAgent(t), []string{proxyBin(t), "--grace", "1m"}
+	via := func(args ...string) []string { return append(append([]string{}, proxy...), args...) }
 	return []sdkRoute{
 		{"direct", []string{agent}, true}, // first: the baseline
-		{"proxy", []string{proxy, "--", agent}, true},
-		{"proxy with every filter", []string{proxy, "--terminal-output", "--deltas", "--shell-to-patch", "--", agent}, false},
-		{"nested proxies", []string{proxy, "--", proxy, "--", agent}, true},
+		{"proxy", via("--", agent), true},
+		{"proxy with every filter", via("--terminal-output", "--deltas", "--shell-to-patch", "--", agent), false},
+		{"nested proxies", via(append(append([]string{"--"}, proxy...), "--", agent)...), true},
 	}
 }
 

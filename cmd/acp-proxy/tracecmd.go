@@ -21,14 +21,17 @@ import (
 func parseTraceFlags(fs *pflag.FlagSet, args []string, usage, synopsis string, stdout, stderr io.Writer) (code int) {
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {} // errors get one line, not the whole help
-	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\nusage: %s\n", fs.Name(), err, synopsis)
-		return exitUsage
-	}
-	if *help {
-		fmt.Fprint(stdout, usage)
-		fmt.Fprint(stdout, fs.FlagUsages())
+	err := fs.Parse(args)
+	if err == nil && *help {
+		printHelp(stdout, usage, fs)
 		return 0
+	}
+	if err == nil {
+		err = checkFlagNeeds(fs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v (usage: %s)\n", fs.Name(), err, synopsis)
+		return exitUsage
 	}
 	return -1
 }

@@ -27,7 +27,7 @@ or to -o FILE; -o - writes it to stdout. A trace read from stdin writes
 the page to stdout unless -o says otherwise (never to a terminal).
 
 Examples:
-  acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
+  acp-proxy view --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
   acp-proxy view -o /tmp/session.html /tmp/session.jsonl
   acp-proxy replay --deltas in.jsonl | acp-proxy view -o out.html
 

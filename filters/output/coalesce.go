@@ -35,6 +35,10 @@ import (
 // DefaultCoalesceInterval bounds how long coalesced output waits.
 const DefaultCoalesceInterval = 100 * time.Millisecond
 
+// NoCoalescing as a filter's Interval is none: each update is sent as it
+// comes, as far as the byte budget allows (--coalesce-interval 0).
+const NoCoalescing time.Duration = -1
+
 // DefaultLiveTailBytes is how much of a running command's output a client
 // without the extension is sent per update (--live-tail-bytes): past it,
 // the update shows the last lines within it, after a line saying how many
@@ -91,12 +95,16 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// interval is d, or DefaultCoalesceInterval when d is not positive.
+// interval is d, DefaultCoalesceInterval when d is zero, and none for
+// NoCoalescing.
 func interval(d time.Duration) time.Duration {
-	if d > 0 {
-		return d
+	switch {
+	case d == 0:
+		return DefaultCoalesceInterval
+	case d < 0:
+		return 0
 	}
-	return DefaultCoalesceInterval
+	return d
 }
 
 // slot is a call's place under the policy: what was sent, and whether and

@@ -41,7 +41,7 @@ import (
 // does.
 type Deltas struct {
 	// Interval is the coalescing interval; zero means
-	// DefaultCoalesceInterval.
+	// DefaultCoalesceInterval, NoCoalescing none.
 	Interval time.Duration
 	// LiveTailBytes bounds the output shown per coalesced update to a
 	// client without the extension while a command runs (a live tail, see

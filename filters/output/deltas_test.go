@@ -207,6 +207,24 @@ func TestDeltasCoalescesForPlainClients(t *testing.T) {
 	}
 }
 
+// With NoCoalescing (--coalesce-interval 0) a plain client gets every
+// snapshot as it comes, where the default interval merges them.
+func TestDeltasWithNoCoalescingSendsEachSnapshot(t *testing.T) {
+	steps := []step{fromAgent(execCall("t1")), fromAgent(snap("t1", "a\n")), after(time.Millisecond), fromAgent(snap("t1", "a\nb\n")), after(time.Millisecond), fromAgent(snap("t1", "a\nb\nc\n"))}
+	for _, c := range []struct {
+		interval time.Duration
+		want     []string
+	}{
+		{NoCoalescing, []string{execCall("t1"), snap("t1", "a\n"), snap("t1", "a\nb\n"), snap("t1", "a\nb\nc\n")}},
+		{0, []string{execCall("t1"), snap("t1", "a\n")}},
+	} {
+		h := newHarness(t, plainClient, codexAgent, &Deltas{Interval: c.interval})
+		h.run(steps...)
+		assert.Equal(t, c.want, h.take(), "interval %v", c.interval)
+		assert.Empty(t, h.errs)
+	}
+}
+
 // TestDeltasSnapshotStream replays an O(n²) stream like codex-acp 0.13's,
 // at a seventh of the size of the 35,001-line command in 1,745 snapshots
 // (BenchmarkSnapshots has that one).

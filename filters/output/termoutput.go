@@ -45,7 +45,7 @@ import (
 // call's status change and the prompt response never overtake its output.
 type TerminalOutput struct {
 	// Interval is the coalescing interval; zero means
-	// DefaultCoalesceInterval.
+	// DefaultCoalesceInterval, NoCoalescing none.
 	Interval time.Duration
 	// MaxBytes bounds the output kept per call (to translate it, or to
 	// complete it from rawOutput), so a command that never stops printing

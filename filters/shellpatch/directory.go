@@ -24,9 +24,9 @@ type claudeRelease struct{ name, version string }
 // boundary, is unproven.
 var claudeCarries = map[claudeRelease]map[string]shellCarry{
 	// Each prompt turn runs a new query, whose shell starts in the project directory.
-	{"@zed-industries/claude-agent-acp", "0.23.1"}: {"session/prompt": carryResets, "session/resume": carryResets},
-	// One query lives as long as the session; a load of a live session reuses it.
-	{"@agentclientprotocol/claude-agent-acp", "0.101.0"}: {"session/prompt": carryKeeps, "session/load": carryKeeps},
+	{"@zed-industries/claude-agent-acp", "0.23.1"}: {"session/prompt": carryResets, "session/load": carryResets, "session/resume": carryResets},
+	// One query lives as long as the session; a load or resume of a live session reuses it.
+	{"@agentclientprotocol/claude-agent-acp", "0.101.0"}: {"session/prompt": carryKeeps, "session/load": carryKeeps, "session/resume": carryKeeps},
 }
 
 // carryShell moves the filter's idea of a session's shell directory across the boundary the

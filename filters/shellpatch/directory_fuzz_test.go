@@ -19,8 +19,8 @@ var fuzzReleases = []struct {
 	name, version string
 	proven        map[string]shellCarry
 }{
-	{"@zed-industries/claude-agent-acp", "0.23.1", map[string]shellCarry{"session/prompt": carryResets, "session/resume": carryResets}},
-	{"@agentclientprotocol/claude-agent-acp", "0.101.0", map[string]shellCarry{"session/prompt": carryKeeps, "session/load": carryKeeps}},
+	{"@zed-industries/claude-agent-acp", "0.23.1", map[string]shellCarry{"session/prompt": carryResets, "session/load": carryResets, "session/resume": carryResets}},
+	{"@agentclientprotocol/claude-agent-acp", "0.101.0", map[string]shellCarry{"session/prompt": carryKeeps, "session/load": carryKeeps, "session/resume": carryKeeps}},
 	{"@agentclientprotocol/claude-agent-acp", "0.102.0", nil},
 }
 

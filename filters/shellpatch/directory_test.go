@@ -47,9 +47,9 @@ func boundary(t *testing.T, c *filters.Chain, method, sid, dir string) {
 
 // Second review, classes 2 and 3: where claude's shell is after a prompt turn ends, or the session
 // is loaded or resumed while live, depends on the release (proven by running each:
-// TestShellToPatchClaudeShellAcrossTurns). 0.23.1 starts each turn, and a resumed session, in the
-// project directory; 0.101.0 keeps the shell's directory across turns and on a load of a live
-// session. Anything not proven: no relative rewrite once a cd moved the shell.
+// TestShellToPatchClaudeShellAcrossTurns). 0.23.1 starts each turn, and a loaded or resumed session,
+// in the project directory; 0.101.0 keeps the shell's directory across turns and on a load or
+// resume of a live session. Anything not proven: no relative rewrite once a cd moved the shell.
 func TestClaudeShellAcrossTurnsLoadsAndResumes(t *testing.T) {
 	for _, tc := range []struct {
 		release, boundary string
@@ -57,10 +57,10 @@ func TestClaudeShellAcrossTurnsLoadsAndResumes(t *testing.T) {
 	}{
 		{claude023, "session/prompt", "notes.md"},
 		{claude023, "session/resume", "notes.md"},
-		{claude023, "session/load", ""},
+		{claude023, "session/load", "notes.md"},
 		{claude0101, "session/prompt", "sub/notes.md"},
 		{claude0101, "session/load", "sub/notes.md"},
-		{claude0101, "session/resume", ""},
+		{claude0101, "session/resume", "sub/notes.md"},
 		{claudeNext, "session/prompt", ""},
 		{claudeNext, "session/load", ""},
 		{claudeNext, "session/resume", ""},

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
+	"github.com/acp-proxy/acp-proxy/rawjson"
 	"github.com/acp-proxy/acp-proxy/shellwrite"
 )
 
@@ -18,23 +20,32 @@ var fuzzScripts = []string{"echo a > f", "echo b > g", "cd sub && echo c > f", "
 	"echo a > f; ls", "echo a > f\necho b >> f\necho c > g", "touch t && echo x >> t", "cd sub; echo d > f; cd ..; echo e > g"}
 
 // FuzzShellPatchCallSequences sends random sequences of tool calls, updates with and without a
-// rawInput, permission requests and ends, for two call ids, as codex or as claude, and checks
-// the promise of class 1: a message shown as an edit shows the write of its own rawInput, or,
-// without one, of the last rawInput its call carried.
+// rawInput, permission requests and ends, for two call ids, as codex or as claude, in one prompt
+// turn, with a byte budget that fits one edit or several, and checks the promise of class 1: a
+// message shown as an edit shows the write of its own rawInput, or, without one, of the last
+// rawInput its call carried. No command runs, so when the turn ends no call may still show a
+// diff to the client: the verification, the takeback of forgotten calls and the turn's end
+// take every one back.
 func FuzzShellPatchCallSequences(f *testing.F) {
-	f.Add(false, []byte{0, 3, 4})
-	f.Add(true, []byte{0, 1 + 6, 2 + 6*4, 3, 4})
-	f.Add(false, []byte{0, 2 + 6*4, 3, 5, 0 + 48, 1 + 48 + 6})
-	f.Add(true, []byte{0, 1 + 6*2, 4, 0 + 48, 1 + 48, 3 + 48})
-	f.Fuzz(func(t *testing.T, claude bool, ops []byte) {
+	f.Add(false, false, []byte{0, 3, 4})
+	f.Add(true, false, []byte{0, 1 + 6, 2 + 6*4, 3, 4})
+	f.Add(false, true, []byte{0, 2 + 6*4, 3, 5, 0 + 48, 1 + 48 + 6})
+	f.Add(true, true, []byte{0, 1 + 6*2, 4, 0 + 48, 1 + 48, 3 + 48})
+	f.Fuzz(func(t *testing.T, claude, small bool, ops []byte) {
 		if len(ops) > 40 {
 			ops = ops[:40]
 		}
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		f := &ShellPatch{}
+		if small {
+			f.MaxBytes = 600 // about one edit: a second evicts the first
+		}
+		c, dir := shellPatchSession(t, f)
 		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"turn","method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
 		last := map[string]string{} // call id → the script of its last rawInput
+		shows := map[string]bool{}  // call id → the client shows a diff for it
 		for _, op := range ops {
 			id := fmt.Sprintf("call_%d", op/48%2)
 			script := fuzzScripts[int(op/6)%len(fuzzScripts)]
@@ -43,13 +54,41 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 				last[id] = script
 			}
 			for _, out := range chaintest.Run(t, c, filters.AgentToClient, msg) {
-				checkShownWrite(t, out.Raw, last[id], dir)
+				if callOf(out.Raw) == id {
+					checkShownWrite(t, out.Raw, last[id], dir)
+				}
+				foldShown(out.Raw, shows)
 			}
 			if op%6 >= 4 {
 				delete(last, id)
 			}
 		}
+		for _, out := range chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":"turn","result":{"stopReason":"end_turn"}}`) {
+			foldShown(out.Raw, shows)
+		}
+		for id, diff := range shows {
+			if diff {
+				t.Fatalf("call %s still shows a diff after its turn ended, though nothing ran", id)
+			}
+		}
 	})
+}
+
+// callOf is the toolCallId of a session/update's tool call, or "".
+func callOf(raw string) string {
+	id, _ := rawjson.GetString([]byte(raw), "params", "update", "toolCallId")
+	return id
+}
+
+// foldShown records whether the client shows a diff for the call a session/update is about: an
+// update replaces the content it carries.
+func foldShown(raw string, shows map[string]bool) {
+	id := callOf(raw)
+	content, ok := rawjson.Get([]byte(raw), "params", "update", "content")
+	if id == "" || !ok {
+		return
+	}
+	shows[id] = strings.Contains(string(content), `"type":"diff"`)
 }
 
 // fuzzMessage builds one message of kind op (0 tool_call, 1 update with a rawInput, 2 permission

@@ -26,17 +26,21 @@ const maxShellPatchCalls = 1024
 
 // ShellPatch shows shell commands that provably write one file (`cat
 // <<'EOF' > f`, `printf … > f`, `echo … > f`) as edit tool calls with a
-// diff, the way agents show their own edits. The recognition is
-// shellwrite's; this filter finds the command in each agent's rawInput,
-// checks the target against the session's directory, and keeps every later
-// update of the call showing the edit.
+// diff beside the command, the way agents show their own edits. The
+// recognition is shellwrite's; this filter finds the command in each agent's
+// rawInput, checks the target against the session's directory, and keeps
+// every later update of the call showing the edit. The title stays the
+// command (show.go).
 //
 // Calls are known by session and toolCallId together, and every message
 // that carries a rawInput is judged by that rawInput: a later message whose
 // command differs is never shown as the earlier edit.
 //
 // The rewrite is display-only: the agent still runs the command. Anything
-// the filter cannot prove leaves the message byte-identical.
+// the filter cannot prove leaves the message byte-identical. What it shows
+// is checked after the command ran: when the call ends, each file is read
+// again, and an edit the file does not hold is taken back (ending.go); so
+// is the edit of a call the filter can no longer keep.
 type ShellPatch struct {
 	// MaxBytes bounds the bytes held for the edits of all live calls
 	// together (see DefaultMaxPatchBytes); 0: DefaultMaxPatchBytes.
@@ -245,39 +249,45 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 		fresh := announces && !final || status == "" || status == "pending"
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
-	permission := len(path) == 2 && path[1] == "toolCall"
-	var out []byte
-	var err error
-	switch {
-	case c != nil && c.edit != nil && final:
-		var takenBack bool
-		if out, takenBack, err = s.endShown(m.Raw, path, c, status); err != nil {
-			return nil, err
-		}
-		if takenBack {
-			c.cdDir = "" // it did not run as shown: where its cds went is not known
-		}
-	case c != nil && c.edit != nil:
-		restate := c.stale && !permission
-		if out, err = show(m.Raw, path, callRaw, c.edit, c.title, permission, restate); err != nil {
-			return nil, err
-		}
-		c.stale = c.stale && permission
-	case c != nil && c.stale && !permission:
-		if out, err = retract(m.Raw, path, callRaw, c.title); err != nil {
-			return nil, err
-		}
-		c.stale = false
+	if c == nil {
+		return nil, nil
 	}
-	if c != nil {
-		if title, ok := rawjson.Get(callRaw, "title"); ok {
-			c.title = append(c.title[:0], title...)
-		}
+	out, err := s.present(m.Raw, path, callRaw, c, status)
+	if err != nil {
+		return nil, err
 	}
-	if c != nil && final {
+	if title, ok := rawjson.Get(callRaw, "title"); ok {
+		c.title = append(c.title[:0], title...)
+	}
+	if final {
 		s.end(c, status)
 	}
 	return out, nil
+}
+
+// present returns the message raw with the call at path as the client must see it: its edit
+// (verified, or taken back, when the call ends), its edit taken back when the client still shows
+// one that no longer is, or nil to leave it alone.
+func (s *ShellPatch) present(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, error) {
+	permission := len(path) == 2 && path[1] == "toolCall"
+	switch {
+	case c.edit != nil && (status == "completed" || status == "failed"):
+		out, takenBack, err := s.endShown(raw, path, c, status)
+		if takenBack {
+			c.cdDir = "" // it did not run as shown: where its cds went is not known
+		}
+		return out, err
+	case c.edit != nil:
+		restate := c.stale && !permission
+		out, err := show(raw, path, callRaw, c.edit, c.title, permission, restate)
+		c.stale = c.stale && (permission || err != nil)
+		return out, err
+	case c.stale && !permission:
+		out, err := retract(raw, path, callRaw, c.title)
+		c.stale = err != nil
+		return out, err
+	}
+	return nil, nil
 }
 
 // judge decides the call from the rawInput a message carries, and returns

@@ -1,6 +1,7 @@
 package shellpatch
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
@@ -46,7 +47,7 @@ func diffItem(path string, old []byte, exists bool, newText string) []byte {
 // title is the command's first line: a call shown as an edit still names the command that runs.
 // execute: the command also runs what the diffs do not show, and stays kind execute.
 func newEdit(cmd command, files []shellwrite.FileEdit, root string, execute bool) *edit {
-	e := &edit{cmd: cmd, title: rawjson.Quote(firstLine(cmd.script)), root: root, execute: execute}
+	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root, execute: execute}
 	e.locations = append(e.locations, '[')
 	for i, f := range files {
 		e.files = append(e.files, shownFile{path: f.Path, diff: diffItem(f.Path, f.Old, f.Exists, string(f.New))})
@@ -77,6 +78,24 @@ func firstLine(script string) string {
 		}
 	}
 	return ""
+}
+
+// escapeInvisible writes each character of line that may not show as what it is (a bidi
+// control in an echo's text could reorder the title around it) as \u{XXXX}, and a tab as \t:
+// the title the proxy makes shows the command, all of it.
+func escapeInvisible(line string) string {
+	var b strings.Builder
+	for _, r := range line {
+		switch {
+		case r == '\t':
+			b.WriteString(`\t`)
+		case shellwrite.Visible(r):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, `\u{%04X}`, r)
+		}
+	}
+	return b.String()
 }
 
 // namesCommand reports whether an agent's title (JSON string) shows the command: it holds the

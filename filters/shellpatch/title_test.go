@@ -46,3 +46,14 @@ func TestTheCommandIsNeverHidden(t *testing.T) {
 		})
 	}
 }
+
+// The title the proxy makes shows every character of the command's first line: one that may not
+// show as what it is (a bidi control in an echo's text would reorder the title) is escaped.
+func TestTheCommandsTitleIsEscaped(t *testing.T) {
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	script := "printf '\u202etxt.exe\\n' > notes.md"
+	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"run","kind":"execute","rawInput":{"command":["bash","-lc",%s],"cwd":%q}}`, jsonString(script), dir))
+	got := chaintest.Run(t, c, filters.AgentToClient, msg)
+	require.False(t, got[0].Original)
+	assert.Equal(t, `"printf '\\u{202E}txt.exe\\n' > notes.md"`, field(t, got[0].Raw, "params", "update", "title"))
+}

@@ -1,8 +1,10 @@
 package shellpatch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,7 +63,8 @@ func TestAShownWriteIsVerifiedWhenItsCallEnds(t *testing.T) {
 		{"not text", "", "completed", writeFile("\x00\xff"), "execute", "", "cannot be read back"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &ShellPatch{}
+			var log bytes.Buffer
+			f := &ShellPatch{Log: slog.New(slog.NewJSONHandler(&log, nil))}
 			c, dir := shellPatchSession(t, f)
 			path := filepath.Join(dir, "f")
 			if tc.before != "" {
@@ -101,8 +104,11 @@ func TestAShownWriteIsVerifiedWhenItsCallEnds(t *testing.T) {
 			if tc.note == "" {
 				assert.Empty(t, notes)
 				assert.Equal(t, int64(1), counts["editsVerified"])
+				assert.Empty(t, log.String())
 				return
 			}
+			assert.Contains(t, log.String(), `"level":"WARN"`)
+			assert.Contains(t, log.String(), `"toolCallId":"c1"`)
 			require.Len(t, notes, 1, got[0].Raw)
 			assert.Contains(t, notes[0].Content.Text, "did not write what was shown")
 			assert.Contains(t, notes[0].Content.Text, tc.note)

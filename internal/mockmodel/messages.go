@@ -73,16 +73,16 @@ func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
 		m.writeText(w, r, req.Stream, AuxText)
 		return
 	}
-	done, err := toolResultsThisTurn(req)
+	done, prompt, err := toolResultsThisTurn(req)
 	if err != nil {
 		m.rec.t.Logf("mockmodel.Messages: %v", err)
 	}
-	if done < len(m.script.Commands) {
+	if commands := m.script.commandsFor(prompt); done < len(commands) {
 		m.rec.setReply(i, "tool Bash")
 		if !req.Stream {
 			m.rec.t.Logf("mockmodel.Messages: tool turn without stream:true; streaming anyway")
 		}
-		m.writeToolUse(w, m.script.Commands[done])
+		m.writeToolUse(w, commands[done])
 		return
 	}
 	m.rec.setReply(i, "answer")
@@ -121,9 +121,9 @@ func offersTool(req messagesRequest, name string) bool {
 
 // toolResultsThisTurn counts the tool_result blocks after the last user
 // message that is a prompt (has content but no tool_result), that is, how
-// many of the script's commands already ran in this prompt turn.
-func toolResultsThisTurn(req messagesRequest) (int, error) {
-	n := 0
+// many of the script's commands already ran in this prompt turn, and returns
+// that prompt's content.
+func toolResultsThisTurn(req messagesRequest) (n int, prompt []byte, err error) {
 	for _, msg := range req.Messages {
 		if msg.Role != "user" {
 			continue
@@ -132,11 +132,11 @@ func toolResultsThisTurn(req messagesRequest) (int, error) {
 			Type string `json:"type"`
 		}
 		if len(msg.Content) > 0 && msg.Content[0] == '"' {
-			n = 0 // a plain string is a prompt
+			n, prompt = 0, msg.Content // a plain string is a prompt
 			continue
 		}
 		if err := json.Unmarshal(msg.Content, &blocks); err != nil {
-			return n, fmt.Errorf("decode message content: %w", err)
+			return n, prompt, fmt.Errorf("decode message content: %w", err)
 		}
 		results := 0
 		for _, b := range blocks {
@@ -145,11 +145,11 @@ func toolResultsThisTurn(req messagesRequest) (int, error) {
 			}
 		}
 		if results == 0 {
-			n = 0
+			n, prompt = 0, msg.Content
 		}
 		n += results
 	}
-	return n, nil
+	return n, prompt, nil
 }
 
 func (m *Messages) nextMessageID() string {

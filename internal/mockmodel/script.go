@@ -1,6 +1,7 @@
 package mockmodel
 
 import (
+	"bytes"
 	"strings"
 	"time"
 )
@@ -20,6 +21,11 @@ type Script struct {
 	// Commands are shell scripts. The model asks for them one tool call
 	// per request, in order, then answers. Empty means answer at once.
 	Commands []string
+	// PromptCommands, for the Messages API, are the commands of a prompt
+	// turn whose prompt contains the key, in place of Commands: a test can
+	// run other commands in each turn of one session. Keys must not be
+	// contained in one another.
+	PromptCommands map[string][]string
 	// Workdirs are the directories the model names for the commands, in
 	// order, where the agent's shell tool takes one (opencode's bash
 	// workdir; only [Chat] sends them). "" or a missing entry names none.
@@ -30,6 +36,17 @@ type Script struct {
 	// server's default: DefaultCodexAnswerDelay for Responses, none for
 	// Messages. Negative means no wait.
 	AnswerDelay time.Duration
+}
+
+// commandsFor are the commands of a turn whose prompt (as the API carries
+// it, JSON) is prompt.
+func (s Script) commandsFor(prompt []byte) []string {
+	for key, cmds := range s.PromptCommands {
+		if bytes.Contains(prompt, []byte(key)) {
+			return cmds
+		}
+	}
+	return s.Commands
 }
 
 func (s Script) answer() string {

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acp-proxy/acp-proxy/doctor"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+const doctorSynopsis = "acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]"
+
+const doctorUsage = `acp-proxy doctor starts AGENT as an editor would, asks it to initialize (nothing
+else: no session, nothing written in your project; it runs in a temporary directory), and
+says what it is, what it advertises, which filters help it for a client that renders
+terminal output (Zed) and for one that does not (agent-shell, codecompanion, acpx), and
+the flags to put in each editor's config. Filter flags given are marked in the report.
+
+Usage:
+  ` + doctorSynopsis + `
+
+Examples:
+  acp-proxy doctor -- codex-acp
+  acp-proxy doctor --terminal-output -- npx @agentclientprotocol/claude-agent-acp
+  acp-proxy doctor -- gemini --acp
+
+Exit status: 0 when the agent answered; the agent's start failure (127 not found, 126 not
+executable); 1 when it exited or did not answer in time; 2 for a usage error.
+
+Flags:
+`
+
+func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("acp-proxy doctor", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SetInterspersed(false)
+	var cfg filterConfig
+	addFilterFlags(fs, &cfg)
+	var timeout time.Duration
+	durationVar(fs, &timeout, "timeout", doctor.DefaultTimeout, 0, "how long the agent gets to answer initialize")
+	if code := parseTraceFlags(fs, args, doctorUsage, doctorSynopsis, stdout, stderr); code >= 0 {
+		return code
+	}
+	agent := fs.Args()
+	switch {
+	case timeout == 0:
+		return doctorUsageError(stderr, errors.New("--timeout must be more than 0"))
+	case fs.ArgsLenAtDash() < 0:
+		return doctorUsageError(stderr, errors.New("missing -- before the agent command"))
+	case fs.ArgsLenAtDash() != 0 || len(agent) == 0:
+		return doctorUsageError(stderr, errors.New("missing agent command after --"))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	answer, err := doctor.Probe(ctx, agent, nil, timeout)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
+		var se *proxy.StartError
+		if errors.As(err, &se) {
+			return se.Code
+		}
+		return 1
+	}
+	report := doctor.NewReport(answer, agent, selfPath(), cfg.given())
+	if err := report.WriteText(stdout); err != nil {
+		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func doctorUsageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "acp-proxy doctor: %v (usage: %s)\n", err, doctorSynopsis)
+	return exitUsage
+}
+
+// selfPath is this binary's absolute path as the user named it (a
+// symlink in ~/.local/bin stays one), for the editor configs.
+func selfPath() string {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return "acp-proxy"
+}

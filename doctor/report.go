@@ -1,0 +1,185 @@
+package doctor
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Report is what doctor prints about one agent.
+type Report struct {
+	Answer *Answer
+	Agent  Agent
+	// Argv is the agent's command as given, Proxy the absolute path of
+	// acp-proxy, for the editor configs.
+	Argv  []string
+	Proxy string
+	// Given are the filter flags doctor was given.
+	Given []string
+}
+
+// NewReport recognises the agent that gave answer.
+func NewReport(answer *Answer, argv []string, proxyPath string, given []string) *Report {
+	return &Report{Answer: answer, Agent: identify(answer), Argv: argv, Proxy: proxyPath, Given: given}
+}
+
+// reportWidth is the width the report's prose is wrapped to.
+const reportWidth = 100
+
+// WriteText writes the report in plain words.
+func (r *Report) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	r.writeAgent(bw)
+	r.writeFilters(bw)
+	r.writeEditors(bw)
+	return bw.Flush()
+}
+
+func (r *Report) writeAgent(w io.Writer) {
+	a := r.Answer
+	name := cmp.Or(a.Info.Name, "(no agentInfo.name)")
+	if a.Info.Version != "" {
+		name += " " + a.Info.Version
+	}
+	if a.Info.Title != "" {
+		name += fmt.Sprintf(" (%q)", a.Info.Title)
+	}
+	fmt.Fprintf(w, "Agent:      %s\n", name)
+	fmt.Fprintf(w, "Known as:   %s\n", r.Agent.Name)
+	fmt.Fprintf(w, "Command:    %s\n", strings.Join(r.command(), " "))
+	fmt.Fprintf(w, "            started in a temporary directory; only initialize was sent, as a client\n")
+	fmt.Fprintf(w, "            without the terminal-output extension, with protocol version 1\n")
+	fmt.Fprintf(w, "Protocol:   ACP v%d\n", a.ProtocolVersion)
+	fmt.Fprintln(w, "Advertises:")
+	for _, line := range capabilityLines(a.Capabilities) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	fmt.Fprintln(w, "Sign-in methods:")
+	if len(a.AuthMethods) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, m := range a.AuthMethods {
+		kind := ""
+		if m.Type != "" {
+			kind = " (" + m.Type + ")"
+		}
+		writeWrapped(w, "  ", "      ", m.ID+kind+": "+strings.TrimSpace(m.Name+". "+m.Description))
+	}
+	for _, line := range a.NotJSON {
+		writeWrapped(w, "", "  ", "Warning: the agent wrote a line on stdout that is not JSON; an editor "+
+			"reads only ACP there: "+clip(line, 120))
+	}
+	for _, note := range r.Agent.Notes {
+		writeWrapped(w, "", "  ", "Note: "+note)
+	}
+}
+
+func (r *Report) writeFilters(w io.Writer) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Filters, for a Zed-like client (it renders _meta.terminal_output) and a plain one:")
+	for _, flag := range Filters {
+		adv := r.Agent.Filters[flag]
+		label := flag
+		if slices.Contains(r.Given, flag) {
+			label += " (given)"
+		}
+		fmt.Fprintf(w, "  %s\n", label)
+		if adv.ZedLike == adv.Plain {
+			writeWrapped(w, "    both:     ", verdictIndent, verdictText(adv.ZedLike))
+			continue
+		}
+		writeWrapped(w, "    Zed-like: ", verdictIndent, verdictText(adv.ZedLike))
+		writeWrapped(w, "    plain:    ", verdictIndent, verdictText(adv.Plain))
+	}
+	for _, flag := range r.Given {
+		if adv, ok := r.Agent.Filters[flag]; ok && !adv.ZedLike.Helps && !adv.Plain.Helps {
+			fmt.Fprintf(w, "You gave %s: for this agent it changes nothing.\n", flag)
+		}
+	}
+}
+
+// verdictIndent indents the lines a verdict wraps to.
+const verdictIndent = "              "
+
+func verdictText(v Verdict) string {
+	if v.Helps {
+		return "helps: " + v.Why
+	}
+	return "no: " + v.Why
+}
+
+// capabilityLines says what agentCapabilities holds, one member a line:
+// "loadSession", "promptCapabilities: image, embeddedContext".
+func capabilityLines(raw json.RawMessage) []string {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(raw, &caps) != nil || len(caps) == 0 {
+		return []string{"nothing (no agentCapabilities)"}
+	}
+	var lines []string
+	for _, k := range sortedKeys(caps) {
+		v := caps[k]
+		var sub map[string]json.RawMessage
+		switch {
+		case string(v) == "true":
+			lines = append(lines, k)
+		case string(v) == "false", string(v) == "null":
+		case json.Unmarshal(v, &sub) == nil && len(sub) == 0:
+			lines = append(lines, k) // present: a capability without options
+		case json.Unmarshal(v, &sub) == nil:
+			lines = append(lines, k+": "+cmp.Or(strings.Join(enabled(sub), ", "), "none"))
+		default:
+			lines = append(lines, k+": "+string(v))
+		}
+	}
+	return lines
+}
+
+// enabled are the members of m that are on: true, or an object.
+func enabled(m map[string]json.RawMessage) []string {
+	var on []string
+	for _, k := range sortedKeys(m) {
+		if v := strings.TrimSpace(string(m[k])); v == "true" || strings.HasPrefix(v, "{") {
+			on = append(on, k)
+		}
+	}
+	return on
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeWrapped writes prefix and text wrapped to reportWidth, later lines
+// after indent.
+func writeWrapped(w io.Writer, prefix, indent, text string) {
+	line := prefix
+	for i, word := range strings.Fields(text) {
+		if i > 0 && len([]rune(line))+1+len([]rune(word)) > reportWidth {
+			fmt.Fprintln(w, line)
+			line = indent + word
+			continue
+		}
+		if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(w, line)
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,126 @@
+package e2e
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+	"github.com/acp-proxy/acp-proxy/internal/testbin"
+)
+
+// deadURL is where the agents' model would be: initialize never asks it.
+const deadURL = "http://127.0.0.1:9/"
+
+// acp-proxy doctor recognises each real agent, started by the name its npm
+// package installs (node_modules/.bin on PATH, as `npm install -g` puts it
+// on a user's), and says which filters help it and the flags for each
+// editor.
+func TestDoctorKnowsEveryRealAgentByName(t *testing.T) {
+	cases := []struct {
+		agent func(t *testing.T) *realagent.Agent
+		argv  []string
+		want  []string
+	}{
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Codex(t, "0.13", realagent.CodexOptions{ModelBaseURL: deadURL})
+		}, []string{"codex-acp"}, []string{
+			`Agent:      codex-acp 0.13.0 ("Codex")`, "Known as:   codex-acp ≤ 0.13",
+			"Zed (Zed-like):                                --shell-to-patch --deltas --terminal-output\n",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Codex(t, "0.16", realagent.CodexOptions{ModelBaseURL: deadURL})
+		}, []string{"codex-acp"}, []string{
+			`Agent:      codex-acp 0.16.0 ("Codex")`, "Known as:   codex-acp ≥ 0.14",
+			"Zed (Zed-like):                                --shell-to-patch --terminal-output\n",
+			"codex-api-key (env_var): Use CODEX_API_KEY.",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Claude(t, realagent.ClaudeOptions{Version: "0.23", ModelURL: deadURL})
+		}, []string{"claude-agent-acp"}, []string{
+			`Agent:      @zed-industries/claude-agent-acp 0.23.1 ("Claude Agent")`, "Known as:   claude-agent-acp 0.23",
+			"Zed (Zed-like):                                --shell-to-patch --terminal-output --expand-persisted-output\n",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Claude(t, realagent.ClaudeOptions{Version: "0.101", ModelURL: deadURL})
+		}, []string{"claude-agent-acp"}, []string{
+			`Agent:      @agentclientprotocol/claude-agent-acp 0.101.0 ("Claude Agent")`, "Known as:   claude-agent-acp ≥ 0.100",
+			"agent-shell, codecompanion, acpx (plain):      --shell-to-patch --terminal-output --expand-persisted-output\n",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Gemini(t, realagent.GeminiOptions{ModelURL: deadURL})
+		}, []string{"gemini", "--acp"}, []string{
+			`Agent:      gemini-cli 0.61.0 ("Gemini CLI")`, "Known as:   gemini-cli",
+			"Zed (Zed-like):                                none: a byte-exact relay\n",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: deadURL})
+		}, []string{"opencode", "acp"}, []string{
+			"Agent:      OpenCode 1.18.33", "Known as:   opencode",
+			"Zed (Zed-like):                                --shell-to-patch --deltas --expand-persisted-output\n",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.argv, " "), func(t *testing.T) {
+			agent := c.agent(t)
+			out, stderr, err := runDoctor(t, agent, c.argv...)
+			require.NoError(t, err, "stderr: %s", stderr)
+			for _, want := range c.want {
+				assert.Contains(t, out, want)
+			}
+			bin := filepath.Join(nodeModules(t, agent), ".bin", c.argv[0])
+			assert.Contains(t, out, `"--", "`+bin+`"`, "the config names the agent by its absolute path")
+			assert.Contains(t, out, `"command": "`+proxyBin(t)+`"`, "and acp-proxy by its own")
+		})
+	}
+}
+
+// An agent other than the known ones gets the general advice, saying so.
+func TestDoctorGivesAnUnknownAgentTheGeneralAdvice(t *testing.T) {
+	// The acp-go-sdk agent is an ACP agent doctor has never heard of.
+	cmd := exec.Command(proxyBin(t), "doctor", "--", testbin.Build(t, "./internal/sdkagent"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	out := string(b)
+	assert.Contains(t, out, "Known as:   not one the proxy is proven against: this is the general advice")
+	assert.Contains(t, out, "agent-shell, codecompanion, acpx (plain):      --shell-to-patch --deltas --terminal-output\n")
+}
+
+// runDoctor runs `acp-proxy doctor -- argv…` in agent's environment, with
+// its packages' commands on PATH.
+func runDoctor(t *testing.T, agent *realagent.Agent, argv ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command(proxyBin(t), append([]string{"doctor", "--timeout", "2m", "--"}, argv...)...)
+	cmd.Dir = agent.Dir
+	for _, kv := range agent.Env {
+		if path, ok := strings.CutPrefix(kv, "PATH="); ok {
+			kv = "PATH=" + filepath.Join(nodeModules(t, agent), ".bin") + string(filepath.ListSeparator) + path
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+// nodeModules is the node_modules directory agent's launcher runs from.
+func nodeModules(t *testing.T, agent *realagent.Agent) string {
+	t.Helper()
+	for _, arg := range agent.Argv {
+		if i := strings.Index(arg, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i >= 0 {
+			return arg[:i+len("/node_modules")]
+		}
+	}
+	t.Fatalf("no node_modules in %q", agent.Argv)
+	return ""
+}

@@ -1,0 +1,258 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
+	"github.com/acp-proxy/acp-proxy/internal/testbin"
+)
+
+// readmeHome is the home directory README.md's commands and configs use.
+const readmeHome = "/home/you"
+
+// readmeCommands is every command README.md shows in a code block, with how
+// it is kept true: a test of this file runs it as written (in a temporary
+// HOME, with the commands it names on PATH), or the reason it cannot run
+// here and what runs instead. TestReadmeCommandsAreAllListed keeps the two
+// in step.
+var readmeCommands = map[string]string{
+	"go run ./cmd/acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl": "run, with the built acp-proxy for go run ./cmd/acp-proxy: its output is the table the README prints after it",
+	"bash .ci/run": "not run by a test: it is CI, which runs every test",
+	"GOBIN=~/.local/bin go install github.com/acp-proxy/acp-proxy/cmd/acp-proxy@latest":                                               "not run: it fetches the published module; the checkout's go build below is run",
+	"go build -o ~/.local/bin/acp-proxy ./cmd/acp-proxy":                                                                              "run",
+	"sha256sum --ignore-missing -c acp-proxy_1.2.3_checksums.txt":                                                                     "run, on an archive and checksums named and laid out as GoReleaser's",
+	"tar -xzf acp-proxy_1.2.3_linux_amd64.tar.gz -C ~/.local/bin acp-proxy":                                                           "run, after the sha256sum line",
+	"npx acp-proxy --terminal-output -- npx @zed-industries/codex-acp":                                                                "not run here: scripts/release-check installs the npm packages from their tarballs and runs npx acp-proxy",
+	"npm install -g --prefix ~/.local @zed-industries/codex-acp":                                                                      "not run: it fetches from the npm registry; scripts/install-agents installs the same package, and TestDoctorKnowsEveryRealAgentByName runs the command it installs by name",
+	"acp-proxy doctor -- codex-acp":                                                                                                   "run, with codex-acp 0.16 installed",
+	"acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'": "run, through the real acpx and codex-acp 0.16 against a mock model",
+	"acp-proxy [flags] -- AGENT [ARGS...]":                                                                                            "synopsis: found in acp-proxy --help",
+	"acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]":                                                                  "synopsis: found in acp-proxy replay --help",
+	"acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]":                                                                          "synopsis: found in acp-proxy view --help",
+	"acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]":                                                                "synopsis: found in acp-proxy doctor --help",
+	"acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary":                                                               "run, with a recorded trace as in.jsonl",
+	"acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir==\"agent->client\") | .msg.params.update.sessionUpdate'":     "run, with a recorded trace as trace.jsonl",
+	"acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl":                                      "run, on a copy of the trace",
+	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1":        "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
+}
+
+// readmeBlocks returns README.md's lines in indented code blocks (its
+// commands) and, for each fenced block, its lines.
+func readme(t *testing.T) (commands []string, fenced [][]string) {
+	t.Helper()
+	root, err := testbin.ModuleRoot()
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	var block []string
+	in := false
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "```") && !in:
+			in, block = true, nil
+		case strings.HasPrefix(line, "```"):
+			in, fenced = false, append(fenced, block)
+		case in:
+			block = append(block, line)
+		case strings.HasPrefix(line, "    ") && strings.TrimSpace(line) != "":
+			commands = append(commands, strings.TrimSpace(line))
+		}
+	}
+	return commands, fenced
+}
+
+func TestReadmeCommandsAreAllListed(t *testing.T) {
+	commands, _ := readme(t)
+	seen := map[string]bool{}
+	for _, c := range commands {
+		seen[c] = true
+		assert.Contains(t, readmeCommands, c, "a README command no test runs: add it to readmeCommands, with how it is run")
+	}
+	for c := range readmeCommands {
+		assert.True(t, seen[c], "readmeCommands lists a command the README no longer shows: %s", c)
+	}
+}
+
+// readmeEnv is a temporary HOME with acp-proxy in ~/.local/bin, as the
+// README's install steps put it, and that directory first on PATH.
+type readmeEnv struct {
+	home, bin string
+	env       []string
+}
+
+func newReadmeEnv(t *testing.T, base []string) readmeEnv {
+	t.Helper()
+	home := t.TempDir()
+	bin := filepath.Join(home, ".local", "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	require.NoError(t, os.Symlink(proxyBin(t), filepath.Join(bin, "acp-proxy")))
+	e := readmeEnv{home: home, bin: bin}
+	for _, kv := range base {
+		switch {
+		case strings.HasPrefix(kv, "PATH="):
+			kv = "PATH=" + bin + string(filepath.ListSeparator) + strings.TrimPrefix(kv, "PATH=")
+		case strings.HasPrefix(kv, "HOME="):
+			continue
+		}
+		e.env = append(e.env, kv)
+	}
+	e.env = append(append(e.env, "HOME="+home), goDirs(t)...)
+	return e
+}
+
+// goDirs keeps go's caches where they are when HOME moves: a go command
+// run as the README shows it then builds from the warm cache.
+func goDirs(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	require.NoError(t, err)
+	dirs := strings.Fields(string(out))
+	require.Len(t, dirs, 3)
+	return []string{"GOCACHE=" + dirs[0], "GOMODCACHE=" + dirs[1], "GOPATH=" + dirs[2]}
+}
+
+// sh runs line as the README shows it, with sh, in dir.
+func (e readmeEnv) sh(t *testing.T, dir, line string) (stdout string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir, cmd.Env = dir, e.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = 10 * time.Second
+	require.NoError(t, cmd.Run(), "%s\nstderr: %s", line, errb.String())
+	return out.String()
+}
+
+func moduleRoot(t *testing.T) string {
+	root, err := testbin.ModuleRoot()
+	require.NoError(t, err)
+	return root
+}
+
+func TestReadmeRunItShowsWhatItPrints(t *testing.T) {
+	const line = "go run ./cmd/acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl"
+	_, fenced := readme(t)
+	var want string
+	for _, block := range fenced {
+		if len(block) > 0 && block[0] == "$ "+line {
+			want = strings.Join(block[1:], "\n") + "\n"
+		}
+	}
+	require.NotEmpty(t, want, "the README prints the output of: %s", line)
+	e := newReadmeEnv(t, os.Environ())
+	// go run would build what the test binary already built.
+	got := e.sh(t, moduleRoot(t), strings.Replace(line, "go run ./cmd/acp-proxy", "acp-proxy", 1))
+	assert.Equal(t, want, trimLineEnds(got))
+}
+
+func TestReadmeInstallSteps(t *testing.T) {
+	e := newReadmeEnv(t, os.Environ())
+	require.NoError(t, os.Remove(filepath.Join(e.bin, "acp-proxy")))
+	e.sh(t, moduleRoot(t), "go build -o ~/.local/bin/acp-proxy ./cmd/acp-proxy")
+	assert.True(t, strings.HasPrefix(e.sh(t, e.home, "acp-proxy --version"), "acp-proxy "))
+
+	// A release archive and its checksums, as GoReleaser names them.
+	require.NoError(t, os.Remove(filepath.Join(e.bin, "acp-proxy")))
+	dl := t.TempDir()
+	staged := t.TempDir()
+	require.NoError(t, os.Symlink(proxyBin(t), filepath.Join(staged, "acp-proxy")))
+	e.sh(t, dl, "tar -czhf acp-proxy_1.2.3_linux_amd64.tar.gz -C "+staged+" acp-proxy && "+
+		"sha256sum acp-proxy_1.2.3_linux_amd64.tar.gz > acp-proxy_1.2.3_checksums.txt && "+
+		"echo '0000  acp-proxy_1.2.3_windows_amd64.zip' >> acp-proxy_1.2.3_checksums.txt")
+	e.sh(t, dl, "sha256sum --ignore-missing -c acp-proxy_1.2.3_checksums.txt")
+	e.sh(t, dl, "tar -xzf acp-proxy_1.2.3_linux_amd64.tar.gz -C ~/.local/bin acp-proxy")
+	assert.True(t, strings.HasPrefix(e.sh(t, e.home, "acp-proxy --version"), "acp-proxy "))
+}
+
+func TestReadmeSynopsesAreTheHelps(t *testing.T) {
+	e := newReadmeEnv(t, os.Environ())
+	for line := range readmeCommands {
+		if !strings.HasPrefix(readmeCommands[line], "synopsis") {
+			continue
+		}
+		help := "acp-proxy --help"
+		if sub := strings.Fields(line)[1]; !strings.HasPrefix(sub, "[") {
+			help = "acp-proxy " + sub + " --help"
+		}
+		assert.Contains(t, e.sh(t, e.home, help), line)
+	}
+}
+
+func TestReadmeReplayAndViewCommands(t *testing.T) {
+	e := newReadmeEnv(t, os.Environ())
+	dir := t.TempDir()
+	trace, err := os.ReadFile(filepath.Join(tracesDir(t), "codex-0.13-plain-shell-900.jsonl"))
+	require.NoError(t, err)
+	for _, name := range []string{"in.jsonl", "trace.jsonl", "testdata/traces/codex-0.13-plain-shell-900.jsonl"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), trace, 0o644))
+	}
+	out := e.sh(t, dir, "acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary")
+	assert.Contains(t, out, "agent->client")
+
+	if _, err := exec.LookPath("jq"); err == nil || os.Getenv("REQUIRE_SHELLS") != "" {
+		out = e.sh(t, dir, `acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir=="agent->client") | .msg.params.update.sessionUpdate'`)
+		assert.Contains(t, out, `"tool_call_update"`)
+	} else {
+		t.Log("jq not installed (CI installs it): the README's jq line is not run")
+	}
+
+	e.sh(t, dir, "acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl")
+	page, err := os.ReadFile(filepath.Join(dir, "testdata/traces/codex-0.13-plain-shell-900.html"))
+	require.NoError(t, err, "view writes the page beside the trace")
+	assert.Contains(t, string(page), "<html")
+}
+
+// The agent commands: codex-acp installed in ~/.local/bin, as the README's
+// npm line puts it, run by doctor and through the real acpx.
+func TestReadmeAgentCommands(t *testing.T) {
+	model := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"echo the tests pass"}})
+	agent := realagent.Codex(t, "0.16", realagent.CodexOptions{ModelBaseURL: model.BaseURL()})
+	e := newReadmeEnv(t, agent.Env)
+	e.env = append(e.env, "CODEX_HOME="+agent.ConfigDir) // after HOME: codex's own config
+	require.NoError(t, os.Symlink(filepath.Join(nodeModules(t, agent), ".bin", "codex-acp"), filepath.Join(e.bin, "codex-acp")))
+
+	out := e.sh(t, agent.Dir, "acp-proxy doctor -- codex-acp")
+	assert.Contains(t, out, "Known as:   codex-acp ≥ 0.14")
+	assert.Contains(t, out, `"command": "`+filepath.Join(e.bin, "acp-proxy")+`"`)
+
+	const acpx = "acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'"
+	args := shellWords(t, e, strings.TrimPrefix(strings.ReplaceAll(acpx, readmeHome, e.home), "acpx "))
+	run, err := realagent.RunAcpx(t, e.env, agent.Dir, 3*time.Minute, args...)
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", run.Stdout, run.Stderr)
+	assert.Contains(t, run.Stdout, "the tests pass")
+	assert.Contains(t, run.Stdout, "[done] end_turn")
+}
+
+// shellWords splits line as sh does.
+func shellWords(t *testing.T, e readmeEnv, line string) []string {
+	out := e.sh(t, e.home, `printf '%s\n' `+line)
+	var words []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		words = append(words, sc.Text())
+	}
+	return words
+}
+
+// trimLineEnds drops the spaces that end each line (Markdown keeps none).
+func trimLineEnds(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		b.WriteString(strings.TrimRight(line, " \n"))
+		b.WriteString("\n")
+	}
+	return b.String()
+}
