@@ -1,12 +1,13 @@
 package shellpatch
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
 )
 
 // statusCancelled is how the filter ends a call shown as an edit that was still open when its
@@ -18,6 +19,9 @@ type verdict struct {
 	ok    bool   // every file holds the newText shown, and the call did not fail
 	diffs []byte // comma-separated diff items: each file's recorded oldText against the disk now
 	note  string // why the edit is taken back
+	// unread: the files were not read back (a replay of a trace that does
+	// not hold them): the edit stands unverified.
+	unread bool
 }
 
 // verify reads each file e shows again, bounded and without following symlinks as for its
@@ -30,7 +34,10 @@ func (s *ShellPatch) verify(e *edit, status string) verdict {
 		why = append(why, "the command failed")
 	}
 	for _, f := range e.files {
-		now, exists, err := shellwrite.ReadBack(f.path, e.root, s.OutsideCwd, s.limit())
+		now, exists, err := s.readBack(f.path, e.root)
+		if errors.Is(err, filters.ErrNotRead) {
+			return verdict{unread: true}
+		}
 		old, oldExists := f.oldText()
 		written := err == nil && exists && string(now) == f.newText()
 		v.ok = v.ok && written
@@ -109,11 +116,11 @@ func callUpdate(sid, id string) []byte {
 // back. It returns the message to send, and whether it takes the edit back.
 func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string) ([]byte, bool, error) {
 	callRaw, _ := rawjson.Get(raw, path...)
-	if s.Unverified {
+	v := s.verify(c.edit, status)
+	if v.unread {
 		out, err := show(raw, path, callRaw, c.edit, c.title, false, c.stale)
 		return out, false, err
 	}
-	v := s.verify(c.edit, status)
 	if v.ok {
 		s.verified.Add(1)
 		out, err := show(raw, path, callRaw, c.edit, c.title, false, c.stale)

@@ -125,3 +125,21 @@ func TestClaudeScriptCdFollowedWhenVerified(t *testing.T) {
 		})
 	}
 }
+
+// A script other than a single write is read through the Disk as one "script-edits" answer: a
+// replay from the recording shows what the live filter showed, whatever the replaying machine's
+// files hold.
+func TestScriptReadsThroughTheDisk(t *testing.T) {
+	script := "echo a > f; echo b >> f; ls"
+	live := &tapeDisk{}
+	c, dir := shellPatchSession(t, &ShellPatch{})
+	c.Disk = live
+	want := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", script, dir))
+	assert.Equal(t, []string{"script-edits"}, live.asked)
+	assert.JSONEq(t, diffs(dir, "f", "<null>", "a\nb\n"), field(t, want[0].Raw, "params", "update", "content"))
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("other\n"), 0o644))
+	c = sessionIn(t, &ShellPatch{Unverified: true}, dir)
+	c.Disk = &tapeDisk{tape: live.tape, replay: true}
+	assert.Equal(t, want, chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", script, dir)))
+}

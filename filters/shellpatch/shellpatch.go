@@ -49,7 +49,11 @@ type ShellPatch struct {
 	// Unverified: the commands do not run where the filter runs (replay, view), so a shown
 	// edit is not checked against the file when its call ends.
 	Unverified bool
-	Log        *slog.Logger // warnings: edits taken back; nil: none
+
+	// reading is the agent→client message Apply is working on, whose Disk
+	// the filter reads files back through (only that pump sets it).
+	reading *filters.Message
+	Log     *slog.Logger // warnings: edits taken back; nil: none
 
 	// Only the agent→client pump touches calls, sessions, held and pending.
 	calls    toolcall.List[call]
@@ -137,6 +141,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		s.requests.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
+	s.reading = m
+	defer func() { s.reading = nil }()
 	if req, ok := s.requests.observeResponse(m); ok {
 		if err := s.answered(m, req); err != nil {
 			return err
@@ -427,11 +433,29 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !knownDir && cmd.shape == shapeClaude && script.DependsOnCwd() {
 		return r // claude's shell may be anywhere by now
 	}
-	files, cut := script.Edits(root, s.OutsideCwd, s.limit())
-	if len(files) > 0 {
-		r.edit = newEdit(cmd, files, root, cut != nil)
+	if len(script.Writes) == 0 {
+		return r // nothing to read: it writes no file the proxy can show
+	}
+	files, complete, err := s.scriptFiles(m, cmd.script, filepath.Clean(dir), script, root)
+	if err == nil && len(files) > 0 {
+		r.edit = newEdit(cmd, files, root, !complete)
 	}
 	return r
+}
+
+// scriptFiles is what the script writes, as the message's Disk reads it. A single write of the
+// kind the filter showed before it read whole scripts is read as one "write-target", as then, so
+// that the traces recorded then replay as they were recorded; any other script as "script-edits".
+func (s *ShellPatch) scriptFiles(m *filters.Message, script, dir string, parsed shellwrite.Script, root string) ([]shellwrite.FileEdit, bool, error) {
+	w, err := shellwrite.Parse(script, dir)
+	if err != nil {
+		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit())
+	}
+	t, err := checkTarget(m, script, dir, w, root, s.OutsideCwd, s.limit())
+	if err != nil {
+		return nil, false, err
+	}
+	return []shellwrite.FileEdit{{Path: t.Path, Old: t.Old, Exists: t.Exists, New: w.Content}}, true, nil
 }
 
 // directoryEffect is where script leaves the shell that runs cmd: in place, in the directory of

@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/internal/treecopy"
-
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // Re-recording the traces in testdata/traces (see its README.md):
@@ -223,8 +220,11 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(tmp.Name()) })
+	// The filters that read files run, so that the trace holds what they
+	// read (the session's files as they were then); what they changed is
+	// dropped from it afterwards (dropFilterOutput).
 	opts := acpclient.Options{
-		Argv:         append([]string{proxyBin(t), "--record", tmp.Name(), "--"}, s.agent.Argv...),
+		Argv:         append([]string{proxyBin(t), "--record", tmp.Name(), "--shell-to-patch", "--expand-persisted-output", "--"}, s.agent.Argv...),
 		Env:          s.agent.Env,
 		Dir:          s.agent.Dir,
 		Capabilities: clientCaps(fx.zed),
@@ -254,12 +254,10 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
 		t.Fatalf("model replies %q, want the tool calls then the answer", got)
 	}
+	dropFilterOutput(t, tmp.Name())
 	checkRecording(t, tmp.Name(), fx, s.agent)
 
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, fx.name+".jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	if err := saveToolResults(s.agent, filepath.Join(dir, fx.name+".saved")); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(filepath.Join(dir, fx.name+".jsonl"))
@@ -272,8 +270,8 @@ func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 	t.Helper()
 	recs := readTraceFile(t, path)
 	for n, rec := range recs {
-		if rec.HasOut || !rec.HasLine {
-			t.Fatalf("record %d has out: the proxy changed a line with no filter", n+1)
+		if rec.HasOut || !rec.HasLine && rec.Read == nil {
+			t.Fatalf("record %d has out: a filter's change is left in the trace", n+1)
 		}
 	}
 	if len(recs) < 6 {
@@ -317,28 +315,38 @@ func fileContains(t *testing.T, path, s string) bool {
 	}
 }
 
-// saveToolResults copies the outputs the agent saved (the files the Claude
-// CLI's <persisted-output> previews name, the ones opencode's truncated
-// output names) to dst, at their paths relative to the agent's temporary
-// root (the parent of its HOME and project directory), so that the golden
-// test can put them back where the trace says they are. dst is removed
-// first, and not created when there is nothing to save.
-func saveToolResults(a *realagent.Agent, dst string) error {
-	if err := os.RemoveAll(dst); err != nil {
-		return err
+// dropFilterOutput rewrites the trace at path as if no filter had changed a
+// line: each record's "out" goes, and so do the lines the proxy added; the
+// "read" records stay. Every other record is kept byte for byte.
+func dropFilterOutput(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	root := filepath.Dir(a.Dir)
-	switch {
-	case strings.Contains(a.Name, "claude"):
-		return treecopy.Files(root, filepath.Join(a.ConfigDir, "projects"), dst, func(path string) bool {
-			return filepath.Base(filepath.Dir(path)) == "tool-results"
-		})
-	case strings.Contains(a.Name, "opencode"):
-		saved := filepath.Join(a.Home, ".local", "share", "opencode", "tool-output")
-		if _, err := os.Stat(saved); errors.Is(err, fs.ErrNotExist) {
-			return nil
+	var out []byte
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
 		}
-		return treecopy.Files(root, saved, dst, nil)
+		rec, err := proxy.NewTraceReader(bytes.NewReader(line)).Next()
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", path, err)
+		case !rec.HasLine && rec.Read == nil:
+			// a line the proxy added
+		case rec.HasOut:
+			out = append(proxy.AppendHeader(out, rec.T, rec.Dir), ',')
+			out = proxy.AppendLine(out, rec.Line)
+			if !rec.EOL {
+				out = append(out, `,"eol":false`...)
+			}
+			out = append(out, "}\n"...)
+		default:
+			out = append(out, line...)
+		}
 	}
-	return nil
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
