@@ -22,8 +22,11 @@ type Disk interface {
 // directory), so that a replay with other settings does not take an answer
 // to another question.
 type DiskRead struct {
-	// Kind says what is read: "write-target" (shell-to-patch: the file a
-	// shell write replaces, and the directories on its way) or
+	// Kind says what is read: "script-edits" (shell-to-patch: the files a
+	// shell script writes, their text before and after, and the
+	// directories on its way; "write-target" in traces of earlier
+	// releases), "read-back" (shell-to-patch: a shown file after its
+	// command ran) or
 	// "saved-output" (expand-persisted-output: the file an agent saved a
 	// tool's whole output to).
 	Kind string

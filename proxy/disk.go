@@ -164,6 +164,7 @@ func (td *TraceDisk) take(q filters.DiskRead) (answer []byte, err error, ok bool
 // file, and what it used instead.
 func MissingNote(q filters.DiskRead, err error) string {
 	what := map[string]string{
+		"script-edits": "the files a shell script writes (--shell-to-patch)",
 		"write-target": "the target of a shell write (--shell-to-patch)",
 		"saved-output": "a saved tool output (--expand-persisted-output)",
 	}[q.Kind]

@@ -48,7 +48,66 @@ func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, roo
 	return t, nil
 }
 
-// targetArgs is what a target's answer depends on besides its path.
+// scriptEdits is shellwrite.Script.Edits read through the message's Disk, so that a trace carries
+// the answer (filters.Disk): each file the script's shown writes change, with its text before
+// (the diff's oldText) and after, and whether that is everything the script does. One read stands
+// for all the script checks and reads: the targets, the directories mkdir makes, sed's output.
+func scriptEdits(m *filters.Message, script, dir string, s shellwrite.Script, root string, outside bool, max int64) (files []shellwrite.FileEdit, complete bool, err error) {
+	args, err := json.Marshal(targetArgs{Script: script, Dir: dir, Root: root, OutsideCwd: outside, MaxBytes: max})
+	if err != nil {
+		return nil, false, err
+	}
+	answer, err := m.ReadDisk(filters.DiskRead{Kind: "script-edits", Path: dir, Args: args}, func() ([]byte, error) {
+		files, cut := s.Edits(root, outside, max)
+		rec := recordedEdits{Files: []recordedEdit{}}
+		if cut != nil {
+			rec.Cut = cut.Error()
+		}
+		for _, f := range files {
+			e := recordedEdit{Path: f.Path, New: string(f.New)}
+			if f.Exists {
+				old := string(f.Old)
+				e.Old = &old
+			}
+			rec.Files = append(rec.Files, e)
+		}
+		return json.Marshal(rec)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	var rec recordedEdits
+	if err := json.Unmarshal(answer, &rec); err != nil {
+		return nil, false, err
+	}
+	for _, e := range rec.Files {
+		if e.Path == "" {
+			return nil, false, errors.New("shellpatch: a recorded script edit without a path")
+		}
+		f := shellwrite.FileEdit{Path: e.Path, New: []byte(e.New), Exists: e.Old != nil}
+		if e.Old != nil {
+			f.Old = []byte(*e.Old)
+		}
+		files = append(files, f)
+	}
+	return files, rec.Cut == "", nil
+}
+
+// recordedEdits is what scriptEdits' answer holds, as text a reader of the trace sees: the files
+// in the order written (old is null for a new file), and why the rest of the script is not shown
+// ("" when nothing is left).
+type recordedEdits struct {
+	Files []recordedEdit `json:"files"`
+	Cut   string         `json:"cut,omitempty"`
+}
+
+type recordedEdit struct {
+	Path string  `json:"path"`
+	Old  *string `json:"old"`
+	New  string  `json:"new"`
+}
+
+// targetArgs is what a target's or a script's answer depends on besides its path.
 type targetArgs struct {
 	Script     string `json:"script"`
 	Dir        string `json:"dir"`

@@ -79,9 +79,9 @@ func noteItem(text string) []byte {
 // the command did not write what was shown, and the agent's own content but its terminals. The
 // title stays the command.
 func takeBack(raw []byte, path []string, callRaw []byte, e *edit, v verdict, agentTitle []byte) ([]byte, error) {
-	kind := `"execute"`
+	kind := []byte(`"execute"`)
 	if len(v.diffs) > 0 {
-		kind = `"edit"`
+		kind = e.kind()
 	}
 	content := func() ([]byte, error) {
 		items := v.diffs
@@ -90,7 +90,7 @@ func takeBack(raw []byte, path []string, callRaw []byte, e *edit, v verdict, age
 		}
 		return editContent(callRaw, append(items, noteItem(v.note)...), true)
 	}
-	members := []member{{"kind", func() ([]byte, error) { return []byte(kind), nil }},
+	members := []member{{"kind", func() ([]byte, error) { return kind, nil }},
 		{"locations", func() ([]byte, error) { return e.locations, nil }}, {"content", content}}
 	out, err := setMembers(raw, path, callRaw, members, true)
 	if err != nil {
