@@ -68,8 +68,11 @@ type Chain struct {
 	// OnError is told of every filter failure (the message was then
 	// forwarded as the filter received it). Nil: failures are ignored.
 	OnError func(d Direction, filter string, err error)
-	mu      [2]sync.Mutex // serialises Process, Tick and Drain per direction
-	stats   []FilterStats
+	// Disk is what the filters read the filesystem through (see Disk);
+	// nil: the OS.
+	Disk  Disk
+	mu    [2]sync.Mutex // serialises Process, Tick and Drain per direction
+	stats []FilterStats
 	// sentOriginal is whether the message Process is running has reached
 	// the sink as it arrived, per direction (under mu).
 	sentOriginal [2]bool
@@ -105,6 +108,9 @@ func (c *Chain) Process(ctx context.Context, m *Message, sink Sink) error {
 	defer c.mu[m.Dir].Unlock()
 	if m.Caps == nil {
 		m.Caps = c.caps
+	}
+	if m.Disk == nil {
+		m.Disk = c.Disk
 	}
 	c.observe(m)
 	c.sentOriginal[m.Dir] = false
@@ -225,7 +231,7 @@ func (c *Chain) eachTimed(ctx context.Context, d Direction, now time.Time, sink 
 		if !ok {
 			continue
 		}
-		out := &stage{c: c, i: i, m: &Message{Dir: d, Time: now, Caps: c.caps}, sink: sink, ctx: ctx}
+		out := &stage{c: c, i: i, m: &Message{Dir: d, Time: now, Caps: c.caps, Disk: c.Disk}, sink: sink, ctx: ctx}
 		func() {
 			defer func() {
 				if r := recover(); r != nil && c.OnError != nil {
@@ -274,7 +280,7 @@ func (s *stage) Emit(d Direction, raw []byte) error {
 	s.emitted = true
 	next := s.m
 	if !sameBytes(raw, s.m.Raw) {
-		next = &Message{Dir: d, Raw: raw, Time: s.m.Time, Caps: s.m.Caps}
+		next = &Message{Dir: d, Raw: raw, Time: s.m.Time, Caps: s.m.Caps, Disk: s.m.Disk}
 	}
 	err := s.c.run(s.ctx, s.i+1, next, s.sink, s.original)
 	s.writeErr = err

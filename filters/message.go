@@ -35,6 +35,9 @@ type Message struct {
 	Raw  []byte    // the line, without its '\n'
 	Time time.Time // when it was read (the recorded time in a replay)
 	Caps *capabilities.Negotiated
+	// Disk answers what the filters read from the filesystem (see Disk);
+	// nil: the OS.
+	Disk Disk
 	// Memo is a value computed from Raw alone, kept for every filter that
 	// reads this message (package toolcall keeps the parsed update here).
 	// A filter that emits other bytes emits a new message, without it.

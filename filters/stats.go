@@ -30,6 +30,10 @@ type Counted interface {
 // FilterReport is one filter's figures.
 type FilterReport struct {
 	Name string
+	Flag string // the flag that turned it on (see Explained)
+	// Notes say per direction what it changed, or why nothing (see
+	// Explained); "" when it has nothing to say.
+	Notes [2]string
 	// In and Out are [direction]{messages, bytes}.
 	In, Out [2][2]int64
 	// Counts are the filter's own counts that are not zero (see Counted); nil: none.
@@ -59,6 +63,7 @@ func (c *Chain) Stats() []FilterReport {
 			r.In[d] = [2]int64{s.In[d].Messages.Load(), s.In[d].Bytes.Load()}
 			r.Out[d] = [2]int64{s.Out[d].Messages.Load(), s.Out[d].Bytes.Load()}
 		}
+		r.Flag, r.Notes = explain(f, c.caps, [2]bool{r.In[0] != r.Out[0], r.In[1] != r.Out[1]})
 		out[i] = r
 	}
 	return out

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -211,6 +212,33 @@ func (l *longLine) end(t time.Time, eol bool) {
 	r.after[l.d] = nil
 }
 
+// ConnectionInfo is what a "connection" record says of a proxy run.
+type ConnectionInfo struct {
+	Started time.Time `json:"started"` // the wall clock at the start
+	Agent   []string  `json:"agent"`   // the agent's command line
+	Proxy   string    `json:"proxy"`   // acp-proxy's version
+	Args    []string  `json:"args"`    // the proxy's own arguments (its flags)
+}
+
+// Begin records the start of a proxy run: `--record` appends, so one file
+// may hold many, and a reader tells them apart by these records.
+func (r *Recorder) Begin(info ConnectionInfo) error {
+	b, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	r.connection(r.start, b)
+	return nil
+}
+
+// connection records the start of a connection, described by the JSON
+// object info.
+func (r *Recorder) connection(t time.Time, info []byte) {
+	rec := append([]byte(`{"t":`), strconv.AppendFloat(nil, t.Sub(r.start).Seconds(), 'f', 6, 64)...)
+	rec = append(append(rec, `,"connection":`...), info...)
+	r.write(filters.ClientToAgent, append(rec, '}', '\n'))
+}
+
 // Flush writes buffered records out.
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
@@ -225,16 +253,30 @@ func (r *Recorder) Flush() error {
 // emitted records a line as delivered to its receiver: replay output is a
 // trace of what each side received, so it can be replayed again.
 func (r *Recorder) emitted(t time.Time, d filters.Direction, b []byte) {
-	rec := AppendHeader(nil, t.Sub(r.start), d)
-	rec = append(rec, ',')
-	rec = AppendLine(rec, b)
-	r.write(d, append(rec, '}', '\n'))
+	r.emittedFrom(t, d, b, true, nil)
 }
 
-// emittedNoEOL is emitted for a last line that had no '\n'.
-func (r *Recorder) emittedNoEOL(t time.Time, d filters.Direction, b []byte) {
+// lineSource is which received line a delivered line was made from.
+type lineSource struct {
+	line  int  // the received line's number, from 0 over the trace's lines
+	timer bool // released by a timer (or at the end) after that line
+}
+
+// emittedFrom is emitted, with "src" (and "timer") naming the received
+// line it came from when src is set.
+func (r *Recorder) emittedFrom(t time.Time, d filters.Direction, b []byte, eol bool, src *lineSource) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = AppendLine(rec, b)
-	r.write(d, append(rec, `,"eol":false}`+"\n"...))
+	if !eol {
+		rec = append(rec, `,"eol":false`...)
+	}
+	if src != nil {
+		rec = append(rec, `,"src":`...)
+		rec = strconv.AppendInt(rec, int64(src.line), 10)
+		if src.timer {
+			rec = append(rec, `,"timer":true`...)
+		}
+	}
+	r.write(d, append(rec, '}', '\n'))
 }

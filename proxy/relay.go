@@ -43,6 +43,9 @@ type Conn struct {
 // and agent→client lines to toClient.
 func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
 	c := &Conn{r: r}
+	if r.Record != nil && r.Chain != nil && r.Chain.Disk == nil {
+		r.Chain.Disk = r.Record.Disk() // the trace holds what the filters read
+	}
 	c.writers[filters.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
 	c.writers[filters.AgentToClient] = newLineWriter(toClient, ioBufferSize)
 	return c

@@ -1,99 +1,268 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
 )
+
+// Connection is what a replay runs one connection of a trace through: its
+// own chain (nil: no filters) and the summary that counts it (nil: none).
+type Connection struct {
+	Chain   *filters.Chain
+	Summary *Summary
+}
 
 // Replay runs the lines of a recorded trace through chain, both directions
 // in recorded order, and writes what each side would have received as a new
 // trace to w (nil: nowhere, e.g. when only a summary is wanted). Coalescing
-// timers run on the recorded clock, so a replay is deterministic.
+// timers run on the recorded clock, so a replay is deterministic. Every
+// connection of the trace goes through the same chain; ReplayConnections
+// gives each its own.
+func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Writer, sum *Summary) error {
+	return ReplayConnections(ctx, tr, w, func(int) Connection { return Connection{chain, sum} })
+}
+
+// ReplayConnections is Replay for a trace of one or more connections
+// (--record appends, so one file may hold many proxy runs): each starts with
+// a "connection" record, or, in a trace recorded before those, with the
+// client's initialize request, and is replayed on its own clock through the
+// Connection newConn returns for it (numbered from 0), after what the one
+// before held is drained. A "connection" record is copied to w.
 //
 // Records without a received line (lines the recording proxy added) are
-// skipped: the chain adds its own.
-func Replay(ctx context.Context, chain *filters.Chain, tr *TraceReader, w io.Writer, sum *Summary) error {
+// skipped: the chain adds its own. What the recording's filters read from
+// the disk ("read" records) answers the chain's filters (see TraceDisk),
+// and is copied to w.
+func ReplayConnections(ctx context.Context, tr *TraceReader, w io.Writer, newConn func(n int) Connection) error {
+	return ReplayWith(ctx, tr, w, ReplayOptions{NewConn: newConn})
+}
+
+// ReplayOptions say how ReplayWith replays.
+type ReplayOptions struct {
+	// NewConn returns what connection n (from 0) is replayed through.
+	NewConn func(n int) Connection
+	// Sources marks each delivered line with the received line it was made
+	// from ("src": its number, from 0 over the trace's lines; "timer":
+	// released by a timer after it), so that a reader pairs each message
+	// with what the filters made of it (acp-proxy view does).
+	Sources bool
+}
+
+// ReplayWith is ReplayConnections with options.
+func ReplayWith(ctx context.Context, tr *TraceReader, w io.Writer, opt ReplayOptions) error {
 	var epoch time.Time // the recorded clock: t is relative to it
-	out := NewRecorder(discardIfNil(w), epoch)
-	var next [2]time.Time // when each direction's timed filters want to run
-	emitAt := func(at time.Time) filters.Sink {
-		return func(d filters.Direction, raw []byte, _ bool) error {
-			sum.after(d, raw)
-			out.emitted(at, d, raw)
-			return nil
-		}
-	}
-	// fire runs due timers of both directions, earliest first, up to now.
-	fire := func(now time.Time) error {
-		for {
-			d := filters.ClientToAgent
-			if next[d].IsZero() || (!next[1-d].IsZero() && next[1-d].Before(next[d])) {
-				d = 1 - d
-			}
-			at := next[d]
-			if at.IsZero() || at.After(now) {
-				return nil
-			}
-			n, err := chain.Tick(ctx, d, at, emitAt(at))
-			if err != nil {
-				return err
-			}
-			if !n.After(at) && !n.IsZero() {
-				n = at.Add(time.Microsecond) // a filter must not spin the clock
-			}
-			next[d] = n
-		}
-	}
-	var last time.Time
+	rp := &replayer{ctx: ctx, out: NewRecorder(discardIfNil(w), epoch), newConn: opt.NewConn, sources: opt.Sources, line: -1}
+	rp.begin()
+	var split Connections
 	for rec, err := range tr.All() {
 		if err != nil {
 			return err
 		}
-		if !rec.HasLine {
-			continue
-		}
-		now := epoch.Add(rec.T)
-		if now.Before(last) {
-			now = last // a hand-edited trace may go back in time; order wins
-		}
-		last = now
-		if err := fire(now); err != nil {
-			return err
-		}
-		sum.before(rec.Dir, rec.Line)
-		m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
-		sink := emitAt(now)
-		if err := chain.Process(ctx, m, func(d filters.Direction, raw []byte, original bool) error {
-			if original && !rec.EOL {
-				sum.after(d, raw)
-				out.emittedNoEOL(now, d, raw)
-				return nil
-			}
-			return sink(d, raw, original)
-		}); err != nil {
-			return err
-		}
-		if chain.Len() > 0 {
-			n, err := chain.Tick(ctx, rec.Dir, now, sink)
-			if err != nil {
+		if split.Starts(rec) && split.N() > rp.n {
+			if err := rp.end(); err != nil {
 				return err
 			}
-			next[rec.Dir] = n
+			rp.begin()
 		}
-	}
-	// The streams end at the last record: what is held is due then.
-	if err := fire(last); err != nil {
-		return err
-	}
-	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
-		if err := chain.Drain(ctx, d, last, emitAt(last)); err != nil {
+		if !rec.HasLine && rec.Read == nil && rec.Conn == nil {
+			continue
+		}
+		if err := rp.record(epoch.Add(rec.T), rec); err != nil {
 			return err
 		}
 	}
-	return out.Flush()
+	if err := rp.end(); err != nil {
+		return err
+	}
+	return rp.out.Flush()
+}
+
+// replayer is the state of a replay: the connection being replayed.
+type replayer struct {
+	ctx     context.Context
+	out     *Recorder
+	newConn func(int) Connection
+
+	n    int // connections begun
+	conn Connection
+	// sources: mark delivered lines with the received line they came
+	// from (line; timer while timers run).
+	sources bool
+	line    int
+	timer   bool
+	disk    *TraceDisk
+	next    [2]time.Time // when each direction's timed filters want to run
+	last    time.Time
+}
+
+func (rp *replayer) begin() {
+	rp.conn = rp.newConn(rp.n)
+	rp.n++
+	rp.disk = traceDisk(rp.conn.Chain)
+	rp.next, rp.last = [2]time.Time{}, time.Time{}
+}
+
+// Connections tells the connections of a trace apart, one record at a
+// time: each starts with a "connection" record, or, in a trace recorded
+// before those, with the client's initialize request.
+type Connections struct {
+	n           int
+	started     bool // the connection has a line or a "connection" record
+	initialized bool // the connection has had its initialize request
+}
+
+// Starts reports whether rec begins a connection: the first record that
+// has a line or is a "connection" record, and every one after it that
+// begins another.
+func (c *Connections) Starts(rec TraceRecord) bool {
+	init := isInitialize(rec)
+	starts := c.n == 0 && (rec.HasLine || rec.Conn != nil) || c.started && (rec.Conn != nil || c.initialized && init)
+	if starts {
+		c.n++
+		c.started, c.initialized = false, false
+	}
+	c.started = c.started || rec.HasLine || rec.Conn != nil
+	c.initialized = c.initialized || init
+	return starts
+}
+
+// N is the number of connections begun so far.
+func (c *Connections) N() int { return c.n }
+
+// isInitialize reports whether rec is the client's initialize request.
+func isInitialize(rec TraceRecord) bool {
+	if rec.Dir != filters.ClientToAgent || !rec.HasLine || !bytes.Contains(rec.Line, []byte(`"initialize"`)) {
+		return false
+	}
+	m, _ := rawjson.GetString(rec.Line, "method")
+	_, hasID := rawjson.Get(rec.Line, "id")
+	return m == "initialize" && hasID
+}
+
+func (rp *replayer) emitAt(at time.Time) filters.Sink {
+	return func(d filters.Direction, raw []byte, _ bool) error {
+		rp.conn.Summary.after(d, raw)
+		rp.out.emittedFrom(at, d, raw, true, rp.source())
+		return nil
+	}
+}
+
+// source is what a line delivered now was made from, when marked.
+func (rp *replayer) source() *lineSource {
+	if !rp.sources || rp.line < 0 {
+		return nil
+	}
+	return &lineSource{line: rp.line, timer: rp.timer}
+}
+
+// record replays one record at now.
+func (rp *replayer) record(now time.Time, rec TraceRecord) error {
+	if now.Before(rp.last) {
+		now = rp.last // a hand-edited trace may go back in time; order wins
+	}
+	rp.last = now
+	if rec.Read != nil {
+		// What a filter read, for the filters of this replay
+		// (a timer due now may ask) and of a replay of its output.
+		rp.disk.add(*rec.Read)
+	}
+	if err := rp.fire(now); err != nil {
+		return err
+	}
+	switch {
+	case rec.Conn != nil:
+		rp.conn.Summary.started(rec.Conn)
+		rp.out.connection(now, rec.Conn)
+		return nil
+	case rec.Read != nil:
+		rp.out.read(now, rec.Dir, *rec.Read)
+		return nil
+	}
+	chain, sum := rp.conn.Chain, rp.conn.Summary
+	rp.line++
+	sum.at(rec.T)
+	sum.before(rec.Dir, rec.Line)
+	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
+	sink := rp.emitAt(now)
+	if err := chain.Process(rp.ctx, m, func(d filters.Direction, raw []byte, original bool) error {
+		if original && !rec.EOL {
+			sum.after(d, raw)
+			rp.out.emittedFrom(now, d, raw, false, rp.source())
+			return nil
+		}
+		return sink(d, raw, original)
+	}); err != nil {
+		return err
+	}
+	if chain.Len() > 0 {
+		rp.timer = true // what is due now was held
+		n, err := chain.Tick(rp.ctx, rec.Dir, now, sink)
+		rp.timer = false
+		if err != nil {
+			return err
+		}
+		rp.next[rec.Dir] = n
+	}
+	return nil
+}
+
+// fire runs due timers of both directions, earliest first, up to now.
+func (rp *replayer) fire(now time.Time) error {
+	rp.timer = true
+	defer func() { rp.timer = false }()
+	for {
+		d := filters.ClientToAgent
+		if rp.next[d].IsZero() || (!rp.next[1-d].IsZero() && rp.next[1-d].Before(rp.next[d])) {
+			d = 1 - d
+		}
+		at := rp.next[d]
+		if at.IsZero() || at.After(now) {
+			return nil
+		}
+		n, err := rp.conn.Chain.Tick(rp.ctx, d, at, rp.emitAt(at))
+		if err != nil {
+			return err
+		}
+		if !n.After(at) && !n.IsZero() {
+			n = at.Add(time.Microsecond) // a filter must not spin the clock
+		}
+		rp.next[d] = n
+	}
+}
+
+// end ends the connection's streams at its last record: what is held is
+// due then.
+func (rp *replayer) end() error {
+	if err := rp.fire(rp.last); err != nil {
+		return err
+	}
+	rp.timer = true
+	defer func() { rp.timer = false }()
+	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		if err := rp.conn.Chain.Drain(rp.ctx, d, rp.last, rp.emitAt(rp.last)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// traceDisk is the chain's Disk for a replay: the trace's answers (a
+// TraceDisk the caller set, to hear of what the trace lacks, or a new one).
+func traceDisk(chain *filters.Chain) *TraceDisk {
+	if chain == nil {
+		return &TraceDisk{}
+	}
+	disk, ok := chain.Disk.(*TraceDisk)
+	if !ok {
+		disk = &TraceDisk{}
+		chain.Disk = disk
+	}
+	return disk
 }
 
 func discardIfNil(w io.Writer) io.Writer {

@@ -8,8 +8,9 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
-	"text/tabwriter"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/rawjson"
@@ -19,10 +20,13 @@ import (
 // and per tool call, for `replay --summary` and the live `--stats`. A nil
 // *Summary counts nothing.
 type Summary struct {
-	mu    sync.Mutex
-	chain *filters.Chain
-	dirs  [2]struct{ before, after Count }
-	calls map[string]*CallCount
+	mu      sync.Mutex
+	chain   *filters.Chain
+	dirs    [2]struct{ before, after Count }
+	calls   map[string]*CallCount
+	order   int           // calls seen, to list equal ones in order
+	span    time.Duration // the time of the last message (replays)
+	command []string      // the agent's command line, from a "connection" record
 }
 
 // Count is a number of messages and their bytes on the wire ('\n' included).
@@ -36,8 +40,15 @@ func (c *Count) add(n int) { c.Messages++; c.Bytes += int64(n) + 1 }
 // CallCount is what one tool call cost the client, before and after.
 type CallCount struct {
 	ToolCallID string `json:"toolCallId"`
-	Before     Count  `json:"before"`
-	After      Count  `json:"after"`
+	// Title is the call's last title as the agent sent it, or, without
+	// one, its command.
+	Title  string `json:"title,omitempty"`
+	Before Count  `json:"before"`
+	After  Count  `json:"after"`
+	// Connection numbers the trace's connection the call belongs to,
+	// from 1, in a report of several.
+	Connection int `json:"connection,omitempty"`
+	seen       int
 }
 
 // NewSummary counts traffic through chain (nil: no filters).
@@ -63,9 +74,12 @@ func (s *Summary) count(d filters.Direction, raw []byte, after bool) {
 	if s == nil {
 		return
 	}
-	id := ""
+	id, title := "", ""
 	if d == filters.AgentToClient && bytes.Contains(raw, []byte(`"toolCallId"`)) {
 		id, _ = rawjson.GetString(raw, "params", "update", "toolCallId")
+		if !after && id != "" {
+			title = callTitle(raw)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,8 +93,12 @@ func (s *Summary) count(d filters.Direction, raw []byte, after bool) {
 	}
 	cc := s.calls[id]
 	if cc == nil {
-		cc = &CallCount{ToolCallID: id}
+		s.order++
+		cc = &CallCount{ToolCallID: id, seen: s.order}
 		s.calls[id] = cc
+	}
+	if title != "" {
+		cc.Title = title
 	}
 	if after {
 		cc.After.add(len(raw))
@@ -89,8 +107,59 @@ func (s *Summary) count(d filters.Direction, raw []byte, after bool) {
 	}
 }
 
+// callTitle is what a person knows a tool call by: its title, or the
+// command it runs; "" when the update carries neither.
+func callTitle(raw []byte) string {
+	update, _ := rawjson.Get(raw, "params", "update")
+	if t, ok := rawjson.GetString(update, "title"); ok && strings.TrimSpace(t) != "" {
+		return t
+	}
+	if c, ok := rawjson.GetString(update, "rawInput", "command"); ok {
+		return c
+	}
+	if argv, ok := rawjson.Get(update, "rawInput", "command"); ok {
+		var words []string
+		if json.Unmarshal(argv, &words) == nil && len(words) > 0 {
+			return strings.Join(words, " ")
+		}
+	}
+	return ""
+}
+
+// started notes a "connection" record's object (see ConnectionInfo).
+func (s *Summary) started(info []byte) {
+	if s == nil {
+		return
+	}
+	var ci ConnectionInfo
+	if json.Unmarshal(info, &ci) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.command = ci.Agent
+}
+
+// at notes the time of a message (a replay's recorded clock).
+func (s *Summary) at(t time.Duration) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.span = max(s.span, t)
+}
+
 // SummaryReport is a Summary's figures.
 type SummaryReport struct {
+	// Agent and Client are the names (and versions) they gave in
+	// initialize; Seconds is when the last message came, in a replay.
+	Agent   string  `json:"agent,omitempty"`
+	Client  string  `json:"client,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+	// Command is the agent\'s command line, when the trace recorded it
+	// (a "connection" record).
+	Command    []string          `json:"command,omitempty"`
 	Directions []DirectionReport `json:"directions"`
 	Filters    []FilterFigures   `json:"filters"`
 	// ToolCalls are the largest contributors to agent→client bytes, before
@@ -108,8 +177,12 @@ type DirectionReport struct {
 // FilterFigures is one filter's input and output per direction.
 type FilterFigures struct {
 	Name string           `json:"name"`
+	Flag string           `json:"flag"` // the flag that turned it on
 	In   map[string]Count `json:"in"`
 	Out  map[string]Count `json:"out"`
+	// Notes say per direction what the filter changed, or why it changed
+	// nothing (filters.Explained).
+	Notes map[string]string `json:"notes,omitempty"`
 	// Counts are the filter's own events that happened (shell-to-patch: editsVerified,
 	// editsTakenBack, editsForgotten); absent when none did.
 	Counts map[string]int64 `json:"counts,omitempty"`
@@ -123,68 +196,170 @@ func (s *Summary) Report() SummaryReport {
 	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
 		r.Directions = append(r.Directions, DirectionReport{d.String(), s.dirs[d].before, s.dirs[d].after})
 	}
+	r.Agent, r.Client = s.peers()
+	r.Seconds = s.span.Seconds()
+	r.Command = s.command
 	for _, f := range s.chain.Stats() {
-		ff := FilterFigures{Name: f.Name, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
+		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
 		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
 			ff.In[d.String()] = Count{f.In[d][0], f.In[d][1] + f.In[d][0]}
 			ff.Out[d.String()] = Count{f.Out[d][0], f.Out[d][1] + f.Out[d][0]}
+			if f.Notes[d] != "" {
+				if ff.Notes == nil {
+					ff.Notes = map[string]string{}
+				}
+				ff.Notes[d.String()] = f.Notes[d]
+			}
 		}
 		r.Filters = append(r.Filters, ff)
 	}
 	for _, c := range s.calls {
 		r.ToolCalls = append(r.ToolCalls, *c)
 	}
-	sort.Slice(r.ToolCalls, func(i, j int) bool {
-		a, b := r.ToolCalls[i], r.ToolCalls[j]
-		if a.Before.Bytes != b.Before.Bytes {
-			return a.Before.Bytes > b.Before.Bytes
-		}
-		return a.ToolCallID < b.ToolCallID
-	})
-	if len(r.ToolCalls) > 10 {
-		r.ToolCalls = r.ToolCalls[:10]
-	}
+	r.ToolCalls = largestCalls(r.ToolCalls)
 	return r
 }
 
+// largestCalls sorts calls by bytes before, largest first (equal ones in
+// the order they came), and keeps the first 10.
+func largestCalls(calls []CallCount) []CallCount {
+	sort.SliceStable(calls, func(i, j int) bool {
+		a, b := calls[i], calls[j]
+		if a.Before.Bytes != b.Before.Bytes {
+			return a.Before.Bytes > b.Before.Bytes
+		}
+		if a.Connection != b.Connection {
+			return a.Connection < b.Connection
+		}
+		return a.seen < b.seen
+	})
+	return calls[:min(len(calls), 10)]
+}
+
+// peers names the agent and the client as they named themselves.
+func (s *Summary) peers() (agent, client string) {
+	if s.chain == nil || s.chain.Caps() == nil {
+		return "", ""
+	}
+	caps := s.chain.Caps()
+	if caps == nil {
+		return "", ""
+	}
+	if a, ok := caps.Agent(); ok {
+		agent = strings.TrimSpace(a.Name + " " + a.Version)
+	}
+	if c, ok := caps.Client(); ok {
+		client = c.Name
+	}
+	return agent, client
+}
+
 // WriteJSON writes the report as one JSON object.
-func (r SummaryReport) WriteJSON(w io.Writer) error {
+func (r SummaryReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false) // "client->agent", not "client-\u003eagent"
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteText writes the report for people.
 func (r SummaryReport) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "direction\tmessages before\tbytes before\tmessages after\tbytes after\tbytes after/before\t")
-	for _, d := range r.Directions {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t\n", d.Direction, d.Before.Messages, human(d.Before.Bytes),
-			d.After.Messages, human(d.After.Bytes), ratio(d.After.Bytes, d.Before.Bytes))
-	}
-	if len(r.Filters) > 0 {
-		fmt.Fprintln(tw, "\t\t\t\t\t\t")
-		fmt.Fprintln(tw, "filter (agent->client)\tmessages in\tbytes in\tmessages out\tbytes out\tbytes out/in\t")
-		for _, f := range r.Filters {
-			in, out := f.In[filters.AgentToClient.String()], f.Out[filters.AgentToClient.String()]
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t\n", f.Name, in.Messages, human(in.Bytes), out.Messages, human(out.Bytes), ratio(out.Bytes, in.Bytes))
+	if line := r.describe(); line != "" {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
 		}
+	}
+	t := &table{cols: 6}
+	t.add("direction", "messages before", "bytes before", "messages after", "bytes after", "bytes after/before")
+	for _, d := range r.Directions {
+		t.add(d.Direction, fmt.Sprint(d.Before.Messages), human(d.Before.Bytes),
+			fmt.Sprint(d.After.Messages), human(d.After.Bytes), ratio(d.After.Bytes, d.Before.Bytes))
+	}
+	for _, d := range []filters.Direction{filters.AgentToClient, filters.ClientToAgent} {
+		r.addFilters(t, d)
 	}
 	for _, f := range r.Filters {
 		for _, k := range slices.Sorted(maps.Keys(f.Counts)) {
-			fmt.Fprintf(tw, "%s %s\t%d\t\t\t\t\t\n", f.Name, k, f.Counts[k])
+			t.add(f.Flag+" "+k, fmt.Sprint(f.Counts[k]))
 		}
 	}
 	if len(r.ToolCalls) > 0 {
-		fmt.Fprintln(tw, "\t\t\t\t\t\t")
-		fmt.Fprintln(tw, "largest tool calls\tmessages before\tbytes before\tmessages after\tbytes after\tbytes after/before\t")
+		t.add()
+		t.add("largest tool calls (agent->client)", "messages before", "bytes before", "messages after", "bytes after", "bytes after/before")
 		for _, c := range r.ToolCalls {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t\n", c.ToolCallID, c.Before.Messages, human(c.Before.Bytes),
-				c.After.Messages, human(c.After.Bytes), ratio(c.After.Bytes, c.Before.Bytes))
+			t.add(c.label(), fmt.Sprint(c.Before.Messages), human(c.Before.Bytes),
+				fmt.Sprint(c.After.Messages), human(c.After.Bytes), ratio(c.After.Bytes, c.Before.Bytes))
 		}
 	}
-	return tw.Flush()
+	return t.write(w)
+}
+
+// describe is the line that says whose connection this was, or "".
+func (r SummaryReport) describe() string {
+	var parts []string
+	if r.Agent != "" {
+		parts = append(parts, "agent "+r.Agent)
+	} else if len(r.Command) > 0 {
+		parts = append(parts, "agent command "+strings.Join(r.Command, " "))
+	}
+	if r.Client != "" {
+		parts = append(parts, "client "+r.Client)
+	}
+	switch {
+	case r.Seconds >= 10:
+		parts = append(parts, fmt.Sprintf("%.1f s", r.Seconds))
+	case r.Seconds > 0:
+		parts = append(parts, fmt.Sprintf("%.3f s", r.Seconds))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// addFilters adds the filters' rows for direction d: every filter's for
+// agent→client, where they work; for client→agent, those that changed
+// something there. A row's note says what the filter changed, or why it
+// stood aside.
+func (r SummaryReport) addFilters(t *table, d filters.Direction) {
+	var rows []FilterFigures
+	for _, f := range r.Filters {
+		if d == filters.AgentToClient || f.In[d.String()] != f.Out[d.String()] {
+			rows = append(rows, f)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	t.add()
+	t.add(fmt.Sprintf("filter (%s)", d), "messages in", "bytes in", "messages out", "bytes out", "bytes out/in")
+	for _, f := range rows {
+		in, out := f.In[d.String()], f.Out[d.String()]
+		label := f.Flag
+		if label == "" {
+			label = f.Name
+		}
+		cells := []string{label, fmt.Sprint(in.Messages), human(in.Bytes), fmt.Sprint(out.Messages), human(out.Bytes), ratio(out.Bytes, in.Bytes)}
+		if note := f.Notes[d.String()]; note != "" {
+			cells = append(cells, note)
+		}
+		t.add(cells...)
+	}
+}
+
+// label is what a person knows the call by: its title, shortened to one
+// line of at most 60 characters, or its id.
+func (c CallCount) label() string {
+	t := strings.Join(strings.Fields(c.Title), " ")
+	if t == "" {
+		t = c.ToolCallID
+	}
+	if r := []rune(t); len(r) > 60 {
+		t = string(r[:59]) + "…"
+	}
+	if c.Connection > 0 {
+		t = fmt.Sprintf("[%d] %s", c.Connection, t)
+	}
+	return t
 }
 
 func human(n int64) string {
@@ -205,3 +380,109 @@ func ratio(after, before int64) string {
 	}
 	return fmt.Sprintf("%.3f", float64(after)/float64(before))
 }
+
+// TraceReport is the figures of a replayed trace: its totals, and those of
+// each of its connections (one per proxy run it holds).
+type TraceReport struct {
+	SummaryReport
+	Connections []SummaryReport `json:"connections"`
+}
+
+// NewTraceReport reports the summaries of a trace's connections, in order.
+func NewTraceReport(conns []*Summary) TraceReport {
+	tr := TraceReport{Connections: []SummaryReport{}}
+	var calls []CallCount
+	for i, s := range conns {
+		r := s.Report()
+		r.ToolCalls = []CallCount{}
+		for _, c := range s.allCalls() {
+			r.ToolCalls = append(r.ToolCalls, c)
+			if len(conns) > 1 {
+				c.Connection = i + 1 // calls of two connections may share an id
+			}
+			calls = append(calls, c)
+		}
+		r.ToolCalls = largestCalls(r.ToolCalls)
+		tr.Connections = append(tr.Connections, r)
+		tr.add(r, i == 0)
+	}
+	tr.ToolCalls = largestCalls(append([]CallCount{}, calls...))
+	if len(conns) == 1 {
+		tr.SummaryReport = tr.Connections[0]
+	}
+	return tr
+}
+
+func (s *Summary) allCalls() []CallCount {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var calls []CallCount
+	for _, c := range s.calls {
+		calls = append(calls, *c)
+	}
+	return calls
+}
+
+// add counts a connection's figures into the totals.
+func (tr *TraceReport) add(r SummaryReport, first bool) {
+	if first {
+		tr.Directions = append([]DirectionReport(nil), r.Directions...)
+		tr.Filters = []FilterFigures{}
+		for _, f := range r.Filters {
+			tr.Filters = append(tr.Filters, FilterFigures{Name: f.Name, Flag: f.Flag, In: maps.Clone(f.In), Out: maps.Clone(f.Out), Counts: maps.Clone(f.Counts)})
+		}
+		return
+	}
+	for i, d := range r.Directions {
+		tr.Directions[i].Before.plus(d.Before)
+		tr.Directions[i].After.plus(d.After)
+	}
+	for i, f := range r.Filters {
+		if i >= len(tr.Filters) || tr.Filters[i].Name != f.Name {
+			continue // the same flags make the same chain
+		}
+		for k, v := range f.Counts {
+			if tr.Filters[i].Counts == nil {
+				tr.Filters[i].Counts = map[string]int64{}
+			}
+			tr.Filters[i].Counts[k] += v
+		}
+		for d := range f.In {
+			in, out := tr.Filters[i].In[d], tr.Filters[i].Out[d]
+			in.plus(f.In[d])
+			out.plus(f.Out[d])
+			tr.Filters[i].In[d], tr.Filters[i].Out[d] = in, out
+		}
+	}
+}
+
+func (c *Count) plus(o Count) { c.Messages += o.Messages; c.Bytes += o.Bytes }
+
+// WriteText writes the report for people: how many connections, then each.
+func (tr TraceReport) WriteText(w io.Writer) error {
+	n := len(tr.Connections)
+	for i, r := range tr.Connections {
+		head := "1 connection"
+		if n > 1 {
+			head = fmt.Sprintf("connection %d of %d", i+1, n)
+			if i > 0 {
+				head = "\n" + head
+			}
+		}
+		if line := r.describe(); line != "" {
+			head += ": " + line
+		}
+		if _, err := fmt.Fprintln(w, head); err != nil {
+			return err
+		}
+		r.Agent, r.Client, r.Seconds, r.Command = "", "", 0, nil // said in the heading
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON writes the report as one JSON object: the totals, and
+// "connections".
+func (tr TraceReport) WriteJSON(w io.Writer) error { return writeJSON(w, tr) }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -24,6 +25,18 @@ type TraceRecord struct {
 	EOL     bool     // the line ended in '\n'
 	Out     [][]byte // what was sent instead, when a filter changed it
 	HasOut  bool
+	// Src, in the output of a replay that marks sources (ReplayOptions),
+	// is the number of the received line (from 0 over the trace's lines)
+	// this delivered line was made from, -1 when not marked; Timer says a
+	// timer released it after that line.
+	Src   int
+	Timer bool
+	// Conn is a "connection" record's object: the start of a proxy run's
+	// records (see Recorder.Begin).
+	Conn []byte
+	// Read is a "read" record's: what a filter read from the disk (then
+	// the record has no line).
+	Read *DiskAnswer
 	// JSON says Line is the record's "msg": a JSON value the reader has
 	// validated, which its user may walk without validating it again.
 	JSON bool
@@ -100,8 +113,21 @@ func (tr *TraceReader) All() iter.Seq2[TraceRecord, error] {
 	}
 }
 
+var (
+	errNotARecord = errors.New("not a JSON object, so not a trace record: a trace has one per line, as acp-proxy --record FILE writes them")
+	errACPMessage = errors.New(`missing "t": this line is an ACP message, not a trace record: a log of messages is not a trace; acp-proxy --record FILE writes one, each message wrapped as {"t":…,"dir":…,"msg":{…}}`)
+)
+
+// isMessage reports whether the JSON object b is a JSON-RPC message.
+func isMessage(b []byte) bool {
+	_, rpc := rawjson.Get(b, "jsonrpc")
+	_, method := rawjson.Get(b, "method")
+	_, result := rawjson.Get(b, "result")
+	return rpc || method || result
+}
+
 func parseRecord(b []byte) (TraceRecord, error) {
-	rec := TraceRecord{EOL: true}
+	rec := TraceRecord{EOL: true, Src: -1}
 	var haveT, haveDir bool
 	var err error
 	merr := rawjson.Members(b, func(key, val []byte) bool {
@@ -144,6 +170,25 @@ func parseRecord(b []byte) (TraceRecord, error) {
 				return false
 			}
 			rec.HasLine = true
+		case "connection":
+			if len(val) == 0 || val[0] != '{' {
+				err = errors.New(`"connection" must be an object`)
+				return false
+			}
+			rec.Conn = append([]byte(nil), val...)
+		case "read":
+			if rec.Read, err = parseRead(val); err != nil {
+				return false
+			}
+		case "src":
+			n, perr := strconv.Atoi(string(val))
+			if perr != nil || n < 0 {
+				err = fmt.Errorf(`"src" must be a line number, got %s`, val)
+				return false
+			}
+			rec.Src = n
+		case "timer":
+			rec.Timer = string(val) == "true"
 		case "eol":
 			rec.EOL = string(val) != "false"
 		case "out":
@@ -168,13 +213,17 @@ func parseRecord(b []byte) (TraceRecord, error) {
 	case err != nil:
 		return rec, err
 	case merr != nil:
-		return rec, fmt.Errorf("not a JSON object: %v", merr)
+		return rec, errNotARecord
+	case !haveT && !haveDir && isMessage(b):
+		return rec, errACPMessage
 	case !haveT:
 		return rec, errors.New(`missing "t"`)
+	case rec.Conn != nil:
+		return rec, nil
 	case !haveDir:
 		return rec, errors.New(`missing "dir"`)
-	case !rec.HasLine && !rec.HasOut:
-		return rec, errors.New(`record has none of "msg", "text", "b64" or "out"`)
+	case !rec.HasLine && !rec.HasOut && rec.Read == nil:
+		return rec, errors.New(`record has none of "msg", "text", "b64", "out" or "read"`)
 	}
 	return rec, nil
 }

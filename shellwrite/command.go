@@ -16,6 +16,7 @@ type command struct {
 	output  *syntax.Redirect // > >| 1>
 	heredoc *syntax.Redirect // << <<-, or nil
 	lineEnd int              // offset of the line after the command line: a here-document's body
+	appends bool             // a '>>' may be the output redirect
 }
 
 // recognisedNames are the commands whose output Parse can compute. Names must be unquoted and
@@ -100,15 +101,18 @@ func cdDir(script string, s *syntax.Stmt) (*syntax.Word, error) {
 	return call.Args[1], nil
 }
 
-// setRedirects accepts exactly one output redirect and at most one here-document, all on the
-// standard file descriptors.
+// setRedirects accepts exactly one output redirect ('>>' only if c.appends) and at most one
+// here-document, all on the standard file descriptors.
 func (c *command) setRedirects(script string, redirs []*syntax.Redirect) error {
 	for _, r := range redirs {
 		if err := checkRedirectOperator(script, r); err != nil {
 			return err
 		}
+		if r.Op == syntax.AppOut && !c.appends {
+			return fmt.Errorf("redirect %s", r.Op)
+		}
 		switch r.Op {
-		case syntax.RdrOut, syntax.RdrClob:
+		case syntax.RdrOut, syntax.RdrClob, syntax.AppOut:
 			if r.N != nil && r.N.Value != "1" {
 				return fmt.Errorf("redirect of fd %s", r.N.Value)
 			}

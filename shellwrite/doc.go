@@ -1,5 +1,5 @@
-// Package shellwrite recognises shell commands that provably write exactly one file, and says which
-// file and which bytes.
+// Package shellwrite recognises shell commands that provably write files, and says which files and
+// which bytes.
 //
 // Coding agents often write files with the shell instead of their edit tool, e.g.
 //
@@ -29,6 +29,12 @@
 // options such as chase_links or rc_quotes), CDPATH and noclobber can still change what the agent's
 // shell does, and the filesystem can change between [CheckTarget] and the command. The rewrite that
 // uses this package is display-only. docs/shell-to-patch.md lists where the shells differ.
+//
+// [ParseScript] reads a whole script the same way: statements joined by newlines, ';' and '&&',
+// comment lines, and besides the writes above `>>` appends, `tee [-a]` fed by a here-document,
+// `sed -i`, `mkdir -p`, `touch` and any number of cds. It stops at the first statement whose
+// effect it cannot know, and [Script.Edits] computes each file's text after the writes before it
+// (`sed -i` by running GNU sed --sandbox on the text).
 //
 // [ScriptFromArgv] and [ScriptFromCommandLine] unwrap the `bash -lc SCRIPT` forms in which agents
 // report their shell calls, and never unwrap PowerShell or cmd ([IsWindowsShell]). The package

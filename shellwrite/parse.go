@@ -10,15 +10,19 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Write is what a recognised command provably writes: exactly one file, truncated and replaced.
+// Write is what a recognised command provably writes: for [Parse], exactly one file, truncated
+// and replaced; in a [Script], one statement's effect on one file, as Op says.
 type Write struct {
+	Op Op // Overwrite for Parse
 	// Path is the file, absolute and clean: the target joined to cwd and cd's directory. When
 	// the target has a '..' this is only its textual reading (the kernel resolves '..' after
 	// symlinks): [CheckTarget] says where the file lands.
 	Path    string
-	Content []byte // byte-for-byte what bash, dash and zsh write
+	Content []byte // byte-for-byte what bash, dash and zsh write (Overwrite) or add (Append)
 
 	place place
+	sed   *sedCall // EditInPlace: the sed command
+	group int      // the statement the write belongs to, counted from 0
 }
 
 // MaxScriptBytes bounds the scripts Parse accepts. Linux refuses to start a program with one
@@ -28,8 +32,13 @@ type Write struct {
 // bytes), so the bound is half that limit, with every ' counted four times.
 const MaxScriptBytes = 64 << 10
 
-// scriptSize is the size MaxScriptBytes bounds: len(script) with every ' counted as 4 bytes.
-func scriptSize(script string) int { return len(script) + 3*strings.Count(script, "'") }
+// checkScriptSize bounds script by MaxScriptBytes, with every ' counted as 4 bytes.
+func checkScriptSize(script string) error {
+	if n := len(script) + 3*strings.Count(script, "'"); n > MaxScriptBytes {
+		return fmt.Errorf("script of %d bytes (quotes counted 4 times) is over %d: too long for one argument of a command line", n, MaxScriptBytes)
+	}
+	return nil
+}
 
 // Parse decides whether script provably writes exactly one file, and what. cwd is the absolute
 // working directory the command runs in. A nil error means accepted. The error says why not (for logs).
@@ -42,8 +51,8 @@ func Parse(script, cwd string) (Write, error) {
 }
 
 func parse(script, cwd string) (Write, error) {
-	if n := scriptSize(script); n > MaxScriptBytes {
-		return Write{}, fmt.Errorf("script of %d bytes (quotes counted 4 times) is over %d: too long for one argument of a command line", n, MaxScriptBytes)
+	if err := checkScriptSize(script); err != nil {
+		return Write{}, err
 	}
 	file, err := parseShell(script)
 	if err != nil {
@@ -66,9 +75,26 @@ func parse(script, cwd string) (Write, error) {
 
 // content returns what the command writes to its standard output.
 func (c *command) content(script string) ([]byte, error) {
-	name := sourceOf(script, c.call.Args[0])
-	args := make([]string, 0, len(c.call.Args)-1)
-	for i, w := range c.call.Args[1:] {
+	var doc *heredoc
+	if c.heredoc != nil {
+		d, err := readHeredoc(script, c.lineEnd, c.heredoc)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Trim(script[d.end:], " \t\n") != "" {
+			return nil, errors.New("text after the here-document")
+		}
+		doc = &d
+	}
+	return callOutput(script, c.call, doc)
+}
+
+// callOutput returns what the cat, echo or printf call prints, reading doc (nil without a
+// here-document) on its standard input.
+func callOutput(script string, call *syntax.CallExpr, doc *heredoc) ([]byte, error) {
+	name := sourceOf(script, call.Args[0])
+	args := make([]string, 0, len(call.Args)-1)
+	for i, w := range call.Args[1:] {
 		a, err := literal(script, w)
 		if err != nil {
 			return nil, fmt.Errorf("%s: argument %d: %w", name, i+1, err)
@@ -76,18 +102,11 @@ func (c *command) content(script string) ([]byte, error) {
 		args = append(args, a)
 	}
 	switch {
-	case name == "cat" && c.heredoc != nil && len(args) == 0:
-		doc, err := readHeredoc(script, c.lineEnd, c.heredoc)
-		if err != nil {
-			return nil, err
-		}
-		if strings.Trim(script[doc.end:], " \t\n") != "" {
-			return nil, errors.New("text after the here-document")
-		}
+	case name == "cat" && doc != nil && len(args) == 0:
 		return doc.body, nil
-	case name == "cat" && c.heredoc != nil:
+	case name == "cat" && doc != nil:
 		return nil, errors.New("cat: arguments (only a here-document is read)")
-	case c.heredoc != nil:
+	case doc != nil:
 		return nil, fmt.Errorf("%s: here-document", name)
 	case name == "echo":
 		return echoOutput(args)
@@ -172,10 +191,12 @@ func (w Write) DependsOnCwd() bool {
 // SearchesCDPATH reports whether the command's cd looks its argument up in $CDPATH: a relative
 // argument that does not start with . or .. (POSIX; bash, dash and zsh do). With CDPATH set, cd
 // may land elsewhere.
-func (w Write) SearchesCDPATH() bool {
-	a := w.place.cdArg
-	return a != "" && !filepath.IsAbs(a) && a != "." && a != ".." &&
-		!strings.HasPrefix(a, "./") && !strings.HasPrefix(a, "../")
+func (w Write) SearchesCDPATH() bool { return searchesCDPATH(w.place.cdArg) }
+
+// searchesCDPATH reports whether `cd arg` looks arg up in $CDPATH.
+func searchesCDPATH(arg string) bool {
+	return arg != "" && !filepath.IsAbs(arg) && arg != "." && arg != ".." &&
+		!strings.HasPrefix(arg, "./") && !strings.HasPrefix(arg, "../")
 }
 
 // CdDir returns the directory the command's `cd DIR &&` changes to (absolute, clean, as a logical

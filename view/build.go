@@ -27,6 +27,10 @@ type Options struct {
 	// delivered.
 	Chain *filters.Chain
 	Flags []string
+	// NewChain, when set, makes the chain of each connection after the
+	// first (Chain is the first's), so that each starts afresh, as the
+	// proxy did.
+	NewChain func() *filters.Chain
 }
 
 // Build reads a trace from r and returns what the page shows. It streams:
@@ -35,12 +39,11 @@ type Options struct {
 // only the model (and the latest value of each tool call field), never
 // the trace.
 func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
-	before := newSide()
 	if opt.Chain == nil || opt.Chain.Len() == 0 {
-		return asRecorded(r, opt, before)
+		return asRecorded(r, opt)
 	}
 
-	after := newSide()
+	var before, after sides
 	// The received lines are the records the replay reads, handed over
 	// as it reads them (one parse of the trace); what it delivers comes
 	// back through a pipe. Both are analysed in their own goroutine.
@@ -50,46 +53,48 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 	beforeDone := make(chan struct{})
 	go func() {
 		defer close(beforeDone)
-		var last time.Duration
 		for rec := range received {
-			last = feedRecord(before, rec, last)
+			before.feed(rec)
 		}
 	}()
 	out := newPipe()
 	afterErr := make(chan error, 1)
 	go func() {
-		err := analyse(proxy.NewTraceReader(out), after)
+		err := analyse(proxy.NewTraceReader(out), &after)
 		out.abandon() // the replay need not wait for a failed analysis
 		afterErr <- err
 	}()
-	err := proxy.Replay(ctx, opt.Chain, in, out, nil)
+	err := proxy.ReplayWith(ctx, in, out, proxy.ReplayOptions{Sources: true, NewConn: func(n int) proxy.Connection {
+		if n == 0 || opt.NewChain == nil {
+			return proxy.Connection{Chain: opt.Chain}
+		}
+		return proxy.Connection{Chain: opt.NewChain()}
+	}})
 	close(received)
 	out.CloseWithError(nil) // the replay's own error is the one to report
 	<-beforeDone
 	if err := errors.Join(err, <-afterErr); err != nil {
 		return nil, err
 	}
-	return assemble(opt, before, after), nil
+	return assembleAll(opt, before.all, after.all), nil
 }
 
 // asRecorded builds the data of a trace without replaying it: what was
 // delivered is what the recording proxy sent, the records' "out" (a trace
 // recorded with filters), or, when no record has one, what was received.
 // The delivered side is analysed in its own goroutine.
-func asRecorded(r io.Reader, opt Options, before *side) (*Data, error) {
-	after := newSide()
+func asRecorded(r io.Reader, opt Options) (*Data, error) {
+	var before, after sides
 	recs := make(chan proxy.TraceRecord, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		var last time.Duration
 		for rec := range recs {
-			last = feedDelivered(after, rec, last)
+			after.feedDelivered(rec)
 		}
 	}()
 	tr := proxy.NewTraceReader(r)
 	recorded := false
-	var last time.Duration
 	var err error
 	for {
 		var rec proxy.TraceRecord
@@ -97,7 +102,7 @@ func asRecorded(r io.Reader, opt Options, before *side) (*Data, error) {
 			break
 		}
 		recorded = recorded || rec.HasOut
-		last = feedRecord(before, rec, last)
+		before.feed(rec)
 		recs <- rec
 	}
 	close(recs)
@@ -106,11 +111,20 @@ func asRecorded(r io.Reader, opt Options, before *side) (*Data, error) {
 		return nil, err
 	}
 	if !recorded {
-		return assemble(opt, before, before), nil
+		return assembleAll(opt, before.all, nil), nil
 	}
-	d := assemble(opt, before, after)
-	d.Recorded = true
+	d := assembleAll(opt, before.all, after.all)
+	markRecorded(d)
 	return d, nil
+}
+
+// markRecorded says d and its connections show what the recording proxy
+// sent as "after".
+func markRecorded(d *Data) {
+	d.Recorded = true
+	for _, c := range d.Connections {
+		c.Recorded = true
+	}
 }
 
 // feedDelivered feeds s what the recording proxy sent for one record: its
@@ -130,9 +144,8 @@ func feedDelivered(s *side, rec proxy.TraceRecord, last time.Duration) time.Dura
 	return t
 }
 
-// analyse feeds the lines of a trace to s.
-func analyse(tr *proxy.TraceReader, s *side) error {
-	var last time.Duration
+// analyse feeds the lines of a trace to ss.
+func analyse(tr *proxy.TraceReader, ss *sides) error {
 	for {
 		rec, err := tr.Next()
 		if err == io.EOF {
@@ -141,7 +154,7 @@ func analyse(tr *proxy.TraceReader, s *side) error {
 		if err != nil {
 			return err
 		}
-		last = feedRecord(s, rec, last)
+		ss.feedReplayed(rec)
 	}
 }
 
@@ -172,7 +185,7 @@ func assemble(opt Options, before, after *side) *Data {
 		Messages:     []Msg{},
 	}
 	for _, f := range opt.Chain.Stats() {
-		d.Filters = append(d.Filters, f.Name)
+		d.Filters = append(d.Filters, f.Flag) // as the user turned it on
 	}
 	start, end := before.first, max(before.last, after.last)
 	d.Duration = secs(end - start)
@@ -224,24 +237,43 @@ func assemble(opt Options, before, after *side) *Data {
 		call.Raw.Before, call.Raw.After = nonNil(call.Raw.Before), nonNil(call.Raw.After)
 	}
 
-	sides := []*side{before}
-	if after != before {
-		sides = append(sides, after)
-	}
-	for n, s := range sides {
-		for _, m := range s.messages() {
-			m.Side = "b"
-			if n == 1 {
-				m.Side = "a"
-			}
-			if i, ok := index[m.call]; ok && m.call != "" {
-				m.Call = i
-			}
-			d.Messages = append(d.Messages, m.Msg)
-		}
-		d.MessagesOmitted += s.msgN - len(s.messages())
-	}
+	d.Messages, d.MessagesOmitted = interleave(before, after, index)
 	return d
+}
+
+// interleave lists the messages of both sides, each received message
+// followed by what the filters made of it (the delivered messages that
+// name it as their source), and how many were left out of a long trace.
+func interleave(before, after *side, index map[string]int) ([]Msg, int) {
+	b := before.messages()
+	omitted := before.msgN - len(b)
+	var a []msgRec
+	if after != before {
+		a = after.messages()
+		omitted += after.msgN - len(a)
+	}
+	msgs := make([]Msg, 0, len(b)+len(a))
+	add := func(m msgRec, side string) {
+		m.Side = side
+		if i, ok := index[m.call]; ok && m.call != "" {
+			m.Call = i
+		}
+		msgs = append(msgs, m.Msg)
+	}
+	j := 0
+	for _, m := range b {
+		for ; j < len(a) && a[j].Src < m.Src; j++ {
+			add(a[j], "a")
+		}
+		add(m, "b")
+		for ; j < len(a) && a[j].Src == m.Src; j++ {
+			add(a[j], "a")
+		}
+	}
+	for ; j < len(a); j++ {
+		add(a[j], "a")
+	}
+	return msgs, omitted
 }
 
 // session gathers initialize and session/new, and the capabilities the

@@ -136,7 +136,7 @@ func TestBuildShowsBeforeAndAfterTheFilters(t *testing.T) {
 	d := build(t, sampleSession,
 		&output.TerminalOutput{Interval: output.DefaultCoalesceInterval, MaxBytes: output.DefaultMaxCallOutputBytes},
 		&output.PersistedOutput{MaxBytes: output.DefaultMaxCallOutputBytes})
-	assert.Equal(t, []string{"terminal-output", "persisted-output"}, d.Filters)
+	assert.Equal(t, []string{"--terminal-output", "--terminal-output (saved-output previews)"}, d.Filters, "named by the flag that turned each on")
 	assert.Equal(t, []CapChange{{Path: "_meta.terminal_output", After: json.RawMessage("true")}}, d.Session.ClientCapabilities.Changed)
 	assert.Greater(t, d.Directions[0].After.Bytes, d.Directions[0].Before.Bytes, "the capability was added")
 

@@ -38,16 +38,17 @@ type termAcc struct {
 type sample struct {
 	t    time.Duration
 	line []byte
+	src  source
 }
 
 func newCall(id string, t time.Duration) *callAcc { return &callAcc{id: id, first: t} }
 
 // apply takes the members of one tool_call or tool_call_update of the
 // line, and returns a one-line description of it.
-func (c *callAcc) apply(t time.Duration, fields [][2][]byte, line []byte) string {
+func (c *callAcc) apply(t time.Duration, fields [][2][]byte, line []byte, src source) string {
 	c.last = max(c.last, t)
 	count(&c.count, len(line))
-	c.keep(t, line)
+	c.keep(t, line, src)
 	var desc []string
 	for _, f := range fields {
 		key, val := f[0], f[1]
@@ -119,9 +120,9 @@ func (c *callAcc) terminal(id string) *termAcc {
 	return t
 }
 
-func (c *callAcc) keep(t time.Duration, line []byte) {
+func (c *callAcc) keep(t time.Duration, line []byte, src source) {
 	c.n++
-	s := sample{t, line}
+	s := sample{t, line, src}
 	switch {
 	case len(c.head) < rawSamples:
 		c.head = append(c.head, s)
@@ -144,7 +145,9 @@ func (c *callAcc) samples() ([]RawMsg, int64) {
 	}
 	out := make([]RawMsg, 0, len(kept))
 	for _, s := range kept {
-		out = append(out, rawMsg(s.t, s.line))
+		r := rawMsg(s.t, s.line)
+		r.Src, r.Timer = s.src.line, s.src.timer
+		out = append(out, r)
 	}
 	return out, int64(c.n - len(kept))
 }

@@ -16,8 +16,8 @@ type Data struct {
 	// Trace is the trace's file name ("-": stdin).
 	Trace string `json:"trace"`
 	// Flags are the filter flags the trace was replayed with, and Filters
-	// the filters they enabled, in chain order; both empty: no replay,
-	// after is before.
+	// the filters they enabled, in chain order, each named by the flag
+	// that turned it on; both empty: no replay, after is before.
 	Flags   []string `json:"flags"`
 	Filters []string `json:"filters"`
 	// Recorded says the trace was recorded with filters and not replayed:
@@ -38,6 +38,11 @@ type Data struct {
 	// the first and last MaxMessages/2 of each side.
 	Messages        []Msg `json:"messages"`
 	MessagesOmitted int   `json:"messagesOmitted"`
+	// Connections, for a trace of several proxy runs (--record appends),
+	// are each run's data; the fields above are then the whole trace's
+	// totals, and its session, calls, conversation and messages are
+	// empty.
+	Connections []*Data `json:"connections,omitempty"`
 }
 
 // Count is a number of messages and their bytes on the wire ('\n'
@@ -180,7 +185,13 @@ type Text struct {
 
 // RawMsg is one message as it crossed, large strings elided.
 type RawMsg struct {
-	T     float64         `json:"t"`
+	T float64 `json:"t"`
+	// Src pairs a message with what the filters made of it: a received
+	// message's number (from 0 over the trace's lines), and, on a
+	// delivered one, the number of the received message it was made from;
+	// Timer says a timer released it after that message.
+	Src   int             `json:"q"`
+	Timer bool            `json:"tm,omitempty"`
 	Bytes int             `json:"bytes"`
 	Msg   json.RawMessage `json:"msg,omitempty"`  // a JSON message, elided
 	Line  *Text           `json:"line,omitempty"` // a line that is not JSON
@@ -209,4 +220,6 @@ type Msg struct {
 	Bytes int     `json:"n"`
 	Call  int     `json:"c"` // index into Calls, or -1
 	Brief string  `json:"x,omitempty"`
+	Src   int     `json:"q"`            // as RawMsg's
+	Timer bool    `json:"tm,omitempty"` // as RawMsg's
 }

@@ -3,7 +3,18 @@
 // a text node), never as markup, and never into a URL.
 (function () {
   "use strict";
-  var D = JSON.parse(document.getElementById("acp-proxy-view-data").textContent);
+  var ALL = JSON.parse(document.getElementById("acp-proxy-view-data").textContent);
+  // A trace of several proxy runs (--record appends) has one data per
+  // connection: the page shows the one #connection-N names, the first by
+  // default, and a link to each.
+  var conns = ALL.connections || [];
+  var connIndex = 0;
+  var pick = /^#connection-(\d+)$/.exec(location.hash);
+  if (pick) connIndex = Math.min(Math.max(Number(pick[1]), 1), Math.max(conns.length, 1)) - 1;
+  var D = conns.length ? conns[connIndex] : ALL;
+  window.addEventListener("hashchange", function () {
+    if (/^#connection-\d+$/.test(location.hash)) location.reload();
+  });
   // recorded: not replayed, but recorded through filters; after is what
   // the recording proxy sent.
   var filtered = D.filters.length > 0 || D.flags.length > 0 || D.recorded;
@@ -145,6 +156,19 @@
     D.flags.forEach(function (f) { add(chips, el("span", "chip", f)); });
     if (D.filters.length) add(chips, el("span", "chip none", "filters: " + D.filters.join(" → ")));
     add(h, chips);
+    if (conns.length) add(h, connectionLinks());
+  }
+
+  // connectionLinks lists the trace's connections, the shown one marked.
+  function connectionLinks() {
+    var nav = add(el("nav", "connections"), el("span", null, "This trace holds " + conns.length + " connections (proxy runs): "));
+    conns.forEach(function (c, i) {
+      var label = (i + 1) + ". " + info(c.session.agentInfo) + " · " + int(c.calls.length) + (c.calls.length === 1 ? " call" : " calls") + " · " + secs(c.duration);
+      var a = el(i === connIndex ? "strong" : "a", "conn", label);
+      if (i !== connIndex) a.setAttribute("href", "#connection-" + (i + 1));
+      add(nav, a);
+    });
+    return nav;
   }
 
   function capsCard(title, caps, injectedWord) {
@@ -313,7 +337,19 @@
       add(body, tr);
       callRows.push({ row: tr, detail: null, call: c });
     });
-    add(box, add(tb, body));
+    add(box, add(tb, body), callsLegend());
+  }
+
+  // callsLegend explains the table's colours.
+  function callsLegend() {
+    var legend = el("div", "legend");
+    var kinds = {};
+    D.calls.forEach(function (c) { kinds[c.kind || "other"] = true; });
+    Object.keys(kinds).sort().forEach(function (k) { add(legend, add(el("span"), swatch(kindColor(k)), k)); });
+    add(legend, add(el("span"), el("span", "status status-completed", "completed"), " ", el("span", "status status-in_progress", "pending"), " ", el("span", "status status-failed", "failed")));
+    if (filtered) add(legend, add(el("span"), "before ", el("span", "arrow", "→"), " ", el("span", "after less", "after: less"), " / ", el("span", "after more", "more"), " / ", el("span", "after", "the same")));
+    add(legend, el("span", "muted", "click a row for the call as the client saw it"));
+    return legend;
   }
 
   function openCall(i, scroll) {
@@ -339,13 +375,55 @@
   function callDetail(c) {
     var box = el("div", "detail");
     var after = c.final.after || c.final.before;
-    add(box, panel([el("strong", null, filtered ? "What the client saw (after the filters)" : "What the client saw"),
+    if (filtered) add(box, callChange(c));
+    var seen = c.raw.after.length ? c.raw.after : c.raw.before, skipped = c.raw.after.length ? c.raw.omitted[1] : c.raw.omitted[0];
+    add(box, details("The updates as the client received them, one by one (" + int(after.updates) + ")", function () { return updatesSeen(seen, skipped); }, filtered));
+    add(box, panel([el("strong", null, filtered ? "What the client saw at the end (after the filters)" : "What the client saw at the end"),
       el("span", "muted", int(after.updates) + " updates")], callState(after)));
     if (filtered && c.final.before) {
       add(box, details("What the client would have seen without the filters (" + int(c.final.before.updates) + " updates)",
         function () { return callState(c.final.before); }));
     }
     add(box, details(filtered ? "Raw updates: before → after the filters" : "Raw updates", function () { return rawCompare(c); }));
+    return box;
+  }
+
+  // callChange says in one line what the filters did to the call.
+  function callChange(c) {
+    var b = c.before, a = c.after;
+    var line = el("div", "call-change");
+    if (b.messages === a.messages && b.bytes === a.bytes) return add(line, "The filters left this call's updates as the agent sent them: " + int(b.messages) + " updates, " + bytes(b.bytes) + ".");
+    return add(line, "The agent sent ", el("strong", null, int(b.messages) + " updates, " + bytes(b.bytes)), "; the client received ",
+      el("strong", "after", int(a.messages) + " updates, " + bytes(a.bytes)), " (" + ratio(a.bytes, b.bytes) + " of the bytes).");
+  }
+
+  // updateText is what a client shows of one update: its content's text
+  // and the terminal output it streams.
+  function updateText(msg) {
+    var u = msg && msg.params && (msg.params.update || msg.params.toolCall);
+    if (!u) return "";
+    var parts = [];
+    (Array.isArray(u.content) ? u.content : []).forEach(function (item) {
+      if (item && item.type === "content" && item.content && typeof item.content.text === "string") parts.push(item.content.text);
+      if (item && item.type === "diff") parts.push("diff " + item.path);
+    });
+    var to = u._meta && u._meta.terminal_output;
+    if (to && typeof to.data === "string") parts.push(to.data);
+    return parts.join("\n");
+  }
+
+  // updatesSeen lists updates as a client receives them: when, what state
+  // they set, and the text each shows (a live tail while a command runs).
+  function updatesSeen(msgs, omitted) {
+    var box = el("div", "updates-seen");
+    msgs.forEach(function (m, k) {
+      if (k === 3 && omitted) add(box, el("div", "elided", "… " + int(omitted) + " updates in between not shown …"));
+      var u = m.msg && m.msg.params && (m.msg.params.update || m.msg.params.toolCall) || {};
+      var head = ["t = " + secs(m.t), u.sessionUpdate || (m.msg && m.msg.method) || "", u.status || "", bytes(m.bytes)].filter(Boolean).join(" · ");
+      var body = updateText(m.msg);
+      add(box, el("div", "raw-head", head), body ? el("pre", "text seen", body) : el("div", "muted", "no text"));
+    });
+    if (!msgs.length) add(box, el("div", "muted", "none"));
     return box;
   }
 
@@ -406,10 +484,12 @@
 
   function rawCompare(c) {
     var grid = el("div", filtered ? "raw-grid" : "");
+    // Pairs are by source: a delivered update names the received one it
+    // was made from (q); one a timer released stands alone.
     var byT = {};
-    c.raw.before.forEach(function (m) { if (m.msg) byT[m.t] = pretty(m.msg); });
+    c.raw.before.forEach(function (m) { if (m.msg) byT[m.q] = pretty(m.msg); });
     var afterT = {};
-    c.raw.after.forEach(function (m) { if (m.msg) afterT[m.t] = pretty(m.msg); });
+    c.raw.after.forEach(function (m) { if (m.msg && !m.tm && afterT[m.q] === undefined) afterT[m.q] = pretty(m.msg); });
     function column(title, msgs, omitted, other, sign) {
       var col = el("div");
       add(col, el("h3", null, title));
@@ -417,15 +497,17 @@
         if (k === 3 && omitted) add(col, el("div", "elided", "… " + int(omitted) + " updates in between not shown …"));
         var box = el("div", "raw-msg"), body = m.msg ? pretty(m.msg) : null;
         var note = "";
+        var pair = m.tm ? undefined : other[m.q];
         if (filtered && body !== null) {
-          if (other[m.t] === undefined) note = sign === "+" ? " · sent on its own by a filter (timer or flush)" : " · held or dropped by a filter";
-          else if (other[m.t] === body) note = " · unchanged";
+          if (m.tm) note = " · released by a filter's timer after message #" + (m.q + 1);
+          else if (pair === undefined) note = sign === "+" ? " · added by a filter" : " · held or dropped by a filter";
+          else if (pair === body) note = " · unchanged";
           else note = " · changed";
         }
-        add(box, el("div", "raw-head", "t = " + m.t.toFixed(6) + " s · " + bytes(m.bytes) + note));
+        add(box, el("div", "raw-head", "message #" + (m.q + 1) + " · t = " + m.t.toFixed(6) + " s · " + bytes(m.bytes) + note));
         if (body === null) add(box, text(m.line));
-        else if (filtered && other[m.t] !== undefined && other[m.t] !== body) {
-          var ops = lineDiff(splitLines(sign === "+" ? other[m.t] : body), splitLines(sign === "+" ? body : other[m.t]));
+        else if (filtered && pair !== undefined && pair !== body) {
+          var ops = lineDiff(splitLines(sign === "+" ? pair : body), splitLines(sign === "+" ? body : pair));
           var pre = el("pre", "diff");
           ops.forEach(function (o) {
             if (o[0] !== " " && o[0] !== sign) return;
@@ -534,7 +616,8 @@
       shown++;
       var tr = el("tr", "msg-row");
       add(tr, el("td", "num", secs(m.t)));
-      if (filtered) add(tr, el("td", "side-" + m.s, m.s === "a" ? "after" : "before"));
+      // Each received message (#n) is followed by what the filters made of it.
+      if (filtered) add(tr, el("td", "side-" + m.s, m.s === "b" ? "before #" + (m.q + 1) : m.tm ? "after: held, released after #" + (m.q + 1) : "after #" + (m.q + 1)));
       var ct = el("td", "call", call ? call.title || call.id : "");
       if (call) ct.title = call.title || call.id;
       add(tr, el("td", "dir", m.d ? "agent → client" : "client → agent"), el("td", "mono label", m.m), el("td", "num", bytes(m.n)),

@@ -29,6 +29,7 @@ const briefRunes = 160
 // they crossed: the received lines (before the filters) or the delivered
 // ones (after).
 type side struct {
+	cur         source // what the line being fed was made from
 	dirs        [2]Count
 	points      [2][]point // per message, for the timeline
 	first, last time.Duration
@@ -91,7 +92,7 @@ func (s *side) feed(t time.Duration, d filters.Direction, line []byte, valid boo
 	count(&s.dirs[d], len(line))
 	s.points[d] = append(s.points[d], point{t, int32(min(len(line)+1, 1<<31-1))})
 
-	rec := msgRec{Msg: Msg{T: secs(t), Dir: int(d), Bytes: len(line) + 1, Call: -1}}
+	rec := msgRec{Msg: Msg{T: secs(t), Dir: int(d), Bytes: len(line) + 1, Call: -1, Src: s.cur.line, Timer: s.cur.timer}}
 	m, ok := parseMessage(line, valid)
 	if !ok {
 		rec.Label = "(not a JSON object)"
@@ -296,7 +297,7 @@ func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgR
 			s.callOrder = append(s.callOrder, c)
 		}
 		rec.call = id
-		rec.Brief = brief(c.apply(t, fields, m.line))
+		rec.Brief = brief(c.apply(t, fields, m.line, s.cur))
 	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
 		ev := map[string]string{"agent_message_chunk": "agent", "agent_thought_chunk": "thought", "user_message_chunk": "user"}[kind]
 		block, _ := rawjson.Get(upd, "content")

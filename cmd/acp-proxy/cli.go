@@ -124,6 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		relay.Record = proxy.NewRecorder(f, start)
+		_ = relay.Record.Begin(proxy.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)})
 		defer relay.Record.Flush()
 	}
 
@@ -143,6 +144,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger.Info("agent exited", "status", status, "after", time.Since(start).Round(time.Millisecond))
 	return status
+}
+
+// proxyArgs is the proxy's own arguments: args without the agent's command
+// line and the "--" before it.
+func proxyArgs(args, agentArgv []string) []string {
+	own := args[:len(args)-len(agentArgv)]
+	if n := len(own); n > 0 && own[n-1] == "--" {
+		own = own[:n-1]
+	}
+	return own
 }
 
 // parseLive parses the live proxy's command line. code ≥ 0 means exit now.

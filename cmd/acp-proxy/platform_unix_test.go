@@ -20,8 +20,5 @@ func peakRSS(ps *os.ProcessState) int64 {
 	return ru.Maxrss << 10
 }
 
-// lockFile takes an exclusive lock on f, released when f is closed.
-func lockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }
-
 // kill ends process pid, if it still runs.
 func kill(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }

@@ -10,11 +10,6 @@ import (
 // not report through os.ProcessState: 0, so no bound is checked there.
 func peakRSS(*os.ProcessState) int64 { return 0 }
 
-// lockFile takes an exclusive lock on f, released when f is closed.
-func lockFile(f *os.File) error {
-	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped))
-}
-
 // kill ends process pid, if it still runs.
 func kill(pid int) {
 	if p, err := os.FindProcess(pid); err == nil {

@@ -40,17 +40,25 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer done()
-	chain := traceChain("acp-proxy replay", cfg, stderr)
-	sum := proxy.NewSummary(chain)
+	var sums []*proxy.Summary
+	newConn := func(int) proxy.Connection {
+		chain := traceChain("acp-proxy replay", name, cfg, stderr)
+		sum := proxy.NewSummary(chain)
+		sums = append(sums, sum)
+		return proxy.Connection{Chain: chain, Summary: sum}
+	}
 	var out io.Writer = stdout
 	if *summary {
 		out = nil
 	}
-	if err := proxy.Replay(context.Background(), chain, proxy.NewTraceReader(in), out, sum); err != nil {
+	if err := proxy.ReplayConnections(context.Background(), proxy.NewTraceReader(in), out, newConn); err != nil {
 		return traceFailed("acp-proxy replay", name, err, stderr)
 	}
+	if emptyTrace("acp-proxy replay", name, in, stderr) {
+		return 1
+	}
 	if *summary {
-		report := sum.Report()
+		report := proxy.NewTraceReport(sums)
 		var err error
 		if *asJSON {
 			err = report.WriteJSON(stdout)

@@ -12,13 +12,9 @@ import (
 	"testing"
 
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
-	"github.com/acp-proxy/acp-proxy/internal/treecopy"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/acp-proxy/acp-proxy/proxy"
-	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // The golden test replays every committed trace in testdata/traces through
@@ -74,16 +70,15 @@ var persistedCombos = []replayCombo{
 func TestReplayGoldens(t *testing.T) {
 	names := committedTraces(t)
 	require.NotEmpty(t, names, "no traces in %s", tracesDir)
-	lockStaging(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(tracesDir, name+".jsonl")
 			trace, err := os.ReadFile(path)
 			require.NoError(t, err)
 			// shell-to-patch and expand-persisted-output read files the
-			// trace names; recreate them as they were during the session.
-			configDir := stageSessionFiles(t, name, trace)
-			t.Setenv("CLAUDE_CONFIG_DIR", configDir)
+			// trace names: the trace holds what they read ("read"
+			// records), so nothing of this machine's disk is used, and
+			// replayOK fails on the note a missing one would print.
 
 			combos := replayCombos
 			if savedOutput(trace) {
@@ -207,88 +202,6 @@ func sameLines(t *testing.T, want, got []byte) {
 	if !bytes.Equal(want, got) {
 		t.Errorf("a replay with no filter is not the recording: %s", firstDifference(want, got))
 	}
-}
-
-// stageMarker marks a directory the golden test created, so that one left
-// behind by an interrupted run is recognised and replaced.
-const stageMarker = ".acp-proxy-golden-stage"
-
-// stageSessionFiles recreates, at the paths the trace names, what the
-// filters that read files need: the session directory (shell-to-patch
-// checks a write's target against it; empty, as before the session) and
-// the outputs the Claude CLI saved (expand-persisted-output shows them),
-// kept at record time in testdata/traces/<name>.saved/. Fixtures are
-// recorded under a temporary directory, <tmp>/<TestName…>/001 holding
-// project/ and home/; that directory is created for the test and removed
-// after it. It returns the agent's Claude config directory there.
-//
-// Without this, a replay of a fixture would find none of those paths and
-// the two filters would leave the trace alone, which is right for them but
-// shows nothing.
-func stageSessionFiles(t *testing.T, name string, trace []byte) string {
-	t.Helper()
-	cwd := sessionCwd(t, trace)
-	root := filepath.Dir(cwd) // the recording's temporary root
-	top, ok := underTemp(root)
-	if !ok {
-		t.Fatalf("the trace's session directory %s is not in a temporary directory; cannot recreate it", cwd)
-	}
-	if _, err := os.Lstat(top); err == nil {
-		if _, err := os.Stat(filepath.Join(top, stageMarker)); err != nil {
-			t.Fatalf("%s exists and is not a leftover of this test; remove it to replay %s", top, name)
-		}
-		require.NoError(t, os.RemoveAll(top))
-	}
-	require.NoError(t, os.MkdirAll(cwd, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(top, stageMarker), nil, 0o644))
-	t.Cleanup(func() { os.RemoveAll(top) })
-
-	saved := filepath.Join(tracesDir, name+".saved")
-	if err := treecopy.Files(saved, saved, root, nil); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(root, "home", ".claude")
-}
-
-// lockStaging keeps two test processes (two checkouts, say) from staging
-// the same recorded paths at once, until the test ends.
-func lockStaging(t *testing.T) {
-	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "acp-proxy-golden-stage.lock"), os.O_CREATE|os.O_RDWR, 0o666)
-	require.NoError(t, err)
-	require.NoError(t, lockFile(f))
-	t.Cleanup(func() { f.Close() }) // closing releases the lock
-}
-
-// sessionCwd is the cwd of the trace's session/new.
-func sessionCwd(t *testing.T, trace []byte) string {
-	t.Helper()
-	for rec, err := range proxy.NewTraceReader(bytes.NewReader(trace)).All() {
-		require.NoError(t, err)
-		if m, _ := rawjson.GetString(rec.Line, "method"); m == "session/new" {
-			cwd, ok := rawjson.GetString(rec.Line, "params", "cwd")
-			require.True(t, ok && filepath.IsAbs(cwd) && filepath.Clean(cwd) == cwd, "session/new cwd %q", cwd)
-			return cwd
-		}
-	}
-	t.Fatal("the trace has no session/new")
-	return ""
-}
-
-// underTemp returns the directory right under a temporary directory (/tmp,
-// or $TMPDIR) that holds path, at least two levels below it.
-func underTemp(path string) (string, bool) {
-	for _, tmp := range []string{"/tmp", os.TempDir()} {
-		rel, err := filepath.Rel(filepath.Clean(tmp), path)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			continue
-		}
-		first, rest, ok := strings.Cut(rel, string(filepath.Separator))
-		if ok && rest != "" && first != "" {
-			return filepath.Join(tmp, first), true
-		}
-	}
-	return "", false
 }
 
 // TestReplayOfAMalformedTraceNamesTheLine: a broken trace is an error that

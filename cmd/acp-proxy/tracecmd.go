@@ -11,6 +11,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // What the commands that read a trace (replay, view) share.
@@ -36,15 +37,21 @@ func parseTraceFlags(fs *pflag.FlagSet, args []string, usage, synopsis string, s
 	return -1
 }
 
-// openTrace opens the trace fs's one argument names ("-", or none: stdin).
-// code ≥ 0 means exit now with it; otherwise call done when finished.
-func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer) (in io.Reader, name string, done func(), code int) {
+// openTrace opens the trace fs's one argument names ("-", or none: stdin;
+// not a terminal, where nobody types a trace). code ≥ 0 means exit now with
+// it; otherwise call done when finished, and check in.Empty() before
+// writing what the trace made.
+func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer) (in *traceInput, name string, done func(), code int) {
 	if fs.NArg() > 1 {
 		fmt.Fprintf(stderr, "%s: at most one TRACE\n", prog)
 		return nil, "", nil, exitUsage
 	}
 	if fs.NArg() == 0 || fs.Arg(0) == "-" {
-		return stdin, "-", func() {}, -1
+		if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+			fmt.Fprintf(stderr, "%s: no TRACE given, and stdin is a terminal: name a trace file, or pipe one in\n", prog)
+			return nil, "", nil, exitUsage
+		}
+		return &traceInput{r: stdin}, "-", func() {}, -1
 	}
 	name = fs.Arg(0)
 	f, err := os.Open(name)
@@ -52,17 +59,54 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 		return nil, "", nil, 1
 	}
-	return f, name, func() { f.Close() }, -1
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		f.Close()
+		fmt.Fprintf(stderr, "%s: %s is a directory, not a trace\n", prog, name)
+		return nil, "", nil, 1
+	}
+	return &traceInput{r: f}, name, func() { f.Close() }, -1
 }
 
-// traceChain is the chain cfg asks for, replaying a trace: a filter that
-// fails is reported on stderr (the message goes on unchanged, as live).
-func traceChain(prog string, cfg filterConfig, stderr io.Writer) *filters.Chain {
+// traceInput is a trace being read, which knows whether it held anything
+// but blank space.
+type traceInput struct {
+	r        io.Reader
+	nonBlank bool
+}
+
+func (t *traceInput) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if !t.nonBlank && len(rawjson.TrimSpace(p[:n])) > 0 {
+		t.nonBlank = true
+	}
+	return n, err
+}
+
+// emptyTrace reports a trace with no records, which there is nothing to
+// show of: true when it did and the caller must exit 1.
+func emptyTrace(prog, name string, in *traceInput, stderr io.Writer) bool {
+	if in.nonBlank {
+		return false
+	}
+	if name == "-" {
+		name = "stdin"
+	}
+	fmt.Fprintf(stderr, "%s: %s: the trace is empty (no records): nothing was recorded into it\n", prog, name)
+	return true
+}
+
+// traceChain is the chain cfg asks for, replaying the trace name: a filter
+// that fails is reported on stderr (the message goes on unchanged, as live),
+// and so is a file the filters read that the trace does not hold.
+func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.Chain {
 	cfg.replaying = true
 	chain := cfg.Chain(capabilities.New())
-	chain.OnError = func(d filters.Direction, name string, err error) {
-		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, name, d, err)
+	chain.OnError = func(d filters.Direction, filter string, err error) {
+		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)
 	}
+	chain.Disk = &proxy.TraceDisk{Missing: func(q filters.DiskRead, err error) {
+		fmt.Fprintf(stderr, "%s: %s: %s\n", prog, name, proxy.MissingNote(q, err))
+	}}
 	return chain
 }
 
@@ -71,6 +115,9 @@ func traceChain(prog string, cfg filterConfig, stderr io.Writer) *filters.Chain 
 func traceFailed(prog, name string, err error, stderr io.Writer) int {
 	var te *proxy.TraceError
 	if errors.As(err, &te) {
+		if name == "-" {
+			name = "stdin"
+		}
 		fmt.Fprintf(stderr, "%s: %s: %v\n", prog, name, err)
 	} else {
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/view"
 )
 
@@ -73,10 +76,14 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			flags = append(flags, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	chain := traceChain("acp-proxy view", cfg, stderr)
-	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags})
+	chain := traceChain("acp-proxy view", name, cfg, stderr)
+	newChain := func() *filters.Chain { return traceChain("acp-proxy view", name, cfg, stderr) }
+	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags, NewChain: newChain})
 	if err != nil {
 		return traceFailed("acp-proxy view", name, err, stderr)
+	}
+	if emptyTrace("acp-proxy view", name, in, stderr) {
+		return 1
 	}
 	if err := writePage(dest, stdout, data); err != nil {
 		fmt.Fprintf(stderr, "acp-proxy view: %v\n", err)
@@ -89,29 +96,47 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // writePage writes the page to dest ("-": stdout). A file is written
-// under a temporary name and renamed, so a failure leaves no half page.
+// under a temporary name and renamed, so a failure leaves no half page;
+// errors name dest, never the temporary file.
 func writePage(dest string, stdout io.Writer, data *view.Data) error {
 	if dest == "-" {
 		return view.WriteHTML(stdout, data)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*")
+	if info, err := os.Stat(dest); err == nil && info.IsDir() {
+		return fmt.Errorf("-o %s: is a directory; name the page's file (-o %s)", dest, filepath.Join(dest, "page.html"))
+	}
+	dir := filepath.Dir(dest)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".*")
 	if err != nil {
-		return fmt.Errorf("-o: %w", err)
+		return fmt.Errorf("-o %s: cannot create a file in %s: %w", dest, dir, bareError(err))
 	}
 	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
-	if err := view.WriteHTML(tmp, data); err != nil {
-		tmp.Close()
-		return err
+	err = view.WriteHTML(tmp, data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("-o: %w", err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("-o: %w", err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), dest)
 	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fmt.Errorf("-o: %w", err)
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", dest, bareError(err))
 	}
 	return nil
+}
+
+// bareError is err without the file names of a *fs.PathError or an
+// *os.LinkError, which here would be the temporary file's.
+func bareError(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }

@@ -64,6 +64,9 @@ const probe = `<script>
   void document.body.offsetHeight; // lay the rendered page out
   r.layoutMs = performance.now();  // since navigation started: load, parse, render, layout
   r.rows = all(".call-row").length;
+  var firstRow = document.querySelector(".call-row");
+  r.firstRowBottom = firstRow ? firstRow.getBoundingClientRect().bottom : -1; // on the first screen: below innerHeight is not
+  r.innerHeight = window.innerHeight;
   var table = document.querySelector(".calls-table");
   r.count = table ? Number(table.getAttribute("data-count")) : 0;
   r.titles = texts(".call-row .call-title");
@@ -103,6 +106,8 @@ type pageResult struct {
 	RenderMs       float64  `json:"renderMs"`
 	LayoutMs       float64  `json:"layoutMs"`
 	Rows           int      `json:"rows"`
+	FirstRowBottom float64  `json:"firstRowBottom"`
+	InnerHeight    float64  `json:"innerHeight"`
 	Count          int      `json:"count"`
 	Titles         []string `json:"titles"`
 	DetailsBefore  int      `json:"detailsBefore"`
@@ -148,16 +153,22 @@ func instrument(t *testing.T, page []byte) []byte {
 // With shot, it also saves a screenshot of the page as the probe left it
 // (screenshot "": in the test's temp directory).
 func loadPage(t *testing.T, page []byte, shot bool, screenshot string) pageResult {
+	return loadPageAt(t, page, "", shot, screenshot)
+}
+
+// loadPageAt is loadPage with a fragment (#…) on the page's URL.
+func loadPageAt(t *testing.T, page []byte, fragment string, shot bool, screenshot string) pageResult {
 	t.Helper()
 	chromium := browser(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "page.html")
 	require.NoError(t, os.WriteFile(path, instrument(t, page), 0o644))
-	url := "file://" + path
+	url := "file://" + path + fragment
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, append(chromiumFlags(filepath.Join(dir, "profile")), "--dump-dom", url)...)
+	// A screen a person reads the page on: the tool calls must be on it.
+	cmd := exec.CommandContext(ctx, chromium, append(chromiumFlags(filepath.Join(dir, "profile")), "--window-size=1400,1000", "--dump-dom", url)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
@@ -191,7 +202,6 @@ func loadPage(t *testing.T, page []byte, shot bool, screenshot string) pageResul
 // expand and collapse, and no script error.
 func TestViewInBrowser(t *testing.T) {
 	browser(t)
-	lockStaging(t)
 	for _, c := range []struct {
 		trace  string
 		flags  []string
@@ -211,7 +221,6 @@ func TestViewInBrowser(t *testing.T) {
 			path := filepath.Join(tracesDir, c.trace+".jsonl")
 			trace, err := os.ReadFile(path)
 			require.NoError(t, err)
-			t.Setenv("CLAUDE_CONFIG_DIR", stageSessionFiles(t, c.trace, trace))
 			page := viewOK(t, append(c.flags, path)...)
 			wantCalls := strings.Count(string(trace), `"sessionUpdate":"tool_call"`)
 
@@ -223,6 +232,10 @@ func TestViewInBrowser(t *testing.T) {
 			assert.Empty(t, r.Errors, "console errors")
 			assert.Zero(t, r.Alerts)
 			assert.Equal(t, wantCalls, r.Rows, "one row per tool call")
+			assert.Positive(t, r.InnerHeight) // 1000 less what headless Chromium keeps of the window
+			assert.Positive(t, r.FirstRowBottom)
+			assert.LessOrEqual(t, r.FirstRowBottom, r.InnerHeight, "the tool calls are on the first screen at 1400×1000")
+			assert.Contains(t, r.BodyText, "click a row for the call as the client saw it", "the calls' legend")
 			assert.Equal(t, wantCalls, r.Count)
 			assert.Contains(t, r.Titles, c.title)
 			assert.Zero(t, r.DetailsBefore, "rows start collapsed")
@@ -240,6 +253,11 @@ func TestViewInBrowser(t *testing.T) {
 				require.NotEmpty(t, r.DiffPaths, "no diff shown")
 				assert.True(t, strings.HasSuffix(r.DiffPaths[0], c.diff), "diff path %q", r.DiffPaths[0])
 				assert.Contains(t, r.DiffAdded, `+ print("hello, world")`)
+			}
+			if demo {
+				assert.Contains(t, r.BodyText, "The agent sent 902 updates, 4.03 MB; the client received 3 updates, 36.3 KB", "each call's change, without raw JSON")
+				assert.Contains(t, r.BodyText, "The updates as the client received them, one by one (3)")
+				assert.Regexp(t, `before #1\s+client → agent\s+initialize[^\n]*\n[^\n]*after #1\s+client → agent\s+initialize`, r.BodyText, "each message, then what it became")
 			}
 			shown := strings.Join(append(r.Terminals, r.Texts...), "\n")
 			for _, o := range c.output {

@@ -121,6 +121,18 @@ type heldCall interface {
 	// heldUpdate is the message that shows what the call holds, and its
 	// cost for the budget.
 	heldUpdate() (msg []byte, cost int, err error)
+	// wholeUpdate is the message that shows all the output the call
+	// holds, when the client shows less (a live tail) or output is held;
+	// else nil.
+	wholeUpdate() (msg []byte, err error)
+	// key is the call's session and id.
+	key() (session, id string)
+	// endedBudget is how many bytes of calls that ended the filter keeps
+	// (retired), so that their later output is appended to what the
+	// client shows; zero: none.
+	endedBudget() int64
+	// size is the bytes the call holds.
+	size() int
 }
 
 // coalescer is what both coalescing filters (Deltas for a client without
@@ -135,13 +147,64 @@ type coalescer[T any, P interface {
 	prompts prompts
 	client  clientView
 	calls   toolcall.List[T]
+	ended   retired[T, P]
 }
 
-// add starts keeping c for call id of session; a full list first sends and
-// forgets its oldest call.
+// add starts keeping c for call id of session; a full list first retires
+// its oldest call.
 func (k *coalescer[T, P]) add(session, id string, c P, now time.Time, out filters.Emitter) error {
-	if old := P(k.calls.Add(session, id, (*T)(c))); old != nil && old.slot().held {
-		return k.send(old, now, out)
+	if old := P(k.calls.Add(session, id, (*T)(c))); old != nil {
+		return k.retire(old, now, out)
+	}
+	return nil
+}
+
+// revive returns the ended call id of session, following it again, or nil.
+func (k *coalescer[T, P]) revive(session, id string, now time.Time, out filters.Emitter) (P, error) {
+	c := k.ended.take(session, id)
+	if c == nil {
+		return nil, nil
+	}
+	return c, k.add(session, id, c, now, out)
+}
+
+// settle sends the client all the output c holds, when it shows less.
+func (k *coalescer[T, P]) settle(c P, now time.Time, out filters.Emitter) error {
+	msg, err := c.wholeUpdate()
+	if err != nil || msg == nil {
+		return err
+	}
+	s := c.slot()
+	s.pace.record(now, len(msg))
+	s.held = false
+	return out.Emit(filters.AgentToClient, msg)
+}
+
+// retire stops following c, which k no longer keeps among its calls: the
+// client is sent all of its output, and the call is kept among the ended
+// ones, when the filter keeps those.
+func (k *coalescer[T, P]) retire(c P, now time.Time, out filters.Emitter) error {
+	if err := k.settle(c, now, out); err != nil {
+		return err
+	}
+	k.ended.keep(c)
+	return nil
+}
+
+// endTurn retires the calls of session, whose turn is over.
+func (k *coalescer[T, P]) endTurn(session string, now time.Time, out filters.Emitter) error {
+	var over []P
+	_ = k.calls.Each(func(t *T) error {
+		if s, _ := P(t).key(); s == session {
+			over = append(over, P(t))
+		}
+		return nil
+	})
+	k.calls.RemoveSession(session)
+	for _, c := range over {
+		if err := k.retire(c, now, out); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -192,7 +255,9 @@ func (k *coalescer[T, P]) forward(m *filters.Message, out filters.Emitter) error
 		return err
 	}
 	if sid, ok := k.prompts.ended(m); ok {
-		k.calls.RemoveSession(sid)
+		if err := k.endTurn(sid, m.Time, out); err != nil {
+			return err
+		}
 	}
 	return out.Emit(m.Dir, m.Raw)
 }
@@ -218,9 +283,10 @@ func (k *coalescer[T, P]) Tick(d filters.Direction, now time.Time, out filters.E
 	return next
 }
 
-// Drain implements filters.Timed: it sends everything held.
+// Drain implements filters.Timed: the agent's output ended, so every
+// call's output is sent whole.
 func (k *coalescer[T, P]) Drain(d filters.Direction, out filters.Emitter) {
 	if d == filters.AgentToClient {
-		_ = k.flush(time.Time{}, out, nil)
+		_ = k.calls.Each(func(t *T) error { return k.settle(P(t), time.Time{}, out) })
 	}
 }

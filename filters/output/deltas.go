@@ -65,6 +65,8 @@ type deltaCall struct {
 	opened  bool   // the first snapshot was seen; open is its fence
 	open    []byte // the snapshots' fence opening, as JSON string bytes
 	body    []byte // the output sent as deltas, as JSON string bytes
+	pending []byte // a high surrogate that waits for its pair (extend)
+	dataKey string // the _meta key the client appends from
 
 	// For a client without it.
 	latest []byte // the latest snapshot message (held or sent)
@@ -86,7 +88,26 @@ func (f *Deltas) newDeltaCall(m *filters.Message, u *toolcall.Update) *deltaCall
 	return c
 }
 
-func (c *deltaCall) slot() *slot { return &c.held }
+func (c *deltaCall) slot() *slot           { return &c.held }
+func (c *deltaCall) key() (string, string) { return c.session, c.id }
+func (c *deltaCall) endedBudget() int64    { return 0 } // a later snapshot shows all again
+func (c *deltaCall) size() int             { return len(c.latest) + len(c.body) }
+
+// wholeUpdate is, for a call streamed as deltas, the high surrogate that
+// waited for its pair, which will not come; else the latest snapshot as it
+// is, when it is held or was sent as a live tail.
+func (c *deltaCall) wholeUpdate() ([]byte, error) {
+	if c.convert && len(c.pending) > 0 {
+		msg := buildToolUpdate(c.session, c.id, "_meta", wrapMember(c.dataKey, appendTermValue(nil, c.id, quoteRaw(c.pending))))
+		c.body, c.pending = append(c.body, c.pending...), nil
+		return msg, nil
+	}
+	if c.latest == nil || !c.held.held && !c.tailed {
+		return nil, nil
+	}
+	c.tailed = false
+	return c.latest, nil
+}
 
 // heldUpdate is the latest snapshot, its output cut to a live tail when
 // it is longer than the budget.
@@ -248,7 +269,16 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 		return out.Emit(m.Dir, msg)
 	}
 
-	// The end: the last new text, what only rawOutput has, then the exit.
+	if !snap {
+		delta = c.pending // the surrogate that waited for a pair
+	}
+	return f.endDeltas(m, u, c, delta, msg, out)
+}
+
+// endDeltas sends the end of call c streamed as deltas, for its final
+// update u of m (msg as the client gets it): the last new text, what only
+// rawOutput has, then the exit.
+func (f *Deltas) endDeltas(m *filters.Message, u *toolcall.Update, c *deltaCall, delta, msg []byte, out filters.Emitter) error {
 	c.body = append(c.body, delta...)
 	if len(delta) > 0 {
 		if err := out.Emit(m.Dir, f.dataUpdate(c, quoteRaw(delta))); err != nil {
@@ -262,6 +292,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 	}
 	if tm := u.Term; tm.Exit == nil {
 		exit := appendTermExit(nil, u.ID, exitCode(u.RawOutput))
+		var err error
 		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", toolcall.MetaTerminalExit)...); err != nil {
 			return err
 		}
@@ -286,7 +317,7 @@ func (f *Deltas) giveTerminal(m *filters.Message, u *toolcall.Update, out filter
 		return err
 	}
 	c := f.newDeltaCall(m, u)
-	c.convert = true
+	c.convert, c.dataKey = true, f.client.key
 	if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
 		return err
 	}
@@ -309,8 +340,11 @@ func (c *deltaCall) extend(text []byte, final bool) ([]byte, bool) {
 		c.opened, c.open = true, append([]byte(nil), open...)
 	}
 	delta := body[len(c.body):]
+	c.pending = c.pending[:0]
 	if !final {
-		delta = delta[:len(delta)-highSurrogateTail(delta)]
+		cut := len(delta) - highSurrogateTail(delta)
+		c.pending = append(c.pending, delta[cut:]...)
+		delta = delta[:cut]
 	}
 	if !rawjson.Valid(quoteRaw(delta)) {
 		return nil, false

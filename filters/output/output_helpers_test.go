@@ -47,9 +47,14 @@ type harness struct {
 // newHarness starts a connection: the client's initialize with caps, and
 // the agent's answer naming agent. What they produce is discarded.
 func newHarness(t testing.TB, caps, agent string, fs ...filters.Filter) *harness {
+	return newHarnessInit(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":`+caps+`}}`, agent, fs...)
+}
+
+// newHarnessInit is newHarness with the client's initialize request.
+func newHarnessInit(t testing.TB, initialize, agent string, fs ...filters.Filter) *harness {
 	h := &harness{t: t, chain: filters.NewChain(capabilities.New(), fs...), now: t0}
 	h.chain.OnError = func(d filters.Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
-	h.client(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":` + caps + `}}`)
+	h.client(initialize)
 	h.agent(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":"` + agent + `","version":"1"}}}`)
 	h.client(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
 	h.take()

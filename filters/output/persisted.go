@@ -35,6 +35,9 @@ type PersistedOutput struct {
 	OpencodeDataDirs []string
 
 	shown toolcall.List[shownContent] // calls whose content shows a saved file
+	// reading is the message Apply is working on, whose Disk savedFile
+	// reads through (only the agent→client pump sets it).
+	reading *filters.Message
 }
 
 var _ filters.Filter = (*PersistedOutput)(nil)
@@ -69,6 +72,8 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 	if m.Dir != filters.AgentToClient {
 		return out.Emit(m.Dir, m.Raw)
 	}
+	f.reading = m
+	defer func() { f.reading = nil }()
 	block := mentions(m.Raw, quotedPersistedTag)
 	if !block && (!f.Expand || !mayShowNoteRaw(m.Raw)) {
 		f.forget(m)
@@ -259,6 +264,10 @@ func (f *PersistedOutput) replacement(block string, expand bool) (repl string, o
 // which with every symlink resolved is still of that shape under the
 // resolved directory, and a regular file of at most MaxBytes.
 func (f *PersistedOutput) savedFile(path string, dirs []string, shape func(dir, path string) bool) (string, bool) {
+	return readSaved(f.reading, path, f.maxBytes(), func() (string, bool) { return f.readSavedFile(path, dirs, shape) })
+}
+
+func (f *PersistedOutput) readSavedFile(path string, dirs []string, shape func(dir, path string) bool) (string, bool) {
 	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
 		return "", false
 	}
@@ -278,10 +287,7 @@ func (f *PersistedOutput) savedFile(path string, dirs []string, shape func(dir, 
 	if !ok {
 		return "", false
 	}
-	max := f.MaxBytes
-	if max <= 0 {
-		max = DefaultMaxCallOutputBytes
-	}
+	max := f.maxBytes()
 	file, err := os.Open(resolved)
 	if err != nil {
 		return "", false
@@ -296,6 +302,13 @@ func (f *PersistedOutput) savedFile(path string, dirs []string, shape func(dir, 
 		return "", false
 	}
 	return string(b), true
+}
+
+func (f *PersistedOutput) maxBytes() int64 {
+	if f.MaxBytes <= 0 {
+		return DefaultMaxCallOutputBytes
+	}
+	return f.MaxBytes
 }
 
 // claudeToolResult reports whether path is

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -29,7 +30,10 @@ import (
 //     content item fenced like the agent's own fallback, sent live under
 //     the coalescing policy (coalesce.go) as a live tail of at most
 //     LiveTailBytes. The update that ends the call carries the complete
-//     output, from rawOutput when that holds more than was streamed.
+//     output, from rawOutput when that holds more than was streamed, unless
+//     the client already shows it whole. A call that stops being followed
+//     otherwise (its turn ends, it is evicted) is sent whole too, and its
+//     later output is appended to what the client shows (retired.go).
 //   - A client with the extension gets the messages as they are, except
 //     that output the agent reported in rawOutput but never streamed (codex
 //     stops after 10,000 deltas) is sent as one more delta before the end,
@@ -79,22 +83,48 @@ type termCall struct {
 	template []byte // the last content the agent sent with one of tids in it
 	held     slot   // held.held: out grew since it was last sent
 
+	// What the client shows of out, in the template: a live tail of it,
+	// or all of it.
+	tailed, whole bool
+
 	// deltas: the agent streamed the call under terminal_output_delta, so
 	// a terminal_output of the call replaces the terminal's output
 	// (claude-agent-acp ≥ 0.100) rather than appending to it.
 	deltas bool
+
+	limit int64 // the filter's MaxBytes
 }
 
-func (c *termCall) slot() *slot { return &c.held }
+func (c *termCall) slot() *slot           { return &c.held }
+func (c *termCall) key() (string, string) { return c.session, c.id }
+func (c *termCall) endedBudget() int64    { return c.limit }
+func (c *termCall) size() int             { return len(c.out.kept) + len(c.out.recent) + len(c.template) }
 
 // heldUpdate is a content update showing the output.
 func (c *termCall) heldUpdate() ([]byte, int, error) {
 	text := c.out.live()
+	msg, err := c.contentUpdate(text, c.out.total <= c.out.budget())
+	return msg, len(text), err
+}
+
+// contentUpdate is a content update showing text (JSON string bytes) in
+// the template, all of out or a live tail of it.
+func (c *termCall) contentUpdate(text []byte, all bool) ([]byte, error) {
 	content, err := renderContent(c.template, c.ours, c.fence.quoteEscaped(text))
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return buildToolUpdate(c.session, c.id, "content", content), len(text), nil
+	c.tailed, c.whole = !all, all
+	return buildToolUpdate(c.session, c.id, "content", content), nil
+}
+
+// wholeUpdate shows all of the output the call holds, when the client was
+// sent a live tail of it, or output is held.
+func (c *termCall) wholeUpdate() ([]byte, error) {
+	if c.out.total == 0 || !c.held.held && !c.tailed {
+		return nil, nil
+	}
+	return c.contentUpdate(c.out.text(), true)
 }
 
 func (c *termCall) ours(tid string) bool {
@@ -220,14 +250,29 @@ func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 	return raw, err == nil
 }
 
-// call returns the state of u's call, creating it; a full list first sends
-// and drops its oldest call.
+// call returns the state of u's call: the one followed, or an ended one
+// followed again (a later update of a call that ended, or was evicted, or
+// whose turn is over: its output is appended to what the client shows),
+// or a new one; a full list first retires its oldest call.
 func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filters.Emitter) (*termCall, error) {
-	if c := f.calls.Get(m.SessionID(), u.ID); c != nil {
+	sid := m.SessionID()
+	if c := f.calls.Get(sid, u.ID); c != nil {
 		return c, nil
 	}
-	c := &termCall{session: m.SessionID(), id: u.ID, fence: fenceFor(m), out: stream{tail: f.LiveTailBytes}}
+	if u.SessionUpdate == "tool_call" {
+		f.ended.drop(sid, u.ID) // a new call with the id of one that ended
+	} else if c, err := f.revive(sid, u.ID, m.Time, out); c != nil || err != nil {
+		return c, err
+	}
+	c := &termCall{session: sid, id: u.ID, fence: fenceFor(m), out: stream{tail: f.LiveTailBytes}, limit: f.maxBytes()}
 	return c, f.add(c.session, u.ID, c, m.Time, out)
+}
+
+// finish stops following c, whose final update went out, keeping it among
+// the ended calls.
+func (f *TerminalOutput) finish(c *termCall) {
+	f.calls.Remove(c.session, c.id)
+	f.ended.keep(c)
 }
 
 // track returns the state of u's call and the output u streams, or a nil
@@ -257,11 +302,15 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 	c.apply(k, f.maxBytes(), true)
 	streams := len(k.output) > 0 || len(k.delta) > 0 || k.replace
 	if streams {
-		c.held.held = true
+		c.held.held, c.whole = true, false
 	}
 	hasItems := u.Content != nil && hasTerminalItem(u.Content, c.ours)
-	if hasItems {
+	switch {
+	case hasItems:
+		c.whole = c.whole && bytes.Equal(c.template, u.Content)
 		c.template = append(c.template[:0], u.Content...)
+	case u.Content != nil:
+		c.whole, c.tailed = false, false // the agent's own content replaces the output shown
 	}
 	final := u.Final()
 
@@ -272,44 +321,64 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 
 	// Anything else is forwarded, without the extension's parts, after
 	// every other call's held output, and carrying this call's.
+	msg, err := f.translated(m, u, c, hasItems)
+	if err != nil {
+		return err
+	}
+	if err := f.flush(m.Time, out, c); err != nil {
+		return err
+	}
+	if final {
+		f.finish(c)
+	}
+	return out.Emit(m.Dir, msg)
+}
+
+// translated is update u of m for a client without the extension: without
+// the extension's parts, and showing c's output in the content when the
+// agent's content has its terminal (hasItems), when output is held, or at
+// the end, where it shows all of it, once: content the client already
+// shows is not sent again.
+func (f *TerminalOutput) translated(m *filters.Message, u *toolcall.Update, c *termCall, hasItems bool) ([]byte, error) {
 	msg := m.Raw
-	if tm.Any() {
+	var err error
+	if tm := u.Term; tm.Any() {
 		if msg, err = toolcall.StripTermMeta(msg, toolcall.UpdatePath, tm); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	text := c.out.live()
+	final := u.Final()
+	text, all := c.out.live(), c.out.total <= c.out.budget()
 	if final {
-		text = c.out.text()
+		text, all = c.out.text(), true
 		if s, ok := rawOutputEscaped(u.RawOutput); ok && len(s) > len(c.out.kept) {
-			text = s
+			text, c.whole = s, false
+			c.out.reset() // what the client shows from now on
+			c.out.add(s, c.limit, true)
 		}
 	}
 	var content []byte
 	switch {
+	case final && c.whole:
+		if u.Content != nil {
+			msg, _, err = rawjson.Delete(msg, toolcall.At("content")...)
+		}
 	case hasItems:
 		content, err = renderContent(u.Content, c.ours, c.fence.quoteEscaped(text))
 	case u.Content == nil && len(text) > 0 && (c.held.held || final):
 		content, err = renderContent(c.template, c.ours, c.fence.quoteEscaped(text))
 	}
-	if err != nil {
-		return err
+	if err != nil || content == nil {
+		return msg, err
 	}
-	if content != nil {
-		if msg, err = rawjson.Set(msg, content, toolcall.At("content")...); err != nil {
-			return err
-		}
+	if msg, err = rawjson.Set(msg, content, toolcall.At("content")...); err != nil {
+		return nil, err
 	}
-	if err := f.flush(m.Time, out, c); err != nil {
-		return err
-	}
-	if content != nil && len(text) > 0 {
+	c.tailed, c.whole = !all, all
+	if len(text) > 0 {
 		sent(c, m.Time, len(text))
 	}
-	if final {
-		f.calls.Remove(m.SessionID(), u.ID)
-	}
-	return out.Emit(m.Dir, msg)
+	return msg, nil
 }
 
 // translatePermission removes the extension's terminals from the tool call a
@@ -378,7 +447,7 @@ func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filter
 		return err
 	}
 	if u.Final() {
-		f.calls.Remove(m.SessionID(), u.ID)
+		f.finish(c)
 		if rec := f.recovery(c, u.RawOutput); rec != nil {
 			if err := out.Emit(m.Dir, rec); err != nil {
 				return err
@@ -432,5 +501,6 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 		return nil
 	}
 	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
+	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }

@@ -68,6 +68,11 @@ func TestTerminalOutputTranslates(t *testing.T) {
 	end := func(id, agentOutput, showOutput string) string {
 		return upd(id, `"status":"completed","rawOutput":`+raw(agentOutput)+`,"content":`+textContent(shFence(showOutput)))
 	}
+	// endShown is codexEnd when the client already shows all the output:
+	// it is not sent again.
+	endShown := func(id, agentOutput string) string {
+		return upd(id, `"status":"completed","rawOutput":`+raw(agentOutput))
+	}
 	cases := []struct {
 		name  string
 		agent string
@@ -91,13 +96,13 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			end("t1", "a\nb\nc\nd\n", "a\nb\nc\nd\n"),
 		},
 	}, {
-		name: "the final update carries the output even when all was shown",
+		name: "the final update does not send again the output the client shows whole",
 		steps: []step{
 			fromAgent(termCallMsg("t1")),
 			fromAgent(out("t1", "a\n")),
 			after(time.Second), fromAgent(codexEnd("t1", "completed", "a\n", 0)),
 		},
-		want: []string{plainCallMsg("t1"), shown("t1", "a\n"), end("t1", "a\n", "a\n")},
+		want: []string{plainCallMsg("t1"), shown("t1", "a\n"), endShown("t1", "a\n")},
 	}, {
 		name: "output the stream lost is taken from rawOutput",
 		steps: []step{
@@ -113,7 +118,7 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			fromAgent(out("t1", "a\nb\n")),
 			fromAgent(codexEnd("t1", "completed", "a\n", 0)),
 		},
-		want: []string{plainCallMsg("t1"), shown("t1", "a\nb\n"), end("t1", "a\n", "a\nb\n")},
+		want: []string{plainCallMsg("t1"), shown("t1", "a\nb\n"), endShown("t1", "a\n")},
 	}, {
 		name: "another message flushes held output first",
 		steps: []step{
@@ -130,9 +135,10 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			fromAgent(out("t1", "a\n")),
 			fromAgent(out("t1", "b\n")),
 			fromAgent(promptDone),
-			fromAgent(out("t1", "late\n")), // the call's state went with its turn
+			fromAgent(out("t1", "late\n")), // appended: the call ended with its turn, and is kept
+			after(time.Second),
 		},
-		want: []string{plainCallMsg("t1"), shown("t1", "a\n"), shown("t1", "a\nb\n"), promptDone, shown("t1", "late\n")},
+		want: []string{plainCallMsg("t1"), shown("t1", "a\n"), shown("t1", "a\nb\n"), promptDone, shown("t1", "a\nb\nlate\n")},
 	}, {
 		name: "two calls coalesce independently; a status change flushes the other",
 		steps: []step{
@@ -170,7 +176,7 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			update(`"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"tu1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[]`),
 			`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"options":[],"sessionId":"s1","toolCall":{"toolCallId":"tu1","title":"ls","kind":"execute","content":[]}}}`,
 			upd("tu1", `"content":`+textContent("```console\nl1\nl2\n```")),
-			update(`"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"tu1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"l1\nl2","content":` + textContent("```console\nl1\nl2\n```")),
+			update(`"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"tu1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"l1\nl2"`),
 		},
 	}, {
 		name: "other content items around the terminal stay in place",

@@ -90,10 +90,46 @@ func (f *PersistedOutput) expandTruncated(body string) (string, bool) {
 	}
 	clipped, path := body[:i], m[1]
 	saved, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult)
-	if !ok || !strings.HasPrefix(saved, clipped) {
+	if !ok || !strings.HasPrefix(saved, clipped) && !clipsStdout(clipped, saved) {
 		return "", false
 	}
 	return strings.TrimRight(saved, "\n"), true
+}
+
+// clipStdoutUnits is how much of a saved command's stdout claude-agent-acp
+// 0.101 shows: its first 30,000 UTF-16 code units (JavaScript string
+// length).
+const clipStdoutUnits = 30000
+
+// clipsStdout reports whether shown, the text before the note, is the
+// clipped stdout of the output saved, then a newline and a stderr the saved
+// output ends with: the agent's shape when the CLI reports stderr apart
+// from stdout (docs/agents.md). The Claude CLI usually merges stderr into
+// stdout as the command writes them; then the saved file begins with
+// exactly the text shown, and this is not needed.
+func clipsStdout(shown, saved string) bool {
+	units, cut := 0, -1
+	for i, r := range shown {
+		if units >= clipStdoutUnits {
+			cut = i
+			break
+		}
+		units += utf16Len(r)
+	}
+	if cut < 0 || shown[cut] != '\n' {
+		return false
+	}
+	stdout, stderr := shown[:cut], strings.TrimRight(shown[cut+1:], "\n")
+	return stderr != "" && strings.HasPrefix(saved, stdout) && len(saved) >= len(stdout)+len(stderr) &&
+		strings.HasSuffix(strings.TrimRight(saved, "\n"), stderr)
+}
+
+// utf16Len is how many UTF-16 code units r takes.
+func utf16Len(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
 }
 
 // expandTruncatedText is expandTruncated for the text of a content item,

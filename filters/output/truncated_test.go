@@ -129,6 +129,37 @@ func TestTruncatedOutputClaude101(t *testing.T) {
 	}
 }
 
+// TestTruncatedOutputWithStderr is claude-agent-acp's shape when the CLI
+// reports stderr apart from stdout: the clipped stdout, a newline, stderr,
+// then the note; the saved file holds stdout and then stderr. Expanded, the
+// client shows the saved file. (The CLI usually merges the two, as
+// TestPersistedOutputClaude101Stderr in internal/e2e shows.)
+func TestTruncatedOutputWithStderr(t *testing.T) {
+	full := numberedLines(4000)
+	const stderr = "warning: on stderr"
+	config, path := claudeDirs(t, full+stderr+"\n")
+	shown := truncatedOutput(full[:30000]+"\n"+stderr, path, len(full)+len(stderr)+1)
+	for _, c := range []struct {
+		name, data, want string
+	}{
+		{"stdout then stderr", shown, full + stderr},
+		{"a stderr the file does not end with", strings.Replace(shown, stderr, "other", 1), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, zedClient, claude101Agent, &PersistedOutput{Expand: true, ConfigDirs: []string{config}})
+			in := claude101Data("toolu_01", "terminal_output", c.data)
+			h.agent(in)
+			want := in
+			if c.want != "" {
+				want = claude101Data("toolu_01", "terminal_output", c.want)
+			}
+			got := h.take()
+			require.Len(t, got, 1)
+			sameText(t, want, got[0])
+		})
+	}
+}
+
 // TestTruncatedOutputLeftAlone: a note the filter cannot stand behind
 // stays as the agent wrote it.
 func TestTruncatedOutputLeftAlone(t *testing.T) {
@@ -180,13 +211,13 @@ func TestTruncatedOutputThroughTranslation(t *testing.T) {
 				want = s.wholeOutput
 			}
 			sameText(t, "```console\n"+want+"\n```", seen(t, lines)[id])
-			if expand {
-				n := 0
-				for _, l := range lines {
-					n += strings.Count(l, "line 3999")
+			n := 0
+			for _, l := range lines {
+				if !strings.Contains(l, "toolResponse") { // the agent's own copy
+					n += strings.Count(l, "line 2500\\n")
 				}
-				assert.Equal(t, 1, n, "the saved output is sent once: the final update does not repeat the content the client shows")
 			}
+			assert.Equal(t, 1, n, "the output is sent once: the final update does not repeat the content the client shows")
 			assert.Empty(t, h.errs)
 		})
 	}

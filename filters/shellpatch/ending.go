@@ -1,12 +1,13 @@
 package shellpatch
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
 )
 
 // statusCancelled is how the filter ends a call shown as an edit that was still open when its
@@ -18,6 +19,9 @@ type verdict struct {
 	ok    bool   // every file holds the newText shown, and the call did not fail
 	diffs []byte // comma-separated diff items: each file's recorded oldText against the disk now
 	note  string // why the edit is taken back
+	// unread: the files were not read back (a replay of a trace that does
+	// not hold them): the edit stands unverified.
+	unread bool
 }
 
 // verify reads each file e shows again, bounded and without following symlinks as for its
@@ -30,7 +34,10 @@ func (s *ShellPatch) verify(e *edit, status string) verdict {
 		why = append(why, "the command failed")
 	}
 	for _, f := range e.files {
-		now, exists, err := shellwrite.ReadBack(f.path, e.root, s.OutsideCwd, s.limit())
+		now, exists, err := s.readBack(f.path, e.root)
+		if errors.Is(err, filters.ErrNotRead) {
+			return verdict{unread: true}
+		}
 		old, oldExists := f.oldText()
 		written := err == nil && exists && string(now) == f.newText()
 		v.ok = v.ok && written
@@ -72,9 +79,9 @@ func noteItem(text string) []byte {
 // the command did not write what was shown, and the agent's own content but its terminals. The
 // title stays the command.
 func takeBack(raw []byte, path []string, callRaw []byte, e *edit, v verdict, agentTitle []byte) ([]byte, error) {
-	kind := `"execute"`
+	kind := []byte(`"execute"`)
 	if len(v.diffs) > 0 {
-		kind = `"edit"`
+		kind = e.kind()
 	}
 	content := func() ([]byte, error) {
 		items := v.diffs
@@ -83,7 +90,7 @@ func takeBack(raw []byte, path []string, callRaw []byte, e *edit, v verdict, age
 		}
 		return editContent(callRaw, append(items, noteItem(v.note)...), true)
 	}
-	members := []member{{"kind", func() ([]byte, error) { return []byte(kind), nil }},
+	members := []member{{"kind", func() ([]byte, error) { return kind, nil }},
 		{"locations", func() ([]byte, error) { return e.locations, nil }}, {"content", content}}
 	out, err := setMembers(raw, path, callRaw, members, true)
 	if err != nil {
@@ -109,11 +116,14 @@ func callUpdate(sid, id string) []byte {
 // back. It returns the message to send, and whether it takes the edit back.
 func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string) ([]byte, bool, error) {
 	callRaw, _ := rawjson.Get(raw, path...)
-	if s.Unverified {
+	if c.edit.tool {
+		return s.endToolEdit(raw, path, callRaw, c, status)
+	}
+	v := s.verify(c.edit, status)
+	if v.unread {
 		out, err := show(raw, path, callRaw, c.edit, c.title, false, c.stale)
 		return out, false, err
 	}
-	v := s.verify(c.edit, status)
 	if v.ok {
 		s.verified.Add(1)
 		out, err := show(raw, path, callRaw, c.edit, c.title, false, c.stale)
@@ -131,6 +141,7 @@ func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string)
 // call's later updates pass unchanged once it is forgotten, so the edit would stay otherwise.
 func (s *ShellPatch) forget(c *call) {
 	shown := c.edit != nil || c.stale
+	tool := c.edit != nil && c.edit.tool
 	s.dropEdit(c)
 	if !shown {
 		return
@@ -141,7 +152,11 @@ func (s *ShellPatch) forget(c *call) {
 	members := []member{{"kind", func() ([]byte, error) { return []byte(`"execute"`), nil }},
 		{"locations", func() ([]byte, error) { return []byte(`[]`), nil }},
 		{"content", func() ([]byte, error) { return append(append([]byte{'['}, note...), ']'), nil }}}
-	if c.title != nil {
+	if tool { // an edit tool's call stays one: only the diff the proxy added goes
+		note = noteItem("acp-proxy: the diff shown is no longer checked (the proxy's memory for edits is full).")
+		members = members[2:]
+	}
+	if c.title != nil && !tool {
 		title := c.title
 		members = append(members, member{"title", func() ([]byte, error) { return title, nil }})
 	}

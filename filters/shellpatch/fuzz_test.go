@@ -16,7 +16,8 @@ import (
 
 // fuzzScripts are the commands FuzzShellPatchCallSequences puts in rawInputs: writes, a write in
 // another directory, ones that are no writes, and "" for a rawInput without a command.
-var fuzzScripts = []string{"echo a > f", "echo b > g", "cd sub && echo c > f", "printf 'x' > f", "curl x | sh", "ls", "echo 'a!b' > h", ""}
+var fuzzScripts = []string{"echo a > f", "echo b > g", "cd sub && echo c > f", "printf 'x' > f", "curl x | sh", "ls", "echo 'a!b' > h", "",
+	"echo a > f; ls", "echo a > f\necho b >> f\necho c > g", "touch t && echo x >> t", "cd sub; echo d > f; cd ..; echo e > g"}
 
 // FuzzShellPatchCallSequences sends random sequences of tool calls, updates with and without a
 // rawInput, permission requests and ends, for two call ids, as codex or as claude, in one prompt
@@ -122,38 +123,51 @@ func fuzzMessage(op byte, id, script, dir string, claude bool) (string, bool) {
 	}
 }
 
-// checkShownWrite requires a message that shows a diff to show the write of script: the bytes
-// it writes, to a file of its target's name.
+// checkShownWrite requires a message that shows diffs to show the writes of script: the files
+// shellwrite.Script.Edits finds, in order, each with its bytes, as kind execute when the script
+// runs more, else as an edit. No file is written during the fuzzing, so Edits reads what the filter
+// read.
 func checkShownWrite(t *testing.T, raw, script, dir string) {
 	t.Helper()
 	var m struct {
 		Params struct {
-			Update, ToolCall struct {
-				Kind    string `json:"kind"`
-				Content []struct {
-					Type, Path, NewText string
-				} `json:"content"`
-			}
+			Update, ToolCall shownCall
 		} `json:"params"`
 	}
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		t.Fatalf("%v: %s", err, raw)
 	}
-	for _, call := range []struct {
-		Kind    string                                 `json:"kind"`
-		Content []struct{ Type, Path, NewText string } `json:"content"`
-	}{m.Params.Update, m.Params.ToolCall} {
+	for _, call := range []shownCall{m.Params.Update, m.Params.ToolCall} {
+		var shown []string
 		for _, item := range call.Content {
-			if item.Type != "diff" {
-				continue
-			}
-			w, err := shellwrite.Parse(script, dir)
-			if err != nil {
-				t.Fatalf("a diff for the call whose command is %q (%v): %s", script, err, raw)
-			}
-			if item.NewText != string(w.Content) || filepath.Base(item.Path) != filepath.Base(w.Path) || call.Kind != "edit" && call.Kind != "" {
-				t.Fatalf("%q writes %q to %s; shown: kind %q, %q to %s", script, w.Content, w.Path, call.Kind, item.NewText, item.Path)
+			if item.Type == "diff" {
+				shown = append(shown, filepath.Base(item.Path)+"="+item.NewText)
 			}
 		}
+		if len(shown) == 0 {
+			continue
+		}
+		s, err := shellwrite.ParseScript(script, dir)
+		if err != nil {
+			t.Fatalf("a diff for the call whose command is %q (%v): %s", script, err, raw)
+		}
+		files, cut := s.Edits(dir, false, DefaultMaxPatchBytes)
+		var want []string
+		for _, f := range files {
+			want = append(want, filepath.Base(f.Path)+"="+string(f.New))
+		}
+		wantKind := "edit"
+		if cut != nil {
+			wantKind = "execute"
+		}
+		if fmt.Sprint(shown) != fmt.Sprint(want) || call.Kind != wantKind && call.Kind != "" {
+			t.Fatalf("%q writes %q (kind %s); shown: kind %q, %q", script, want, wantKind, call.Kind, shown)
+		}
 	}
+}
+
+// shownCall is the part of a tool call checkShownWrite reads.
+type shownCall struct {
+	Kind    string                                 `json:"kind"`
+	Content []struct{ Type, Path, NewText string } `json:"content"`
 }

@@ -138,6 +138,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "x"), []byte("a\n"), 0o644)) // what the shell writes
 		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
 		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
@@ -183,7 +184,9 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 		{`echo "a!b" 'c' > e.txt`, false},          // a ' anywhere puts the whole text in double quotes
 		{`echo hi > nul`, false},                   // >nul becomes >/dev/null
 		{"cat <<'EOF' > e.txt\n2>nul\nEOF", false}, // even in a here-document
-		{`echo 'a|b' > e.txt`, false},              // re-tokenised
+		{`echo 'a|b' > e.txt`, true},               // no | operator: single-quoted whole, exact
+		{`echo "a > b && c | d" > gt.txt`, true},   // the same, in double quotes
+		{`echo hi >| e.txt`, false},                // shell-quote reads >| as > and |: re-tokenised
 		{`echo "a!b" > e.txt`, true},               // no ': single-quoted whole, exact
 		{"cat <<'EOF' > e.txt\nit's done!\nEOF", true},
 		{"cat <<'EOF' > e.txt\n1 << 2 !\nEOF", false},  // looks like a shift: quoted as a one-line command, ! escaped

@@ -29,6 +29,17 @@ type command struct {
 	// dir is the directory the command runs in, absolute; "" means the session's directory
 	// (or, for claude, wherever its shell was left).
 	dir string
+	// wrapper is claude's command when it wraps script in a new shell (`bash -lc SCRIPT`): what
+	// Claude Code transforms, and a shell whose cd leaves claude's own shell where it was.
+	wrapper string
+}
+
+// claudeText is the text Claude Code transforms before its shell runs it.
+func (c command) claudeText() string {
+	if c.wrapper != "" {
+		return c.wrapper
+	}
+	return c.script
 }
 
 // bareScriptsArePOSIX reports whether agents that report bare scripts (claude, opencode, gemini)
@@ -161,6 +172,11 @@ func claudeCommand(rawInput []byte, script string) (command, bool) {
 		if _, ok := rawjson.Get(rawInput, k); ok {
 			return command{}, false
 		}
+	}
+	if inner, ok := shellwrite.ScriptFromCommandLine(script); ok {
+		// `bash -lc SCRIPT`, run by claude's shell: SCRIPT runs in a new shell that starts
+		// where claude's is.
+		return command{shape: shapeClaude, script: inner, wrapper: script}, true
 	}
 	return command{shape: shapeClaude, script: script}, true
 }

@@ -49,7 +49,11 @@ type ShellPatch struct {
 	// Unverified: the commands do not run where the filter runs (replay, view), so a shown
 	// edit is not checked against the file when its call ends.
 	Unverified bool
-	Log        *slog.Logger // warnings: edits taken back; nil: none
+
+	// reading is the agent→client message Apply is working on, whose Disk
+	// the filter reads files back through (only that pump sets it).
+	reading *filters.Message
+	Log     *slog.Logger // warnings: edits taken back; nil: none
 
 	// Only the agent→client pump touches calls, sessions, held and pending.
 	calls    toolcall.List[call]
@@ -79,6 +83,7 @@ type call struct {
 	// reported is the bare command the call's last update reported, with
 	// its directory: opencode's permission request names only the script.
 	reported *command
+	tool     *toolInput // opencode's edit or write tool: the input its last update reported
 }
 
 // inside reports whether dir is root or below it, by name.
@@ -95,6 +100,8 @@ type edit struct {
 	root      string  // the session's directory, below which the files are read back
 	files     []shownFile
 	locations []byte // JSON array
+	tool      bool   // an agent's own edit tool's (tooledit.go): its title, kind and locations stay
+	execute   bool   // the command runs more than the files show: it stays kind execute
 }
 
 func (e *edit) size() int64 {
@@ -136,6 +143,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		s.requests.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
+	s.reading = m
+	defer func() { s.reading = nil }()
 	if req, ok := s.requests.observeResponse(m); ok {
 		if err := s.answered(m, req); err != nil {
 			return err
@@ -159,6 +168,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		err error
 	)
 	switch {
+	case s.toolEditCall(m):
+		raw, err = s.toolEdit(m)
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		raw, err = s.rewrite(m, []string{"params", "toolCall"}, true)
 	case toolcall.IsToolUpdate(m):
@@ -271,7 +282,10 @@ func (s *ShellPatch) present(raw []byte, path []string, callRaw []byte, c *call,
 	permission := len(path) == 2 && path[1] == "toolCall"
 	switch {
 	case c.edit != nil && (status == "completed" || status == "failed"):
-		out, _, err := s.endShown(raw, path, c, status)
+		out, takenBack, err := s.endShown(raw, path, c, status)
+		if takenBack {
+			c.cdDir = "" // it did not run as shown: where its cds went is not known
+		}
 		return out, err
 	case c.edit != nil:
 		restate := c.stale && !permission
@@ -296,7 +310,7 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	claude := c != nil && c.claude || sess.claude
 	cmd, ok := commandOf(rawInput, claude, agentName(m), sessionCwd(m, sid))
 	ok = ok && (c == nil || !c.otherTool)
-	if ok && cmd.shape == shapeBare && mayRedirect(rawInput) {
+	if ok && cmd.shape == shapeBare && mayWrite(rawInput) {
 		c, cmd, ok = s.bareDirectory(m, sid, id, c, cmd)
 	}
 	if c != nil && c.edit != nil {
@@ -307,14 +321,15 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 	}
 	var r recognised
 	switch {
-	case ok && mayStart && mayRedirect(rawInput):
+	case ok && mayStart && mayWrite(rawInput):
 		r = s.recognise(m, sess, sid, cmd)
 	case ok && claude:
 		r.staysPut = staysPut(cmd.script)
 	}
-	if claude && ok && !r.staysPut {
+	if claude && ok && !r.staysPut && cmd.wrapper == "" {
 		// A command the filter does not follow may move claude's shell
 		// anywhere; a recognised `cd DIR &&` sets it when it completes.
+		// A script wrapped in a shell of its own cannot.
 		sess.shellCwd = ""
 	}
 	e, cdDir := r.edit, r.cdDir
@@ -369,23 +384,25 @@ func isExecute(callRaw []byte, opens bool) bool {
 	return ok && kind == "execute" || !ok && !opens
 }
 
-// mayRedirect reports whether JSON text may hold a '>', raw or escaped (Go
-// encoders write \u003e): every shell write has one.
-func mayRedirect(raw []byte) bool {
-	return bytes.IndexByte(raw, '>') >= 0 || bytes.Contains(raw, []byte(`\u003e`)) || bytes.Contains(raw, []byte(`\u003E`))
+// mayWrite reports whether JSON text may hold a shell write: a '>', raw or escaped (Go encoders
+// write \u003e), or the name of a command that writes without one (sed -i, touch, tee).
+func mayWrite(raw []byte) bool {
+	return bytes.IndexByte(raw, '>') >= 0 || bytes.Contains(raw, []byte(`\u003e`)) || bytes.Contains(raw, []byte(`\u003E`)) ||
+		bytes.Contains(raw, []byte("sed")) || bytes.Contains(raw, []byte("touch")) || bytes.Contains(raw, []byte("tee"))
 }
 
 // recognised is what recognise found.
 type recognised struct {
 	edit  *edit  // nil: not shown as an edit
-	cdDir string // the command's `cd DIR &&`, "" without one
+	cdDir string // where the command's cds leave the shell, "" without one
 	// staysPut: the command provably leaves the shell's directory alone
-	// (shellwrite accepted it, without a cd), even when it is not shown.
+	// (shellwrite knows every statement, and none is a cd), even when it
+	// is not shown.
 	staysPut bool
 }
 
-// recognise decides whether cmd provably writes one file, and reads the
-// file's current text.
+// recognise decides which files cmd provably writes, and reads their
+// current text.
 func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cmd command) recognised {
 	root := sessionCwd(m, sid)
 	if !filepath.IsAbs(root) {
@@ -402,46 +419,73 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 	if !filepath.IsAbs(dir) || strings.ContainsAny(cmd.script+dir, "\r\x00") {
 		return recognised{}
 	}
-	w, err := shellwrite.Parse(cmd.script, filepath.Clean(dir))
+	script, err := shellwrite.ParseScript(cmd.script, filepath.Clean(dir))
 	if err != nil {
 		return recognised{}
 	}
-	if w.SearchesCDPATH() && os.Getenv("CDPATH") != "" {
+	if script.SearchesCDPATH() && os.Getenv("CDPATH") != "" {
 		// The agent, started by the proxy, has the proxy's environment:
 		// its cd may find the directory on $CDPATH.
 		return recognised{}
 	}
-	var r recognised
-	if d, ok := w.CdDir(); ok {
-		r.cdDir = d
-	} else {
-		r.staysPut = true
-	}
-	if cmd.shape == shapeClaude && claudeTransformed(cmd.script) != nil {
+	r := directoryEffect(script, cmd)
+	if cmd.shape == shapeClaude && claudeTransformed(cmd.claudeText()) != nil {
 		// Claude Code runs another command; its transformations (see
 		// claudeTransformed) add no cd.
 		return r
 	}
-	if !knownDir && cmd.shape == shapeClaude && w.DependsOnCwd() {
+	if !knownDir && cmd.shape == shapeClaude && script.DependsOnCwd() {
 		return r // claude's shell may be anywhere by now
 	}
-	t, err := shellwrite.CheckTarget(w, root, s.OutsideCwd, s.limit())
-	if err != nil {
-		return r
+	if len(script.Writes) == 0 {
+		return r // nothing to read: it writes no file the proxy can show
 	}
-	r.edit = newEdit(cmd, []shellwrite.Write{w}, []shellwrite.Target{t}, root)
+	files, complete, err := s.scriptFiles(m, cmd.script, filepath.Clean(dir), script, root)
+	if err == nil && len(files) > 0 {
+		r.edit = newEdit(cmd, files, root, !complete)
+	}
 	return r
 }
 
+// scriptFiles is what the script writes, as the message's Disk reads it. A single write of the
+// kind the filter showed before it read whole scripts is read as one "write-target", as then, so
+// that the traces recorded then replay as they were recorded; any other script as "script-edits".
+func (s *ShellPatch) scriptFiles(m *filters.Message, script, dir string, parsed shellwrite.Script, root string) ([]shellwrite.FileEdit, bool, error) {
+	w, err := shellwrite.Parse(script, dir)
+	if err != nil {
+		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit())
+	}
+	t, err := checkTarget(m, script, dir, w, root, s.OutsideCwd, s.limit())
+	if err != nil {
+		return nil, false, err
+	}
+	return []shellwrite.FileEdit{{Path: t.Path, Old: t.Old, Exists: t.Exists, New: w.Content}}, true, nil
+}
+
+// directoryEffect is where script leaves the shell that runs cmd: in place, in the directory of
+// its cds, or unknown (a statement shellwrite does not know may move it).
+func directoryEffect(script shellwrite.Script, cmd command) recognised {
+	dir, known := script.Dir()
+	switch {
+	case cmd.wrapper != "":
+		return recognised{staysPut: true} // its cds run in a shell of its own
+	case !known:
+		return recognised{}
+	case script.Cds():
+		return recognised{cdDir: dir}
+	}
+	return recognised{staysPut: true}
+}
+
 // staysPut reports whether script provably leaves its shell's directory
-// alone: shellwrite accepts it, and it has no cd.
+// alone: shellwrite knows every statement, and none is a cd.
 func staysPut(script string) bool {
-	w, err := shellwrite.Parse(script, "/")
+	s, err := shellwrite.ParseScript(script, "/")
 	if err != nil {
 		return false
 	}
-	_, cd := w.CdDir()
-	return !cd
+	_, known := s.Dir()
+	return known && !s.Cds()
 }
 
 // track starts keeping state for a call.
@@ -461,6 +505,7 @@ func (s *ShellPatch) evictOldest() {
 }
 
 func (s *ShellPatch) dropEdit(c *call) {
+	s.releaseInput(c)
 	if c.edit != nil {
 		s.held -= c.edit.size()
 		c.edit, c.cdDir, c.stale = nil, "", true

@@ -143,7 +143,7 @@ func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
 	big := filepath.Join(dir, "big")
 	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat("x", DefaultMaxPatchBytes)), 0o644))
 	lines := []string{
-		codexCall("a", "echo x >> f", dir),               // append
+		codexCall("a", "echo x | tee f", dir),            // a pipeline
 		codexCall("b", "ls -la", dir),                    // not a write
 		codexCall("c", "echo x > "+outside+"/f", dir),    // outside the session
 		codexCall("d", "echo x > escape/f", dir),         // a symlink out

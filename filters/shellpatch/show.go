@@ -42,23 +42,32 @@ func diffItem(path string, old []byte, exists bool, newText string) []byte {
 	return append(diff, '}')
 }
 
-// newEdit is the edit of a command that writes the files of targets (one today; the list lets a
-// command show several). The title is the command's first line: a call shown as an edit still
-// names the command that runs.
-func newEdit(cmd command, writes []shellwrite.Write, targets []shellwrite.Target, root string) *edit {
-	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root}
+// newEdit is the edit of a command that writes files: one diff per file, in the order the command
+// first writes them, from the file before the command to the file after its shown writes. The
+// title is the command's first line: a call shown as an edit still names the command that runs.
+// execute: the command also runs what the diffs do not show, and stays kind execute.
+func newEdit(cmd command, files []shellwrite.FileEdit, root string, execute bool) *edit {
+	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root, execute: execute}
 	e.locations = append(e.locations, '[')
-	for i, t := range targets {
-		f := shownFile{path: t.Path, diff: diffItem(t.Path, t.Old, t.Exists, string(writes[i].Content))}
-		e.files = append(e.files, f)
+	for i, f := range files {
+		e.files = append(e.files, shownFile{path: f.Path, diff: diffItem(f.Path, f.Old, f.Exists, string(f.New))})
 		if i > 0 {
 			e.locations = append(e.locations, ',')
 		}
 		e.locations = append(e.locations, `{"path":`...)
-		e.locations = append(rawjson.AppendQuote(e.locations, t.Path), '}')
+		e.locations = append(rawjson.AppendQuote(e.locations, f.Path), '}')
 	}
 	e.locations = append(e.locations, ']')
 	return e
+}
+
+// kind is the kind the call is shown as: edit when the command only writes what the diffs show
+// (and changes directories), execute when it runs more.
+func (e *edit) kind() []byte {
+	if e.execute {
+		return []byte(`"execute"`)
+	}
+	return []byte(`"edit"`)
 }
 
 // firstLine is the script's first non-blank line, trimmed: what a title can show of it.
@@ -124,7 +133,7 @@ func show(raw []byte, path []string, callRaw []byte, e *edit, agentTitle []byte,
 	announcing := hasRawInput || sessionUpdate == "tool_call" || permission || restate
 	status, _ := rawjson.GetString(callRaw, "status")
 	content := func() ([]byte, error) { return editContent(callRaw, e.diffs(), permission || status == "failed") }
-	members := []member{{"kind", func() ([]byte, error) { return []byte(`"edit"`), nil }},
+	members := []member{{"kind", func() ([]byte, error) { return e.kind(), nil }},
 		{"locations", func() ([]byte, error) { return e.locations, nil }}, {"content", content}}
 	out, err := setMembers(raw, path, callRaw, members, announcing)
 	if err != nil {

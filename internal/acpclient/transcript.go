@@ -165,8 +165,29 @@ const tailLines = 15
 // fail ends the test with the transcript tail and the agent's stderr.
 func (c *Client) fail(format string, args ...any) {
 	c.t.Helper()
+	c.awaitExitAfterEOF()
 	c.t.Fatalf("acpclient %q: %s\n%s", c.opts.Argv, fmt.Sprintf(format, args...), c.Report())
 }
+
+// awaitExitAfterEOF gives an agent whose stdout has ended the time to exit
+// before a failure is reported: exec copies its stderr until Wait returns,
+// so the reason it printed on the way out (a crash, a stack) would be
+// missing from the report otherwise.
+func (c *Client) awaitExitAfterEOF() {
+	select {
+	case <-c.readDone:
+	default:
+		return // still reading: the agent is alive and answering
+	}
+	select {
+	case <-c.waitDone:
+	case <-time.After(exitAfterEOF):
+	}
+}
+
+// exitAfterEOF bounds that wait: generous, since it is paid only on the way
+// to a failure, by an agent that closed stdout but lives on.
+const exitAfterEOF = 10 * time.Second
 
 // Report describes the connection for a failure message: totals, problems,
 // the last received lines (shortened) and the tail of stderr.

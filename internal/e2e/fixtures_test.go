@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/internal/treecopy"
-
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // Re-recording the traces in testdata/traces (see its README.md):
@@ -85,6 +82,8 @@ type fixture struct {
 	unified  bool   // codex: exec_command (a PTY) instead of shell/shell_command
 	policy   string // codex approval_policy; "" is "never"
 	commands []string
+	calls    []mockmodel.Call  // the agent's other tools, called after the commands
+	files    map[string]string // the project's files before the session
 	prompt   string
 	// generated traces are too big to commit; scripts/make-big-trace
 	// makes them (-record-big).
@@ -122,6 +121,7 @@ var fixtures = []fixture{
 	{name: "gemini-0.61-zed-nopty-5", agent: "gemini-nopty", zed: true, commands: []string{fiveLinesSlowLiteral}, prompt: "print five lines"},
 	{name: "opencode-1.18-zed-5", agent: "opencode", zed: true, policy: "ask", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
 	{name: fmt.Sprintf("opencode-1.18-plain-%d", opencodeLines), agent: "opencode", commands: []string{linesCommand(opencodeLines)}, prompt: "print many lines"},
+	{name: "opencode-1.18-plain-edit-ask", agent: "opencode", policy: "ask", calls: opencodeEditCalls, files: opencodeEditFiles, prompt: "edit the files"},
 }
 
 // TestRecordFixtures re-records testdata/traces/*.jsonl. It runs only with
@@ -213,7 +213,12 @@ func clientCaps(zed bool) string {
 // recordFixture runs fx through `acp-proxy --record` and moves the trace,
 // and any output file the Claude CLI saved, into dir.
 func recordFixture(t *testing.T, dir string, fx fixture) {
-	s := launch(t, fx.agent, fx.commands, fx.unified, fx.policy)
+	s := launchScript(t, fx.agent, mockmodel.Script{Commands: fx.commands, Calls: fx.calls}, fx.unified, fx.policy)
+	for rel, content := range fx.files {
+		if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tmp, err := os.CreateTemp(dir, "."+fx.name+".*.tmp") // same filesystem: renamed into place
 	if err != nil {
 		t.Fatal(err)
@@ -223,8 +228,11 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(tmp.Name()) })
+	// The filters that read files run, so that the trace holds what they
+	// read (the session's files as they were then); what they changed is
+	// dropped from it afterwards (dropFilterOutput).
 	opts := acpclient.Options{
-		Argv:         append([]string{proxyBin(t), "--record", tmp.Name(), "--"}, s.agent.Argv...),
+		Argv:         append([]string{proxyBin(t), "--record", tmp.Name(), "--shell-to-patch", "--expand-persisted-output", "--"}, s.agent.Argv...),
 		Env:          s.agent.Env,
 		Dir:          s.agent.Dir,
 		Capabilities: clientCaps(fx.zed),
@@ -243,8 +251,8 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 		if p := c.Problems(); len(p) > 0 {
 			t.Errorf("client problems: %q", p)
 		}
-		if n := len(c.ToolCalls()); n != len(fx.commands) {
-			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands), c.Report())
+		if n := len(c.ToolCalls()); n != len(fx.commands)+len(fx.calls) {
+			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands)+len(fx.calls), c.Report())
 		}
 		t.Logf("%s: %v, %d messages, %d bytes to the client", fx.name, time.Since(start).Round(time.Millisecond), stats.Messages, stats.Bytes)
 	})
@@ -254,12 +262,10 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
 		t.Fatalf("model replies %q, want the tool calls then the answer", got)
 	}
+	dropFilterOutput(t, tmp.Name())
 	checkRecording(t, tmp.Name(), fx, s.agent)
 
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, fx.name+".jsonl")); err != nil {
-		t.Fatal(err)
-	}
-	if err := saveToolResults(s.agent, filepath.Join(dir, fx.name+".saved")); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(filepath.Join(dir, fx.name+".jsonl"))
@@ -272,8 +278,8 @@ func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 	t.Helper()
 	recs := readTraceFile(t, path)
 	for n, rec := range recs {
-		if rec.HasOut || !rec.HasLine {
-			t.Fatalf("record %d has out: the proxy changed a line with no filter", n+1)
+		if rec.HasOut || !rec.HasLine && rec.Read == nil {
+			t.Fatalf("record %d has out: a filter's change is left in the trace", n+1)
 		}
 	}
 	if len(recs) < 6 {
@@ -317,28 +323,38 @@ func fileContains(t *testing.T, path, s string) bool {
 	}
 }
 
-// saveToolResults copies the outputs the agent saved (the files the Claude
-// CLI's <persisted-output> previews name, the ones opencode's truncated
-// output names) to dst, at their paths relative to the agent's temporary
-// root (the parent of its HOME and project directory), so that the golden
-// test can put them back where the trace says they are. dst is removed
-// first, and not created when there is nothing to save.
-func saveToolResults(a *realagent.Agent, dst string) error {
-	if err := os.RemoveAll(dst); err != nil {
-		return err
+// dropFilterOutput rewrites the trace at path as if no filter had changed a
+// line: each record's "out" goes, and so do the lines the proxy added; the
+// "read" records stay. Every other record is kept byte for byte.
+func dropFilterOutput(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	root := filepath.Dir(a.Dir)
-	switch {
-	case strings.Contains(a.Name, "claude"):
-		return treecopy.Files(root, filepath.Join(a.ConfigDir, "projects"), dst, func(path string) bool {
-			return filepath.Base(filepath.Dir(path)) == "tool-results"
-		})
-	case strings.Contains(a.Name, "opencode"):
-		saved := filepath.Join(a.Home, ".local", "share", "opencode", "tool-output")
-		if _, err := os.Stat(saved); errors.Is(err, fs.ErrNotExist) {
-			return nil
+	var out []byte
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
 		}
-		return treecopy.Files(root, saved, dst, nil)
+		rec, err := proxy.NewTraceReader(bytes.NewReader(line)).Next()
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", path, err)
+		case !rec.HasLine && rec.Read == nil:
+			// a line the proxy added
+		case rec.HasOut:
+			out = append(proxy.AppendHeader(out, rec.T, rec.Dir), ',')
+			out = proxy.AppendLine(out, rec.Line)
+			if !rec.EOL {
+				out = append(out, `,"eol":false`...)
+			}
+			out = append(out, "}\n"...)
+		default:
+			out = append(out, line...)
+		}
 	}
-	return nil
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

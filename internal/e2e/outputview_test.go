@@ -128,7 +128,7 @@ func (v *outputView) line(raw []byte, at time.Time) {
 	}
 	if final {
 		c.end, c.status = at, u.Status
-		c.rawOutput = rawOutputString(u.RawOutput)
+		c.rawOutput = acpclient.RawOutputText(u.RawOutput)
 	}
 }
 
@@ -147,33 +147,6 @@ func contentItems(raw json.RawMessage) []contentItem {
 	return items
 }
 
-// rawOutputString is the output in a rawOutput: claude's string, codex's
-// aggregated_output, opencode's metadata.output (its output may be
-// truncated), else stdout and stderr.
-func rawOutputString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var o struct {
-		Stdout, Stderr   string
-		AggregatedOutput *string `json:"aggregated_output"`
-		Metadata         struct {
-			Output *string `json:"output"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(raw, &o) != nil {
-		return ""
-	}
-	switch {
-	case o.AggregatedOutput != nil:
-		return *o.AggregatedOutput
-	case o.Metadata.Output != nil:
-		return *o.Metadata.Output
-	}
-	return o.Stdout + o.Stderr
-}
-
 // shownLocked is what the client shows of the call's output now.
 func (c *viewCall) shownLocked() string {
 	var b strings.Builder
@@ -184,28 +157,10 @@ func (c *viewCall) shownLocked() string {
 				b.Write(t.Bytes())
 			}
 		case "content":
-			b.WriteString(unfence(it.Content.Text))
+			b.WriteString(acpclient.Unfence(it.Content.Text))
 		}
 	}
 	return b.String()
-}
-
-// unfence removes the markdown fence agents and the proxy put around
-// output ("```sh\n…\n```\n", "```console\n…\n```").
-func unfence(s string) string {
-	if !strings.HasPrefix(s, "```") {
-		return s
-	}
-	nl := strings.IndexByte(s, '\n')
-	if nl < 0 {
-		return s
-	}
-	body := strings.TrimSuffix(s[nl+1:], "\n")
-	body, ok := strings.CutSuffix(body, "```")
-	if !ok {
-		return s
-	}
-	return strings.TrimSuffix(body, "\n")
 }
 
 // only returns the single tool call, failing the test otherwise.
@@ -262,7 +217,7 @@ func agentLines(c *viewCall) map[int]bool {
 	ref := map[int]bool{}
 	snapshot := ""
 	if items := contentItems(c.content); len(items) == 1 && items[0].Type == "content" {
-		snapshot = unfence(items[0].Content.Text)
+		snapshot = acpclient.Unfence(items[0].Content.Text)
 	}
 	for _, s := range []string{c.streamed.String(), snapshot, c.rawOutput} {
 		for _, n := range numbered(s) {

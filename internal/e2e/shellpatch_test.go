@@ -456,6 +456,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		before   map[string]string // files in the project before the turn
 		workdirs []string          // opencode: the workdir the model names for each command
 		allow    bool              // opencode: its default permissions, which never ask
+		shown    []string          // files a diff must have shown, whatever the call's kind
 	}{
 		{name: "claude-0.23 a cd the proxy cannot follow", agent: "claude-0.23",
 			commands: []string{"cd sub && ls", "cat > notes.md <<'EOF'\nin sub\nEOF"},
@@ -479,12 +480,16 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			// as it cannot tell the versions' transformations apart.
 			commands: []string{`echo 'a!b' > e.txt`, "cat > h.txt <<'EOF'\nwow! 'q'\nEOF", "echo hi >nul"},
 			files:    map[string]string{"e.txt": "a!b\n", "h.txt": "wow! 'q'\n"}, absent: []string{"nul"}, edits: 1},
+		{name: "claude-0.23 a script wrapped in a shell of its own", agent: "claude-0.23",
+			commands: claudeWrapped, files: claudeWrappedFiles, edits: len(claudeWrapped)},
+		{name: "claude-0.101 a script wrapped in a shell of its own", agent: "claude-0.101",
+			commands: claudeWrapped, files: claudeWrappedFiles, edits: len(claudeWrapped)},
 		{name: "claude-0.23 quoting Claude Code keeps exact", agent: "claude-0.23", commands: claudeQuoting,
-			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.101 quoting Claude Code keeps exact", agent: "claude-0.101", commands: claudeQuoting,
-			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.23 in zsh: quoting", agent: "claude-0.23", shell: "/usr/bin/zsh", commands: claudeQuoting,
-			files: claudeQuotingFiles, edits: len(claudeQuoting) - 1},
+			files: claudeQuotingFiles, edits: len(claudeQuoting)},
 		{name: "claude-0.23 in zsh: a recognised cd moves the shell", agent: "claude-0.23", shell: "/usr/bin/zsh",
 			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo ${ZSH_VERSION%%.*} > zsh.txt`},
 			files:    map[string]string{"sub/x.txt": "a\n", "sub/notes.md": "b\n", "sub/zsh.txt": "5\n"}, edits: 2},
@@ -517,10 +522,19 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		{name: "opencode without asking", agent: "opencode", allow: true,
 			commands: []string{heredocScript},
 			files:    map[string]string{heredocFile: heredocContent}, edits: 0},
-		{name: "opencode an append the proxy refuses", agent: "opencode",
+		{name: "opencode an append", agent: "opencode",
 			before:   map[string]string{"notes.md": "old\n"},
 			commands: []string{"echo more >> notes.md"},
-			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 0},
+			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 1},
+		{name: "codex-0.16 whole scripts", agent: "codex-0.16", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		{name: "claude-0.23 whole scripts", agent: "claude-0.23", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		{name: "claude-0.101 whole scripts", agent: "claude-0.101", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		// Without the last: a call asked about before its command is one edit fewer.
+		{name: "opencode whole scripts", agent: "opencode", before: scriptsBefore, commands: scripts[:len(scripts)-1],
+			files: scriptsFiles, edits: len(scripts) - 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -576,6 +590,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				rel, _ := filepath.Rel(s.agent.Dir, path)
 				if old, existed := tc.before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
 					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
+				}
+			}
+			for _, rel := range tc.shown {
+				if _, ok := shown[filepath.Join(s.agent.Dir, rel)]; !ok && tc.agent != "opencode" {
+					t.Errorf("no diff showed %s", rel)
 				}
 			}
 			// opencode may ask before it reports the command (and its workdir): the proxy
@@ -650,8 +669,8 @@ func askedFirst(t *testing.T, lines [][]byte) map[string]bool {
 }
 
 // claudeQuoting are commands in each of the ways Claude Code quotes a command for its eval (no ',
-// so single quotes; a ', so double quotes with " \ $ ` ! escaped), which the proxy takes as exact,
-// and one it refuses (a | is re-tokenised). claudeQuotingFiles is what each writes.
+// so single quotes; a ', so double quotes with " \ $ ` ! escaped; a | that is no pipe operator,
+// so single quotes), which the proxy takes as exact. claudeQuotingFiles is what each writes.
 var (
 	claudeQuoting = []string{
 		`echo "a!b" > q1.txt`,
@@ -662,11 +681,36 @@ var (
 		`echo 'it'"'"'s' > q6.txt`,
 		`echo "semi;colon & amp" > q7.txt`,
 		`echo 'a|b' > q8.txt`,
+		`echo "a > b && c | d" > q9.txt`,
 	}
 	claudeQuotingFiles = map[string]string{
 		"q1.txt": "a!b\n", "q2.txt": "x y\n", "q3.txt": "a b c\"d\n", "q4.txt": "$HOME `x`\n",
 		"q5.txt": "tab\there\n", "q6.txt": "it's\n", "q7.txt": "semi;colon & amp\n", "q8.txt": "a|b\n",
+		"q9.txt": "a > b && c | d\n",
 	}
+)
+
+// scripts are whole scripts in the forms models write: a write, an append and sed -i on one file,
+// mkdir -p before a write into it, tee -a, and last a write then a command (kind execute, with its
+// diff: a command the proxy does not know may move claude's shell, which leaves the directory of
+// the calls after it unknown).
+var (
+	scripts = []string{
+		"echo a > s.txt; echo b >> s.txt; sed -i 's/a/c/' s.txt",
+		"mkdir -p d/e && printf 'x\\n' > d/e/f.txt",
+		"# append\ntee -a log.txt <<'EOF'\nmore\nEOF",
+		"cat <<'EOF' > repro.py\nprint(1)\nEOF\nls repro.py",
+	}
+	scriptsBefore = map[string]string{"log.txt": "first\n"}
+	scriptsFiles  = map[string]string{"s.txt": "c\nb\n", "d/e/f.txt": "x\n", "log.txt": "first\nmore\n"}
+	scriptsShown  = []string{"s.txt", "d/e/f.txt", "log.txt", "repro.py"}
+)
+
+// claudeWrapped are claude Bash commands that run their script in a shell of its own: it starts
+// where claude's shell is, and its cd leaves claude's shell there.
+var (
+	claudeWrapped      = []string{"bash -lc 'echo x > w.txt'", "sh -c 'cd sub && echo a > y.txt'", "echo b > notes.md"}
+	claudeWrappedFiles = map[string]string{"w.txt": "x\n", "sub/y.txt": "a\n", "notes.md": "b\n"}
 )
 
 // shownDiffs is every diff the client was shown where it matters: in a permission request (what

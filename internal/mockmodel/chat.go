@@ -65,12 +65,22 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := req.toolResultsThisTurn()
-	if done < len(m.script.Commands) {
-		m.rec.setReply(i, "tool "+ChatShellTool)
+	if done < m.script.steps() {
 		if !req.Stream {
 			m.rec.t.Logf("mockmodel.Chat: tool turn without stream:true; streaming anyway")
 		}
-		m.writeToolCall(w, m.script.Commands[done], m.script.workdir(done))
+		if done >= len(m.script.Commands) {
+			c := m.script.call(done)
+			m.rec.setReply(i, "tool "+c.Tool)
+			m.writeToolCall(w, c.Tool, c.Args)
+			return
+		}
+		m.rec.setReply(i, "tool "+ChatShellTool)
+		input := map[string]any{"command": m.script.Commands[done], "description": "Run the mock model's command"}
+		if workdir := m.script.workdir(done); workdir != "" {
+			input["workdir"] = workdir
+		}
+		m.writeToolCall(w, ChatShellTool, input)
 		return
 	}
 	m.rec.setReply(i, "answer")
@@ -119,14 +129,10 @@ func (m *Chat) nextID() string { return fmt.Sprintf("chatcmpl-mock-%d", m.replie
 
 var chatUsage = map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
-func (m *Chat) writeToolCall(w http.ResponseWriter, script, workdir string) {
-	input := map[string]string{"command": script, "description": "Run the mock model's command"}
-	if workdir != "" {
-		input["workdir"] = workdir
-	}
+func (m *Chat) writeToolCall(w http.ResponseWriter, tool string, input map[string]any) {
 	args, err := json.Marshal(input)
 	if err != nil {
-		m.rec.t.Logf("mockmodel.Chat: marshal bash arguments: %v", err)
+		m.rec.t.Logf("mockmodel.Chat: marshal %s arguments: %v", tool, err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -135,7 +141,7 @@ func (m *Chat) writeToolCall(w http.ResponseWriter, script, workdir string) {
 	sse := newSSEWriter(w)
 	sse.event("", m.chunk(id, map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
 		"index": 0, "id": callID, "type": "function",
-		"function": map[string]any{"name": ChatShellTool, "arguments": ""},
+		"function": map[string]any{"name": tool, "arguments": ""},
 	}}}, nil))
 	sse.event("", m.chunk(id, map[string]any{"tool_calls": []any{map[string]any{
 		"index": 0, "function": map[string]any{"arguments": string(args)},

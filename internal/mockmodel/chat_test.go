@@ -155,3 +155,26 @@ func TestChatTurn(t *testing.T) {
 		}
 	}
 }
+
+// A script's Calls follow its commands: the model calls the named tool with the arguments given.
+func TestChatCallsAfterCommands(t *testing.T) {
+	m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"},
+		Calls: []mockmodel.Call{{Tool: "edit", Args: map[string]any{"filePath": "a.txt", "oldString": "a", "newString": "b"}}}})
+	url := m.BaseURL() + "/chat/completions"
+	chunks := postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone))
+	var args strings.Builder
+	var name string
+	for _, c := range chunks {
+		for _, tc := range c.Choices[0].Delta.ToolCalls {
+			name += tc.Function.Name
+			args.WriteString(tc.Function.Arguments)
+		}
+	}
+	if name != "edit" || args.String() != `{"filePath":"a.txt","newString":"b","oldString":"a"}` {
+		t.Errorf("second step: %s %s, want the edit call", name, args.String())
+	}
+	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, chatCall, chatToolDone))
+	if finish(chunks) != "stop" {
+		t.Errorf("after both: finish %q, want the answer", finish(chunks))
+	}
+}

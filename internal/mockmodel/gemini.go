@@ -84,12 +84,16 @@ func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := req.functionResponsesThisTurn()
-	if done < len(m.script.Commands) {
-		m.rec.setReply(i, "tool "+GeminiShellTool)
-		m.write(w, stream, map[string]any{"functionCall": map[string]any{
-			"name": GeminiShellTool,
-			"args": map[string]any{"command": m.script.Commands[done], "description": "Run the mock model's command"},
-		}})
+	if done < m.script.steps() {
+		name, args := GeminiShellTool, map[string]any{"command": "", "description": "Run the mock model's command"}
+		if done < len(m.script.Commands) {
+			args["command"] = m.script.Commands[done]
+		} else {
+			c := m.script.call(done)
+			name, args = c.Tool, c.Args
+		}
+		m.rec.setReply(i, "tool "+name)
+		m.write(w, stream, map[string]any{"functionCall": map[string]any{"name": name, "args": args}})
 		return
 	}
 	m.rec.setReply(i, "answer")

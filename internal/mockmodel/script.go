@@ -30,6 +30,9 @@ type Script struct {
 	// order, where the agent's shell tool takes one (opencode's bash
 	// workdir; only [Chat] sends them). "" or a missing entry names none.
 	Workdirs []string
+	// Calls are calls of the agent's other tools (its own edit tool, say), which the model makes
+	// after the commands, one per request, in order. Only [Chat] and [Gemini] make them.
+	Calls []Call
 	// Answer is the final text; empty means DefaultAnswer.
 	Answer string
 	// AnswerDelay is the wait before the final answer. Zero means the
@@ -37,6 +40,18 @@ type Script struct {
 	// Messages. Negative means no wait.
 	AnswerDelay time.Duration
 }
+
+// Call is a tool call by the tool's name, with its arguments as the model sends them.
+type Call struct {
+	Tool string
+	Args map[string]any
+}
+
+// steps is how many tool calls the model makes in a turn.
+func (s Script) steps() int { return len(s.Commands) + len(s.Calls) }
+
+// call is the tool call of step i, past the commands.
+func (s Script) call(i int) Call { return s.Calls[i-len(s.Commands)] }
 
 // commandsFor are the commands of a turn whose prompt (as the API carries
 // it, JSON) is prompt.

@@ -16,7 +16,7 @@ const sampleEvery = 16
 
 // recognise is the recogniser the corpus benchmark measures. To measure
 // another, set it here (or wrap it: see Today).
-var recognise Recogniser = Today
+var recognise Recogniser = Scripts
 
 const corpusPath = "../../testdata/shellcorpus/commands.jsonl"
 

@@ -42,3 +42,23 @@ func Today(script, dir string) (Shown, bool) {
 	}
 	return Shown{Files: []ShownFile{{Path: t.Path, Content: w.Content}}, All: true}, true
 }
+
+// Scripts is the recogniser of whole scripts: shellwrite.ParseScript, then Script.Edits with the
+// session's directory as root, writes outside it refused, and the default size limit. It shows
+// the files written before the first statement shellwrite cannot vouch for; they are all the
+// command writes when every statement is known.
+func Scripts(script, dir string) (Shown, bool) {
+	s, err := shellwrite.ParseScript(script, dir)
+	if err != nil {
+		return Shown{}, false
+	}
+	files, cut := s.Edits(dir, false, shellpatch.DefaultMaxPatchBytes)
+	if len(files) == 0 {
+		return Shown{}, false
+	}
+	shown := Shown{All: cut == nil}
+	for _, f := range files {
+		shown.Files = append(shown.Files, ShownFile{Path: f.Path, Content: f.New})
+	}
+	return shown, true
+}

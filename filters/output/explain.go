@@ -1,0 +1,57 @@
+package output
+
+import (
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// What the output filters say in a summary (filters.Explained).
+
+var (
+	_ filters.Explained = (*TerminalOutput)(nil)
+	_ filters.Explained = (*Deltas)(nil)
+	_ filters.Explained = (*PersistedOutput)(nil)
+)
+
+func (*TerminalOutput) Flag() string { return "--terminal-output" }
+
+func (*TerminalOutput) Explain(d filters.Direction, changed bool, caps *capabilities.Negotiated) string {
+	var client capabilities.Client
+	if caps != nil {
+		client, _ = caps.Client()
+	}
+	switch {
+	case d == filters.ClientToAgent && changed:
+		return "asked the agent for _meta.terminal_output in initialize"
+	case d == filters.ClientToAgent:
+		return ""
+	case changed:
+		return ""
+	case client.SpeaksTerminalOutput():
+		return "stood aside: the client renders _meta.terminal_output itself"
+	}
+	return "stood aside: no terminal output to translate for this client"
+}
+
+func (*Deltas) Flag() string { return "--deltas" }
+
+func (*Deltas) Explain(d filters.Direction, changed bool, _ *capabilities.Negotiated) string {
+	if d == filters.AgentToClient && !changed {
+		return "stood aside: no output came as growing snapshots (codex-acp 0.13's shell does)"
+	}
+	return ""
+}
+
+func (f *PersistedOutput) Flag() string {
+	if f.Expand {
+		return "--expand-persisted-output"
+	}
+	return "--terminal-output (saved-output previews)"
+}
+
+func (*PersistedOutput) Explain(d filters.Direction, changed bool, _ *capabilities.Negotiated) string {
+	if d == filters.AgentToClient && !changed {
+		return "stood aside: no <persisted-output> preview or saved-output note"
+	}
+	return ""
+}

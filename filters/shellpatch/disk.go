@@ -1,0 +1,157 @@
+package shellpatch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/shellwrite"
+)
+
+// checkTarget is shellwrite.CheckTarget read through the message's Disk, so
+// that a trace carries the answer (filters.Disk): where the write lands, and
+// the existing file's text, which becomes the diff's oldText.
+func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, root string, outside bool, max int64) (shellwrite.Target, error) {
+	args, err := json.Marshal(targetArgs{Script: script, Dir: dir, Root: root, OutsideCwd: outside, MaxBytes: max})
+	if err != nil {
+		return shellwrite.Target{}, err
+	}
+	q := filters.DiskRead{Kind: "write-target", Path: w.Path, Args: args}
+	answer, err := m.ReadDisk(q, func() ([]byte, error) {
+		t, err := shellwrite.CheckTarget(w, root, outside, max)
+		if err != nil {
+			return nil, err
+		}
+		rt := recordedTarget{Target: t}
+		if t.Exists {
+			old := string(t.Old)
+			rt.Old = &old
+		}
+		return json.Marshal(rt)
+	})
+	if err != nil {
+		return shellwrite.Target{}, err
+	}
+	var rt recordedTarget
+	if err := json.Unmarshal(answer, &rt); err != nil {
+		return shellwrite.Target{}, err
+	}
+	if rt.Path == "" {
+		return shellwrite.Target{}, errors.New("shellpatch: a recorded write target without a path")
+	}
+	t := rt.Target
+	if rt.Exists && rt.Old != nil {
+		t.Old = []byte(*rt.Old)
+	}
+	return t, nil
+}
+
+// scriptEdits is shellwrite.Script.Edits read through the message's Disk, so that a trace carries
+// the answer (filters.Disk): each file the script's shown writes change, with its text before
+// (the diff's oldText) and after, and whether that is everything the script does. One read stands
+// for all the script checks and reads: the targets, the directories mkdir makes, sed's output.
+func scriptEdits(m *filters.Message, script, dir string, s shellwrite.Script, root string, outside bool, max int64) (files []shellwrite.FileEdit, complete bool, err error) {
+	args, err := json.Marshal(targetArgs{Script: script, Dir: dir, Root: root, OutsideCwd: outside, MaxBytes: max})
+	if err != nil {
+		return nil, false, err
+	}
+	answer, err := m.ReadDisk(filters.DiskRead{Kind: "script-edits", Path: dir, Args: args}, func() ([]byte, error) {
+		files, cut := s.Edits(root, outside, max)
+		rec := recordedEdits{Files: []recordedEdit{}}
+		if cut != nil {
+			rec.Cut = cut.Error()
+		}
+		for _, f := range files {
+			e := recordedEdit{Path: f.Path, New: string(f.New)}
+			if f.Exists {
+				old := string(f.Old)
+				e.Old = &old
+			}
+			rec.Files = append(rec.Files, e)
+		}
+		return json.Marshal(rec)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	var rec recordedEdits
+	if err := json.Unmarshal(answer, &rec); err != nil {
+		return nil, false, err
+	}
+	for _, e := range rec.Files {
+		if e.Path == "" {
+			return nil, false, errors.New("shellpatch: a recorded script edit without a path")
+		}
+		f := shellwrite.FileEdit{Path: e.Path, New: []byte(e.New), Exists: e.Old != nil}
+		if e.Old != nil {
+			f.Old = []byte(*e.Old)
+		}
+		files = append(files, f)
+	}
+	return files, rec.Cut == "", nil
+}
+
+// recordedEdits is what scriptEdits' answer holds, as text a reader of the trace sees: the files
+// in the order written (old is null for a new file), and why the rest of the script is not shown
+// ("" when nothing is left).
+type recordedEdits struct {
+	Files []recordedEdit `json:"files"`
+	Cut   string         `json:"cut,omitempty"`
+}
+
+type recordedEdit struct {
+	Path string  `json:"path"`
+	Old  *string `json:"old"`
+	New  string  `json:"new"`
+}
+
+// targetArgs is what a target's or a script's answer depends on besides its path.
+type targetArgs struct {
+	Script     string `json:"script"`
+	Dir        string `json:"dir"`
+	Root       string `json:"root"`
+	OutsideCwd bool   `json:"outsideCwd,omitempty"`
+	MaxBytes   int64  `json:"maxBytes"`
+}
+
+// recordedTarget is a Target as a trace holds it: every field of Target as
+// encoding/json writes it, but the old content as text (it is UTF-8 text,
+// CheckTarget checked), not base64, so a reader of the trace sees it.
+type recordedTarget struct {
+	shellwrite.Target
+	Old *string `json:"Old,omitempty"`
+}
+
+// readBack is shellwrite.ReadBack of a file a shown edit wrote, read through
+// the Disk of the message being filtered (a trace carries the answer, so a
+// replay verifies the edit as the live proxy did). Unverified (a replay),
+// the file is not read here: only the trace answers.
+func (s *ShellPatch) readBack(path, root string) (content []byte, exists bool, err error) {
+	args := fmt.Appendf(nil, `{"root":%s,"outsideCwd":%t,"maxBytes":%d}`, rawjson.Quote(root), s.OutsideCwd, s.limit())
+	answer, err := s.reading.ReadDisk(filters.DiskRead{Kind: "read-back", Path: path, Args: args}, func() ([]byte, error) {
+		if s.Unverified {
+			return nil, filters.ErrNotRead
+		}
+		now, exists, err := shellwrite.ReadBack(path, root, s.OutsideCwd, s.limit())
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(readBackAnswer{Exists: exists, Text: string(now)})
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	var a readBackAnswer
+	if err := json.Unmarshal(answer, &a); err != nil {
+		return nil, false, err
+	}
+	return []byte(a.Text), a.Exists, nil
+}
+
+// readBackAnswer is a file read back as a trace holds it.
+type readBackAnswer struct {
+	Exists bool   `json:"exists"`
+	Text   string `json:"text"`
+}

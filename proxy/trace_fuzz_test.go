@@ -1,0 +1,37 @@
+package proxy
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzParseRecord: any line is a record or an error, never a panic; a
+// "read" record written back reads the same.
+func FuzzParseRecord(f *testing.F) {
+	for _, s := range []string{
+		`{"t":0.1,"dir":"agent->client","msg":{"jsonrpc":"2.0"}}`,
+		`{"t":0,"connection":{"started":"2026-11-25T21:00:00Z","agent":["a"],"proxy":"v","args":[]}}`,
+		`{"t":0.2,"dir":"agent->client","read":{"kind":"write-target","path":"/p/f","args":{"maxBytes":1},"answer":{"Path":"/p/f","Exists":false}}}`,
+		`{"t":0.2,"dir":"agent->client","read":{"kind":"saved-output","path":"/p/f","error":"gone"}}`,
+		`{"t":0.3,"dir":"client->agent","msg":{},"src":3,"timer":true}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize"}`,
+		`{"t":0.2,"dir":"agent->client","read":{"kind":"k","path":"p","answer":1,"error":"x"}}`,
+		`hello`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec, err := parseRecord(line)
+		if err != nil || rec.Read == nil {
+			return
+		}
+		again, err := parseRead(appendRead(nil, *rec.Read)[len(`"read":`):])
+		if err != nil {
+			t.Fatalf("a read record written back does not read: %v", err)
+		}
+		if again.Kind != rec.Read.Kind || again.Path != rec.Read.Path || !bytes.Equal(again.Args, rec.Read.Args) ||
+			!bytes.Equal(again.Answer, rec.Read.Answer) || again.Err != rec.Read.Err {
+			t.Fatalf("written back differently: %+v, then %+v", rec.Read, again)
+		}
+	})
+}

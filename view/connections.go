@@ -1,0 +1,111 @@
+package view
+
+import (
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// sides are one side (received, or delivered) of each connection of a
+// trace, in order: --record appends, so a trace may hold several proxy
+// runs, each shown apart.
+type sides struct {
+	all   []*side
+	split proxy.Connections
+	last  time.Duration // the time of the last line fed, on the connection's clock
+	line  int           // received lines so far, over the whole trace
+}
+
+// source is which received message a message was, or was made from (see
+// RawMsg.Src).
+type source struct {
+	line  int
+	timer bool
+}
+
+// at returns the side rec belongs to, starting a new connection's when rec
+// begins one.
+func (ss *sides) at(rec proxy.TraceRecord) *side {
+	starts := ss.split.Starts(rec)
+	if len(ss.all) == 0 || starts && len(ss.all) < ss.split.N() {
+		ss.all = append(ss.all, newSide())
+		ss.last = 0
+	}
+	return ss.all[len(ss.all)-1]
+}
+
+// feed feeds a received record's line to the side of its connection (see
+// feedRecord), numbered.
+func (ss *sides) feed(rec proxy.TraceRecord) {
+	s := ss.at(rec)
+	if rec.HasLine {
+		s.cur = source{line: ss.line}
+		ss.line++
+	}
+	ss.last = feedRecord(s, rec, ss.last)
+}
+
+// feedReplayed feeds a line a replay delivered to the side of its
+// connection, with the received line it names as its source.
+func (ss *sides) feedReplayed(rec proxy.TraceRecord) {
+	s := ss.at(rec)
+	s.cur = source{line: rec.Src, timer: rec.Timer}
+	ss.last = feedRecord(s, rec, ss.last)
+}
+
+// feedDelivered feeds what the recording proxy sent for rec to the side
+// of its connection (see feedDelivered): its "out" was made from its line,
+// and a record of lines the proxy added follows the line before.
+func (ss *sides) feedDelivered(rec proxy.TraceRecord) {
+	s := ss.at(rec)
+	s.cur = source{line: ss.line - 1, timer: !rec.HasLine}
+	if rec.HasLine {
+		s.cur.line = ss.line
+		ss.line++
+	}
+	ss.last = feedDelivered(s, rec, ss.last)
+}
+
+// assembleAll makes the page's data of each connection, before and after
+// paired by position, and, for more than one, the data of the whole trace:
+// its totals, with each connection's in Connections.
+func assembleAll(opt Options, before, after []*side) *Data {
+	n := max(len(before), len(after), 1)
+	at := func(ss []*side, i int) *side {
+		if i < len(ss) {
+			return ss[i]
+		}
+		return newSide()
+	}
+	var conns []*Data
+	for i := range n {
+		b, a := at(before, i), at(after, i)
+		if after == nil {
+			a = b // no filters: one side
+		}
+		conns = append(conns, assemble(opt, b, a))
+	}
+	if n == 1 {
+		return conns[0]
+	}
+	d := &Data{Version: ModelVersion, Trace: opt.Name, Flags: conns[0].Flags, Filters: conns[0].Filters,
+		Calls: []Call{}, Conversation: []Event{}, Messages: []Msg{}, Connections: conns}
+	d.Session.SessionIDs, d.Session.AuthMethods = []string{}, []string{}
+	d.Session.ClientCapabilities.Changed, d.Session.AgentCapabilities.Changed = []CapChange{}, []CapChange{}
+	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		total := proxy.DirectionReport{Direction: dir.String()}
+		for _, c := range conns {
+			total.Before.Messages += c.Directions[dir].Before.Messages
+			total.Before.Bytes += c.Directions[dir].Before.Bytes
+			total.After.Messages += c.Directions[dir].After.Messages
+			total.After.Bytes += c.Directions[dir].After.Bytes
+		}
+		d.Directions = append(d.Directions, total)
+	}
+	for _, c := range conns {
+		d.Duration += c.Duration
+		d.Recorded = d.Recorded || c.Recorded
+	}
+	return d
+}
