@@ -16,4 +16,10 @@
 // time, in the order they were added to the chain. A filter must not block
 // on the other direction. Filters that keep state shared by both directions
 // guard it themselves, because the two directions run concurrently.
+//
+// A filter that reads a file (the text a shown write replaces, a saved
+// output) asks through Message.ReadDisk, never the OS directly: the live
+// proxy answers from the disk and records the answer in the trace, and a
+// replay answers from the trace, so it shows what the live proxy showed on
+// any machine (see Disk).
 package filters
