@@ -19,13 +19,17 @@ import (
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
-// readTrace reads every record of a trace.
+// readTrace reads every record of a trace but the connection records that
+// mark where a proxy run starts: the tests read one run's messages.
 func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
 	t.Helper()
 	var recs []proxy.TraceRecord
 	for rec, err := range proxy.NewTraceReader(r).All() {
 		if err != nil {
 			t.Fatalf("reading trace: %v", err)
+		}
+		if rec.Conn != nil {
+			continue
 		}
 		recs = append(recs, rec)
 	}
