@@ -1,10 +1,6 @@
 package main
 
-import (
-	"os"
-
-	"golang.org/x/sys/windows"
-)
+import "os"
 
 // peakRSS is a finished process's peak memory in bytes, which Windows does
 // not report through os.ProcessState: 0, so no bound is checked there.
