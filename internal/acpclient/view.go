@@ -75,8 +75,9 @@ func NewView(m Model) *View {
 	return &View{Model: m, calls: map[CallKey]*CallView{}, terminals: map[CallKey]string{}}
 }
 
-// toolLine is the part of a line the view reads.
-type toolLine struct {
+// ToolLine is the part of a session/update line that the client models
+// read: the tool update's id, status, content, rawOutput and _meta.
+type ToolLine struct {
 	Method string `json:"method"`
 	Params struct {
 		SessionID string `json:"sessionId"`
@@ -101,7 +102,7 @@ type termData struct {
 // Line takes one line the client received; a line that is not JSON is an
 // error (a client could not read it).
 func (v *View) Line(raw []byte) error {
-	var l toolLine
+	var l ToolLine
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return fmt.Errorf("client cannot read %.200s: %w", raw, err)
 	}

@@ -55,19 +55,7 @@ func (v *outputView) line(raw []byte, at time.Time) {
 	if !bytes.Contains(raw, []byte(`"toolCallId"`)) {
 		return
 	}
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Update struct {
-				SessionUpdate string                     `json:"sessionUpdate"`
-				ToolCallID    string                     `json:"toolCallId"`
-				Status        string                     `json:"status"`
-				Content       json.RawMessage            `json:"content"`
-				RawOutput     json.RawMessage            `json:"rawOutput"`
-				Meta          map[string]json.RawMessage `json:"_meta"`
-			} `json:"update"`
-		} `json:"params"`
-	}
+	var msg acpclient.ToolLine
 	if json.Unmarshal(raw, &msg) != nil || msg.Method != "session/update" {
 		return
 	}
