@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 )
 
 // DefaultGrace is how long the agent gets to exit after its stdin closes,
@@ -195,7 +195,7 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 				r.log().Warn("agent→editor pump ended", "err", err)
 				beginShutdown("stdout write failed")
 			}
-			if cerr := conn.CloseWriter(filters.AgentToClient); cerr != nil && err == nil {
+			if cerr := conn.CloseWriter(acp.AgentToClient); cerr != nil && err == nil {
 				r.log().Debug("closing stdout", "err", cerr)
 			}
 		case exitErr = <-exited:
@@ -244,15 +244,15 @@ func (a Agent) command(ctx context.Context, path string) (*exec.Cmd, error) {
 }
 
 func pumpEditorToAgent(ctx context.Context, c *Conn, stdin io.Reader) error {
-	err := c.Pump(ctx, filters.ClientToAgent, stdin)
-	if cerr := c.CloseWriter(filters.ClientToAgent); err == nil && cerr != nil && !errors.Is(cerr, os.ErrClosed) {
+	err := c.Pump(ctx, acp.ClientToAgent, stdin)
+	if cerr := c.CloseWriter(acp.ClientToAgent); err == nil && cerr != nil && !errors.Is(cerr, os.ErrClosed) {
 		err = fmt.Errorf("closing agent stdin: %w", cerr)
 	}
 	return err
 }
 
 func pumpAgentToEditor(ctx context.Context, c *Conn, agentOut io.Reader) error {
-	return c.Pump(ctx, filters.AgentToClient, agentOut)
+	return c.Pump(ctx, acp.AgentToClient, agentOut)
 }
 
 // exitCode is the agent's status as a shell reports it.
