@@ -23,29 +23,21 @@ import (
 type Summary struct {
 	mu      sync.Mutex
 	chain   *filters.Chain
-	dirs    [2]struct{ before, after Count }
+	dirs    [2]struct{ before, after acp.Count }
 	calls   map[string]*CallCount
 	order   int           // calls seen, to list equal ones in order
 	span    time.Duration // the time of the last message (replays)
 	command []string      // the agent's command line, from a "connection" record
 }
 
-// Count is a number of messages and their bytes on the wire ('\n' included).
-type Count struct {
-	Messages int64 `json:"messages"`
-	Bytes    int64 `json:"bytes"`
-}
-
-func (c *Count) add(n int) { c.Messages++; c.Bytes += int64(n) + 1 }
-
 // CallCount is what one tool call cost the client, before and after.
 type CallCount struct {
 	ToolCallID string `json:"toolCallId"`
 	// Title is the call's last title as the agent sent it, or, without
 	// one, its command.
-	Title  string `json:"title,omitempty"`
-	Before Count  `json:"before"`
-	After  Count  `json:"after"`
+	Title  string    `json:"title,omitempty"`
+	Before acp.Count `json:"before"`
+	After  acp.Count `json:"after"`
 	// Connection numbers the trace's connection the call belongs to,
 	// from 1, in a report of several.
 	Connection int `json:"connection,omitempty"`
@@ -67,8 +59,8 @@ func (s *Summary) long(d acp.Direction, n int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.dirs[d].before.add(n)
-	s.dirs[d].after.add(n)
+	s.dirs[d].before.Line(n)
+	s.dirs[d].after.Line(n)
 }
 
 func (s *Summary) count(d acp.Direction, raw []byte, after bool) {
@@ -88,7 +80,7 @@ func (s *Summary) count(d acp.Direction, raw []byte, after bool) {
 	if after {
 		c = &s.dirs[d].after
 	}
-	c.add(len(raw))
+	c.Line(len(raw))
 	if id == "" {
 		return
 	}
@@ -102,9 +94,9 @@ func (s *Summary) count(d acp.Direction, raw []byte, after bool) {
 		cc.Title = title
 	}
 	if after {
-		cc.After.add(len(raw))
+		cc.After.Line(len(raw))
 	} else {
-		cc.Before.add(len(raw))
+		cc.Before.Line(len(raw))
 	}
 }
 
@@ -170,17 +162,17 @@ type SummaryReport struct {
 
 // DirectionReport is one direction before and after the filters.
 type DirectionReport struct {
-	Direction string `json:"direction"`
-	Before    Count  `json:"before"`
-	After     Count  `json:"after"`
+	Direction string    `json:"direction"`
+	Before    acp.Count `json:"before"`
+	After     acp.Count `json:"after"`
 }
 
 // FilterFigures is one filter's input and output per direction.
 type FilterFigures struct {
-	Name string           `json:"name"`
-	Flag string           `json:"flag"` // the flag that turned it on
-	In   map[string]Count `json:"in"`
-	Out  map[string]Count `json:"out"`
+	Name string               `json:"name"`
+	Flag string               `json:"flag"` // the flag that turned it on
+	In   map[string]acp.Count `json:"in"`
+	Out  map[string]acp.Count `json:"out"`
 	// Notes say per direction what the filter changed, or why it changed
 	// nothing (filters.Explained).
 	Notes map[string]string `json:"notes,omitempty"`
@@ -201,10 +193,10 @@ func (s *Summary) Report() SummaryReport {
 	r.Seconds = s.span.Seconds()
 	r.Command = s.command
 	for _, f := range s.chain.Stats() {
-		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
+		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]acp.Count{}, Out: map[string]acp.Count{}, Counts: f.Counts}
 		for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-			ff.In[d.String()] = Count{f.In[d][0], f.In[d][1] + f.In[d][0]}
-			ff.Out[d.String()] = Count{f.Out[d][0], f.Out[d][1] + f.Out[d][0]}
+			ff.In[d.String()] = acp.Count{Messages: f.In[d][0], Bytes: f.In[d][1] + f.In[d][0]}
+			ff.Out[d.String()] = acp.Count{Messages: f.Out[d][0], Bytes: f.Out[d][1] + f.Out[d][0]}
 			if f.Notes[d] != "" {
 				if ff.Notes == nil {
 					ff.Notes = map[string]string{}
@@ -435,8 +427,8 @@ func (tr *TraceReport) add(r SummaryReport, first bool) {
 		return
 	}
 	for i, d := range r.Directions {
-		tr.Directions[i].Before.plus(d.Before)
-		tr.Directions[i].After.plus(d.After)
+		tr.Directions[i].Before.Plus(d.Before)
+		tr.Directions[i].After.Plus(d.After)
 	}
 	for i, f := range r.Filters {
 		if i >= len(tr.Filters) || tr.Filters[i].Name != f.Name {
@@ -450,14 +442,12 @@ func (tr *TraceReport) add(r SummaryReport, first bool) {
 		}
 		for d := range f.In {
 			in, out := tr.Filters[i].In[d], tr.Filters[i].Out[d]
-			in.plus(f.In[d])
-			out.plus(f.Out[d])
+			in.Plus(f.In[d])
+			out.Plus(f.Out[d])
 			tr.Filters[i].In[d], tr.Filters[i].Out[d] = in, out
 		}
 	}
 }
-
-func (c *Count) plus(o Count) { c.Messages += o.Messages; c.Bytes += o.Bytes }
 
 // WriteText writes the report for people: how many connections, then each.
 func (tr TraceReport) WriteText(w io.Writer) error {

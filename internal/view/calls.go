@@ -47,7 +47,7 @@ func newCall(id string, t time.Duration) *callAcc { return &callAcc{id: id, firs
 // line, and returns a one-line description of it.
 func (c *callAcc) apply(t time.Duration, fields [][2][]byte, line []byte, src source) string {
 	c.last = max(c.last, t)
-	count(&c.count, len(line))
+	c.count.Line(len(line))
 	c.keep(t, line, src)
 	var desc []string
 	for _, f := range fields {

@@ -3,6 +3,7 @@ package view
 import (
 	"encoding/json"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -47,10 +48,7 @@ type Data struct {
 
 // Count is a number of messages and their bytes on the wire ('\n'
 // included), as replay --summary counts them.
-type Count = proxy.Count
-
-// count adds one line of n bytes to c.
-func count(c *Count, n int) { c.Messages++; c.Bytes += int64(n) + 1 }
+type Count = acp.Count
 
 // Session is what the two sides told each other in initialize and
 // session/new.

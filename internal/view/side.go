@@ -89,7 +89,7 @@ func (s *side) feed(t time.Duration, d acp.Direction, line []byte, valid bool) {
 	}
 	s.seen = true
 	s.last = max(s.last, t)
-	count(&s.dirs[d], len(line))
+	s.dirs[d].Line(len(line))
 	s.points[d] = append(s.points[d], point{t, int32(min(len(line)+1, 1<<31-1))})
 
 	rec := msgRec{Msg: Msg{T: secs(t), Dir: int(d), Bytes: len(line) + 1, Call: -1, Src: s.cur.line, Timer: s.cur.timer}}
