@@ -3,7 +3,7 @@ package capabilities
 import (
 	"strconv"
 
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // The peers read keys exactly: JavaScript's JSON.parse and serde match a key by its bytes, where

@@ -8,10 +8,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // longOutput is a string value long enough that the view leaves its
@@ -33,7 +34,7 @@ func TestTheViewLeavesOnlyLongStringsUnchecked(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := filters.NewMessage(filters.AgentToClient, []byte(c.line), time.Time{}, nil)
+			m := filters.NewMessage(acp.AgentToClient, []byte(c.line), time.Time{}, nil)
 			assert.Equal(t, c.valid, m.Valid())
 			assert.Equal(t, c.checked, m.Checked())
 			assert.Equal(t, rawjson.Valid(m.Raw), m.Checked(), "Checked agrees with a full validation")
@@ -64,16 +65,16 @@ func TestALineAFilterWroteReachesThePeerOnlyAsValidJSON(t *testing.T) {
 	}}
 	var failures []string
 	c := filters.NewChain(capabilities.New(), wrap)
-	c.OnError = func(_ filters.Direction, filter string, err error) {
+	c.OnError = func(_ acp.Direction, filter string, err error) {
 		failures = append(failures, filter+": "+err.Error())
 	}
 
-	got := chaintest.Run(t, c, filters.AgentToClient, bad, good)
+	got := chaintest.Run(t, c, acp.AgentToClient, bad, good)
 	copied := `{"method":"y","params":{"copy":` + longOutput(`\t`) + `}}`
 	assert.Equal(t, []chaintest.Sent{
-		{Dir: filters.AgentToClient, Raw: bad, Original: true},
-		{Dir: filters.AgentToClient, Raw: copied},
-		{Dir: filters.AgentToClient, Raw: copied},
+		{Dir: acp.AgentToClient, Raw: bad, Original: true},
+		{Dir: acp.AgentToClient, Raw: copied},
+		{Dir: acp.AgentToClient, Raw: copied},
 	}, got, "the broken copies give way to the line as it came, once; good copies pass")
 	assert.Equal(t, []string{"chain: " + filters.ErrInvalidLine.Error(), "chain: " + filters.ErrInvalidLine.Error()}, failures)
 }
@@ -88,9 +89,9 @@ func TestALineAFilterSendsBackMustBeValidJSON(t *testing.T) {
 	}}
 	var failures []string
 	c := filters.NewChain(capabilities.New(), answer)
-	c.OnError = func(_ filters.Direction, filter string, err error) { failures = append(failures, filter) }
+	c.OnError = func(_ acp.Direction, filter string, err error) { failures = append(failures, filter) }
 	bad := `{"method":"x","params":{"data":` + longOutput(`\x`) + `}}`
-	got := chaintest.Run(t, c, filters.AgentToClient, bad)
-	assert.Equal(t, []chaintest.Sent{{Dir: filters.AgentToClient, Raw: bad, Original: true}}, got)
+	got := chaintest.Run(t, c, acp.AgentToClient, bad)
+	assert.Equal(t, []chaintest.Sent{{Dir: acp.AgentToClient, Raw: bad, Original: true}}, got)
 	assert.Equal(t, []string{"answer"}, failures)
 }

@@ -1,6 +1,9 @@
 package filters
 
-import "github.com/acp-proxy/acp-proxy/capabilities"
+import (
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
+)
 
 // Explained is implemented by filters that can tell a person, in a summary
 // of what they did, which flag turned them on and why their figures are
@@ -11,7 +14,7 @@ type Explained interface {
 	// Explain says what the filter changed in direction d (changed), or
 	// why it changed nothing there: it stood aside. "" when there is
 	// nothing to say.
-	Explain(d Direction, changed bool, caps *capabilities.Negotiated) string
+	Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string
 }
 
 // explain is f's flag (its name, if it has none) and notes per direction.
@@ -21,7 +24,7 @@ func explain(f Filter, caps *capabilities.Negotiated, changed [2]bool) (flag str
 		return f.Name(), notes
 	}
 	for d := range 2 {
-		notes[d] = e.Explain(Direction(d), changed[d], caps)
+		notes[d] = e.Explain(acp.Direction(d), changed[d], caps)
 	}
 	return e.Flag(), notes
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 )
 
@@ -27,7 +28,7 @@ type Emitter interface {
 	// Emit sends raw onward in direction d. In the message's own direction
 	// it goes to the next filter; in the other direction it goes straight
 	// to that side's writer, after what was already written there.
-	Emit(d Direction, raw []byte) error
+	Emit(d acp.Direction, raw []byte) error
 }
 
 // Timed is implemented by filters that hold output back, to coalesce it.
@@ -35,10 +36,10 @@ type Emitter interface {
 type Timed interface {
 	// Tick emits what is due at now in direction d and returns when it
 	// next wants to be called; the zero time means nothing is held.
-	Tick(d Direction, now time.Time, out Emitter) (next time.Time)
+	Tick(d acp.Direction, now time.Time, out Emitter) (next time.Time)
 	// Drain emits everything still held for direction d; the input of
 	// that direction has ended.
-	Drain(d Direction, out Emitter)
+	Drain(d acp.Direction, out Emitter)
 }
 
 // Func adapts a function to a Filter.
@@ -55,7 +56,7 @@ func (f Func) Apply(ctx context.Context, m *Message, out Emitter) error { return
 
 // Sink receives what leaves the chain. original reports that raw is the
 // message exactly as it was read, so the relay can write it byte for byte.
-type Sink func(d Direction, raw []byte, original bool) error
+type Sink func(d acp.Direction, raw []byte, original bool) error
 
 // ErrNewline is a filter's emitted line that would break the framing.
 var ErrNewline = errors.New("emitted line contains a newline")
@@ -67,7 +68,7 @@ type Chain struct {
 	caps    *capabilities.Negotiated
 	// OnError is told of every filter failure (the message was then
 	// forwarded as the filter received it). Nil: failures are ignored.
-	OnError func(d Direction, filter string, err error)
+	OnError func(d acp.Direction, filter string, err error)
 	// Disk is what the filters read the filesystem through (see Disk);
 	// nil: the OS.
 	Disk  Disk
@@ -130,11 +131,11 @@ func (c *Chain) observe(m *Message) {
 		return
 	}
 	switch m.Dir {
-	case ClientToAgent:
+	case acp.ClientToAgent:
 		if m.IsRequest() && capabilities.Watches(m.Method()) {
 			c.caps.ObserveRequest(m.Method(), m.ID(), m.Params())
 		}
-	case AgentToClient:
+	case acp.AgentToClient:
 		if c.caps.Pending() && m.IsResponse() {
 			c.caps.ObserveResponse(m.ID(), m.Result())
 		}
@@ -201,7 +202,7 @@ func (c *Chain) apply(ctx context.Context, f Filter, m *Message, out Emitter) (e
 
 // Tick runs the Timed filters of direction d at now and returns the
 // earliest time one of them wants to be called again (zero: none).
-func (c *Chain) Tick(ctx context.Context, d Direction, now time.Time, sink Sink) (next time.Time, err error) {
+func (c *Chain) Tick(ctx context.Context, d acp.Direction, now time.Time, sink Sink) (next time.Time, err error) {
 	err = c.eachTimed(ctx, d, now, sink, "tick", func(t Timed, out *stage) {
 		if n := t.Tick(d, now, out); !n.IsZero() && (next.IsZero() || n.Before(next)) {
 			next = n
@@ -213,14 +214,14 @@ func (c *Chain) Tick(ctx context.Context, d Direction, now time.Time, sink Sink)
 // Drain asks every Timed filter to emit what it holds for direction d, in
 // chain order, so held output reaches later filters before the stream ends
 // (or before a line too long to filter passes them by).
-func (c *Chain) Drain(ctx context.Context, d Direction, now time.Time, sink Sink) error {
+func (c *Chain) Drain(ctx context.Context, d acp.Direction, now time.Time, sink Sink) error {
 	return c.eachTimed(ctx, d, now, sink, "drain", func(t Timed, out *stage) { t.Drain(d, out) })
 }
 
 // eachTimed calls fn for every Timed filter, in order, under d's lock, with
 // the emitter that feeds the filters after it. A panic is reported like an
 // Apply failure; a write error downstream stops the walk.
-func (c *Chain) eachTimed(ctx context.Context, d Direction, now time.Time, sink Sink, what string, fn func(Timed, *stage)) error {
+func (c *Chain) eachTimed(ctx context.Context, d acp.Direction, now time.Time, sink Sink, what string, fn func(Timed, *stage)) error {
 	if c == nil {
 		return nil
 	}
@@ -231,7 +232,7 @@ func (c *Chain) eachTimed(ctx context.Context, d Direction, now time.Time, sink 
 		if !ok {
 			continue
 		}
-		out := &stage{c: c, i: i, m: &Message{Dir: d, Time: now, Caps: c.caps, Disk: c.Disk}, sink: sink, ctx: ctx}
+		out := &stage{c: c, i: i, m: &Message{Message: acp.Message{Dir: d, Time: now}, Caps: c.caps, Disk: c.Disk}, sink: sink, ctx: ctx}
 		func() {
 			defer func() {
 				if r := recover(); r != nil && c.OnError != nil {
@@ -259,7 +260,7 @@ type stage struct {
 	writeErr error // a failure downstream of the filter: the pipe, not the filter
 }
 
-func (s *stage) Emit(d Direction, raw []byte) error {
+func (s *stage) Emit(d acp.Direction, raw []byte) error {
 	if s.writeErr != nil {
 		return s.writeErr
 	}
@@ -270,7 +271,7 @@ func (s *stage) Emit(d Direction, raw []byte) error {
 	}
 	s.c.stats[s.i].count(d, false, len(raw))
 	if d != s.m.Dir {
-		if !(&Message{Dir: d, Raw: raw}).Checked() {
+		if !(&acp.Message{Dir: d, Raw: raw}).Checked() {
 			return fmt.Errorf("filter %s: %w", s.c.filters[s.i].Name(), ErrInvalidLine)
 		}
 		err := s.sink(d, raw, false)
@@ -280,7 +281,7 @@ func (s *stage) Emit(d Direction, raw []byte) error {
 	s.emitted = true
 	next := s.m
 	if !sameBytes(raw, s.m.Raw) {
-		next = &Message{Dir: d, Raw: raw, Time: s.m.Time, Caps: s.m.Caps, Disk: s.m.Disk}
+		next = &Message{Message: acp.Message{Dir: d, Raw: raw, Time: s.m.Time}, Caps: s.m.Caps, Disk: s.m.Disk}
 	}
 	err := s.c.run(s.ctx, s.i+1, next, s.sink, s.original)
 	s.writeErr = err

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
@@ -20,8 +21,8 @@ func forward(_ context.Context, m *filters.Message, out filters.Emitter) error {
 
 func TestAnEmptyChainForwardsTheOriginal(t *testing.T) {
 	for _, c := range []*filters.Chain{nil, filters.NewChain(capabilities.New())} {
-		got := chaintest.Run(t, c, filters.AgentToClient, `{"a":1}`, `garbage`)
-		assert.Equal(t, []chaintest.Sent{{Dir: filters.AgentToClient, Raw: `{"a":1}`, Original: true}, {Dir: filters.AgentToClient, Raw: `garbage`, Original: true}}, got)
+		got := chaintest.Run(t, c, acp.AgentToClient, `{"a":1}`, `garbage`)
+		assert.Equal(t, []chaintest.Sent{{Dir: acp.AgentToClient, Raw: `{"a":1}`, Original: true}, {Dir: acp.AgentToClient, Raw: `garbage`, Original: true}}, got)
 	}
 }
 
@@ -40,17 +41,17 @@ func TestFailingFiltersFailOpen(t *testing.T) {
 	}
 	for name, f := range cases {
 		c := filters.NewChain(capabilities.New(), f, filters.Func{"next", forward})
-		c.OnError = func(d filters.Direction, filter string, err error) {
+		c.OnError = func(d acp.Direction, filter string, err error) {
 			failures = append(failures, filter+": "+err.Error())
 		}
-		got := chaintest.Run(t, c, filters.ClientToAgent, `{"method":"x"}`)
+		got := chaintest.Run(t, c, acp.ClientToAgent, `{"method":"x"}`)
 		if name == "newline+ignore" {
 			// The filter swallowed its own error and emitted nothing
 			// valid: the message is dropped, as the filter decided.
 			assert.Empty(t, got, name)
 			continue
 		}
-		assert.Equal(t, []chaintest.Sent{{Dir: filters.ClientToAgent, Raw: `{"method":"x"}`, Original: true}}, got, name)
+		assert.Equal(t, []chaintest.Sent{{Dir: acp.ClientToAgent, Raw: `{"method":"x"}`, Original: true}}, got, name)
 	}
 	assert.Len(t, failures, 3)
 	assert.Contains(t, failures, "panic: panic: boom")
@@ -66,14 +67,14 @@ func TestFilterRunsInOrderAndSeesThePreviousFiltersOutput(t *testing.T) {
 		return out.Emit(m.Dir, m.Raw)
 	}}
 	c := filters.NewChain(capabilities.New(), rename, watch)
-	got := chaintest.Run(t, c, filters.AgentToClient, `{"method":"orig"}`)
+	got := chaintest.Run(t, c, acp.AgentToClient, `{"method":"orig"}`)
 	assert.Equal(t, []string{"renamed"}, seen)
-	assert.Equal(t, []chaintest.Sent{{Dir: filters.AgentToClient, Raw: `{"method":"renamed"}`, Original: false}}, got)
+	assert.Equal(t, []chaintest.Sent{{Dir: acp.AgentToClient, Raw: `{"method":"renamed"}`, Original: false}}, got)
 
 	st := c.Stats()
 	assert.Equal(t, "rename", st[0].Name)
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[filters.AgentToClient])
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[filters.AgentToClient])
+	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[acp.AgentToClient])
+	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[acp.AgentToClient])
 }
 
 func TestTheChainRecordsWhatTheClientItselfAdvertised(t *testing.T) {
@@ -85,10 +86,10 @@ func TestTheChainRecordsWhatTheClientItselfAdvertised(t *testing.T) {
 		return out.Emit(m.Dir, m.Raw)
 	}}
 	c := filters.NewChain(caps, inject)
-	chaintest.Run(t, c, filters.ClientToAgent,
+	chaintest.Run(t, c, acp.ClientToAgent,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true},"clientInfo":{"name":"acpx"}}}`,
 		`{"jsonrpc":"2.0","id":"n","method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
-	chaintest.Run(t, c, filters.AgentToClient,
+	chaintest.Run(t, c, acp.AgentToClient,
 		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","version":"0.13.0"}}}`,
 		`{"jsonrpc":"2.0","id":"n","result":{"sessionId":"S1"}}`)
 
@@ -125,7 +126,7 @@ func TestMessageView(t *testing.T) {
 		{raw: ``},
 	}
 	for _, c := range cases {
-		m := filters.NewMessage(filters.AgentToClient, []byte(c.raw), time.Time{}, nil)
+		m := filters.NewMessage(acp.AgentToClient, []byte(c.raw), time.Time{}, nil)
 		assert.Equal(t, c.valid, m.Valid(), c.raw)
 		assert.Equal(t, c.method, m.Method(), c.raw)
 		assert.Equal(t, c.id, string(m.ID()), c.raw)
@@ -143,31 +144,31 @@ func TestFiltersStandAsideOnAConnectionOfALaterProtocolVersion(t *testing.T) {
 	}}
 	const v2Init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"capabilities":{},"info":{"name":"c"}}}`
 	const update = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c"}}}`
-	untouched := func(d filters.Direction, raw string) []chaintest.Sent {
+	untouched := func(d acp.Direction, raw string) []chaintest.Sent {
 		return []chaintest.Sent{{Dir: d, Raw: raw, Original: true}}
 	}
-	marked := func(d filters.Direction) []chaintest.Sent {
+	marked := func(d acp.Direction) []chaintest.Sent {
 		return []chaintest.Sent{{Dir: d, Raw: `{"marked":true}`, Original: false}}
 	}
 
 	t.Run("v2 agreed", func(t *testing.T) {
 		c := filters.NewChain(capabilities.New(), mark)
-		assert.Equal(t, untouched(filters.ClientToAgent, v2Init), chaintest.Run(t, c, filters.ClientToAgent, v2Init),
+		assert.Equal(t, untouched(acp.ClientToAgent, v2Init), chaintest.Run(t, c, acp.ClientToAgent, v2Init),
 			"a v2 initialize gets no v1 capability injected")
 		res := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"capabilities":{},"info":{"name":"a"}}}`
-		assert.Equal(t, untouched(filters.AgentToClient, res), chaintest.Run(t, c, filters.AgentToClient, res))
-		assert.Equal(t, untouched(filters.AgentToClient, update), chaintest.Run(t, c, filters.AgentToClient, update))
+		assert.Equal(t, untouched(acp.AgentToClient, res), chaintest.Run(t, c, acp.AgentToClient, res))
+		assert.Equal(t, untouched(acp.AgentToClient, update), chaintest.Run(t, c, acp.AgentToClient, update))
 	})
 	t.Run("v2 asked, agent answers v1", func(t *testing.T) {
 		c := filters.NewChain(capabilities.New(), mark)
-		chaintest.Run(t, c, filters.ClientToAgent, v2Init)
-		chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}`)
-		assert.Equal(t, marked(filters.AgentToClient), chaintest.Run(t, c, filters.AgentToClient, update),
+		chaintest.Run(t, c, acp.ClientToAgent, v2Init)
+		chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}`)
+		assert.Equal(t, marked(acp.AgentToClient), chaintest.Run(t, c, acp.AgentToClient, update),
 			"the connection speaks v1: filters apply")
 	})
 	t.Run("v1", func(t *testing.T) {
 		c := filters.NewChain(capabilities.New(), mark)
-		assert.Equal(t, marked(filters.ClientToAgent), chaintest.Run(t, c, filters.ClientToAgent,
+		assert.Equal(t, marked(acp.ClientToAgent), chaintest.Run(t, c, acp.ClientToAgent,
 			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`))
 	})
 }

@@ -3,202 +3,27 @@ package filters
 import (
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
-	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
-// Direction is the way a message travels.
-type Direction uint8
-
-const (
-	ClientToAgent Direction = iota // editor → agent
-	AgentToClient                  // agent → editor
-)
-
-// String names the direction as traces spell it.
-func (d Direction) String() string {
-	if d == ClientToAgent {
-		return "client->agent"
-	}
-	return "agent->client"
-}
-
-// Reverse is the other direction.
-func (d Direction) Reverse() Direction { return 1 - d }
-
-// Message is one line of one direction, with a view parsed on first use.
+// Message is one line as a filter sees it: the message itself (acp.Message,
+// its fields and view promoted), and what the connection knows around it.
 //
 // Raw points into the relay's read buffer: a filter must not modify it, and
 // must copy what it keeps past Apply.
 type Message struct {
-	Dir  Direction
-	Raw  []byte    // the line, without its '\n'
-	Time time.Time // when it was read (the recorded time in a replay)
+	acp.Message
+	// Caps is what the two sides negotiated and the state of their
+	// sessions, recorded from the messages as they arrived.
 	Caps *capabilities.Negotiated
 	// Disk answers what the filters read from the filesystem (see Disk);
 	// nil: the OS.
 	Disk Disk
-	// Memo is a value computed from Raw alone, kept for every filter that
-	// reads this message (package toolcall keeps the parsed update here).
-	// A filter that emits other bytes emits a new message, without it.
-	Memo any
-
-	parsed  bool
-	v       view
-	checked int8 // 0: not yet known; 1: Checked; -1: not
 }
 
-// view is the top level of a JSON-RPC message, as spans of Raw.
-type view struct {
-	object                     bool // Raw is one JSON object, valid but for the contents of unchecked strings
-	unchecked                  int  // strings whose contents were left unchecked (rawjson.SkipStructure)
-	method                     string
-	hasMethod, hasID           bool
-	id, params, result, errorV []byte
-	updateKind                 string
-	updateParsed               bool
-	sessionID                  string
-	update                     []byte // params.update
+// NewMessage returns a filter's view of raw. The chain creates these;
+// tests may too.
+func NewMessage(dir acp.Direction, raw []byte, t time.Time, caps *capabilities.Negotiated) *Message {
+	return &Message{Message: acp.Message{Dir: dir, Raw: raw, Time: t}, Caps: caps}
 }
-
-// NewMessage returns a view of raw. The chain creates these; tests and
-// replays may too.
-func NewMessage(dir Direction, raw []byte, t time.Time, caps *capabilities.Negotiated) *Message {
-	return &Message{Dir: dir, Raw: raw, Time: t, Caps: caps}
-}
-
-func (m *Message) parse() {
-	if m.parsed {
-		return
-	}
-	m.parsed = true
-	v := &m.v
-	raw := m.Raw
-	// One pass over every byte, validating but for the contents of long
-	// strings (Checked), which also reads the members of params that
-	// filters look up in almost every message (sessionId, update), so that
-	// no walk over a large update follows it.
-	skip := func(s int) (int, error) { return rawjson.SkipStructure(raw, s, &v.unchecked) }
-	end, err := rawjson.Walk(raw, 0, func(key []byte, vs int) (int, error) {
-		var ve int
-		var err error
-		if rawjson.KeyIs(key, "params") {
-			v.sessionID, v.update = "", nil // the last params counts
-			if vs < len(raw) && raw[vs] == '{' {
-				ve, err = rawjson.Walk(raw, vs, func(k []byte, s int) (int, error) {
-					e, err := skip(s)
-					switch {
-					case err != nil:
-					case rawjson.KeyIs(k, "sessionId"):
-						v.sessionID, _ = rawjson.Unquote(raw[s:e])
-					case rawjson.KeyIs(k, "update"):
-						v.update = raw[s:e]
-					}
-					return e, err
-				})
-			} else {
-				ve, err = skip(vs)
-			}
-		} else {
-			ve, err = skip(vs)
-		}
-		if err != nil {
-			return ve, err
-		}
-		val := raw[vs:ve]
-		switch {
-		case rawjson.KeyIs(key, "method"):
-			v.hasMethod = true
-			v.method, _ = rawjson.Unquote(val)
-		case rawjson.KeyIs(key, "id"):
-			v.hasID, v.id = true, val
-		case rawjson.KeyIs(key, "params"):
-			v.params = val
-		case rawjson.KeyIs(key, "result"):
-			v.result = val
-		case rawjson.KeyIs(key, "error"):
-			v.errorV = val
-		}
-		return ve, nil
-	})
-	// Walk validated the object; nothing may follow it.
-	v.object = err == nil && len(rawjson.TrimSpace(raw[end:])) == 0
-	if !v.object {
-		*v = view{}
-	}
-}
-
-// Valid reports whether the line is one JSON object, valid in every
-// respect but maybe the contents of its strings of over
-// rawjson.LongString bytes: where each ends is known, but not whether its
-// escapes are. Anything else (batches, garbage, blank lines) is not for
-// filters to touch. The contents of a long string are checked by whoever
-// decodes them (rawjson.Unquote), and a line a filter writes is checked in
-// full (Checked) before it leaves the chain, so a message that passes
-// through unchanged, as most large ones do, is never scanned for escapes.
-func (m *Message) Valid() bool { m.parse(); return m.v.object }
-
-// Checked reports whether the line is one valid JSON object, the contents
-// of every string included.
-func (m *Message) Checked() bool {
-	if m.checked == 0 {
-		var ok bool
-		if m.parsed { // only the unchecked strings are left to check
-			ok = m.v.object && (m.v.unchecked == 0 || rawjson.Valid(m.Raw))
-		} else { // one validating pass, rather than the view's and then one
-			t := rawjson.TrimSpace(m.Raw)
-			ok = len(t) > 0 && t[0] == '{' && rawjson.Valid(t)
-		}
-		m.checked = -1
-		if ok {
-			m.checked = 1
-		}
-	}
-	return m.checked == 1
-}
-
-// Method is the JSON-RPC method, or "" for responses and invalid lines.
-func (m *Message) Method() string { m.parse(); return m.v.method }
-
-// ID is the raw JSON id ("7", `"abc"`, "null"), or nil if there is none.
-func (m *Message) ID() []byte { m.parse(); return m.v.id }
-
-// IsRequest reports a message with a method and an id.
-func (m *Message) IsRequest() bool { m.parse(); return m.v.hasMethod && m.v.hasID }
-
-// IsNotification reports a message with a method and no id.
-func (m *Message) IsNotification() bool { m.parse(); return m.v.hasMethod && !m.v.hasID }
-
-// IsResponse reports a message with an id and no method.
-func (m *Message) IsResponse() bool { m.parse(); return !m.v.hasMethod && m.v.hasID }
-
-// Params is the raw params value, or nil.
-func (m *Message) Params() []byte { m.parse(); return m.v.params }
-
-// Result is the raw result value of a response, or nil.
-func (m *Message) Result() []byte { m.parse(); return m.v.result }
-
-// Error is the raw error value of a response, or nil.
-func (m *Message) Error() []byte { m.parse(); return m.v.errorV }
-
-// UpdateKind is params.update.sessionUpdate of a session/update
-// notification ("tool_call", "tool_call_update", …), or "".
-func (m *Message) UpdateKind() string {
-	if m.Method() != "session/update" {
-		return ""
-	}
-	if !m.v.updateParsed {
-		m.v.updateParsed = true
-		if raw, ok := rawjson.TrustedGet(m.Update(), "sessionUpdate"); ok {
-			m.v.updateKind, _ = rawjson.Unquote(raw)
-		}
-	}
-	return m.v.updateKind
-}
-
-// SessionID is params.sessionId, or "".
-func (m *Message) SessionID() string { m.parse(); return m.v.sessionID }
-
-// Update is the raw value of params.update (a session/update's update),
-// or nil.
-func (m *Message) Update() []byte { m.parse(); return m.v.update }

@@ -1,6 +1,10 @@
 package filters
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+)
 
 // FilterStats counts what one filter took in and gave out, per direction.
 type FilterStats struct {
@@ -12,7 +16,7 @@ type Counter struct {
 	Messages, Bytes atomic.Int64
 }
 
-func (s *FilterStats) count(d Direction, in bool, n int) {
+func (s *FilterStats) count(d acp.Direction, in bool, n int) {
 	c := &s.Out[d]
 	if in {
 		c = &s.In[d]

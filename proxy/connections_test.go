@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
@@ -23,10 +24,10 @@ func oneRun(t *testing.T, marker bool, agent string) string {
 		require.NoError(t, r.Begin(ConnectionInfo{Agent: []string{agent}, Proxy: "test"}))
 	}
 	at := func(s float64) time.Time { return time.Time{}.Add(time.Duration(s * float64(time.Second))) }
-	r.emitted(at(0.1), filters.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`))
-	r.emitted(at(0.2), filters.AgentToClient, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"`+agent+`","version":"1"}}}`))
-	r.emitted(at(0.3), filters.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"`+agent+` runs ls","kind":"execute","status":"pending"}}}`))
-	r.emitted(at(0.4), filters.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}}}`))
+	r.emitted(at(0.1), acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`))
+	r.emitted(at(0.2), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"`+agent+`","version":"1"}}}`))
+	r.emitted(at(0.3), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"`+agent+` runs ls","kind":"execute","status":"pending"}}}`))
+	r.emitted(at(0.4), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}}}`))
 	require.NoError(t, r.Flush())
 	return b.String()
 }

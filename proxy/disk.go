@@ -7,8 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // DiskAnswer is a "read" record of a trace: a question a filter asked of the
@@ -89,7 +90,7 @@ func (d recordingDisk) Read(m *filters.Message, q filters.DiskRead, read func() 
 }
 
 // read records what a filter read from the disk.
-func (r *Recorder) read(t time.Time, d filters.Direction, a DiskAnswer) {
+func (r *Recorder) read(t time.Time, d acp.Direction, a DiskAnswer) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = appendRead(rec, a)

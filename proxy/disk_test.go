@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
@@ -21,7 +22,7 @@ import (
 // the file at path holds, read through the message's Disk.
 func fileShowingFilter(path string) filters.Filter {
 	return filters.Func{FilterName: "show-file", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
-		if m.Dir != filters.AgentToClient {
+		if m.Dir != acp.AgentToClient {
 			return out.Emit(m.Dir, m.Raw)
 		}
 		answer, err := m.ReadDisk(filters.DiskRead{Kind: "test", Path: path}, func() ([]byte, error) {
@@ -46,7 +47,7 @@ func TestAReplayAnswersWhatFiltersReadFromTheTrace(t *testing.T) {
 	in := "{\"n\":1}\n{\"n\":2}\n"
 	var trace bytes.Buffer
 	r := &Relay{Chain: filters.NewChain(capabilities.New(), fileShowingFilter(path)), Record: NewRecorder(&trace, time.Now())}
-	live := relayOnce(t, r, filters.AgentToClient, strings.NewReader(in))
+	live := relayOnce(t, r, acp.AgentToClient, strings.NewReader(in))
 	require.NoError(t, r.Record.Flush())
 	assert.Equal(t, "{\"file\":\"recorded\"}\n{\"file\":\"recorded\"}\n", string(live))
 	assert.Equal(t, 2, strings.Count(trace.String(), `"read":{"kind":"test"`), "each read is recorded")

@@ -7,8 +7,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // EmbedReads copies the trace in r to w with what chain's filters read from
@@ -82,7 +83,7 @@ func (d *embedDisk) ask(ctx context.Context, chain *filters.Chain, rec TraceReco
 	}
 	var epoch time.Time // the recorded clock, as Replay keeps it
 	m := filters.NewMessage(rec.Dir, rec.Line, epoch.Add(rec.T), nil)
-	discard := func(filters.Direction, []byte, bool) error { return nil }
+	discard := func(acp.Direction, []byte, bool) error { return nil }
 	if err := chain.Process(ctx, m, discard); err != nil {
 		return err
 	}

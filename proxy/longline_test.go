@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
@@ -60,7 +61,7 @@ func longLineRelays() map[string]func(trace io.Writer) *Relay {
 
 func TestTheOtherDirectionFlowsWhileALongLinePauses(t *testing.T) {
 	for name, relay := range longLineRelays() {
-		for _, d := range []filters.Direction{filters.AgentToClient, filters.ClientToAgent} {
+		for _, d := range []acp.Direction{acp.AgentToClient, acp.ClientToAgent} {
 			t.Run(fmt.Sprintf("%s/long line %s", name, d), func(t *testing.T) {
 				var trace syncBuffer
 				r := relay(&trace)
@@ -114,16 +115,16 @@ func TestAnswersWrittenDuringALongLineFollowItInTheStreamAndTheTrace(t *testing.
 	var trace syncBuffer
 	chain := filters.NewChain(capabilities.New(), answeringFilter)
 	r := &Relay{Chain: chain, Record: NewRecorder(&trace, time.Now()), MaxFilterLine: longLineMax}
-	run := startLongLine(t, r, filters.AgentToClient)
+	run := startLongLine(t, r, acp.AgentToClient)
 	request := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
-	run.send(filters.ClientToAgent, request)
-	assert.Equal(t, request, run.next(filters.ClientToAgent), "the request does not wait for its answer's turn")
+	run.send(acp.ClientToAgent, request)
+	assert.Equal(t, request, run.next(acp.ClientToAgent), "the request does not wait for its answer's turn")
 	run.finish()
-	assert.Equal(t, `{"jsonrpc":"2.0","id":"pong","result":{}}`, run.next(filters.AgentToClient))
+	assert.Equal(t, `{"jsonrpc":"2.0","id":"pong","result":{}}`, run.next(acp.AgentToClient))
 
 	var toClient []string
 	for _, rec := range checkTrace(t, trace.String()) {
-		if rec.Dir != filters.AgentToClient {
+		if rec.Dir != acp.AgentToClient {
 			continue
 		}
 		switch {
@@ -140,7 +141,7 @@ func TestAnswersWrittenDuringALongLineFollowItInTheStreamAndTheTrace(t *testing.
 // line: its first longLineHead bytes have been relayed, the rest not sent.
 type longLineRun struct {
 	t     *testing.T
-	d     filters.Direction
+	d     acp.Direction
 	line  []byte
 	src   [2]*io.PipeWriter
 	lines [2]chan string // the lines each receiver got, the long one excepted
@@ -148,7 +149,7 @@ type longLineRun struct {
 	pumps chan error
 }
 
-func startLongLine(t *testing.T, r *Relay, d filters.Direction) *longLineRun {
+func startLongLine(t *testing.T, r *Relay, d acp.Direction) *longLineRun {
 	t.Helper()
 	run := &longLineRun{t: t, d: d, ended: make(chan struct{}), pumps: make(chan error, 2)}
 	head, tail := `{"jsonrpc":"2.0","method":"x","params":"`, `"}`
@@ -162,9 +163,9 @@ func startLongLine(t *testing.T, r *Relay, d filters.Direction) *longLineRun {
 		dstR[i], dstW[i] = io.Pipe()
 		run.lines[i] = make(chan string, 16)
 	}
-	c := r.Open(dstW[filters.ClientToAgent], dstW[filters.AgentToClient])
+	c := r.Open(dstW[acp.ClientToAgent], dstW[acp.AgentToClient])
 	headSeen := make(chan struct{})
-	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		go func() { run.pumps <- c.Pump(context.Background(), dir, srcR[dir]) }()
 		go run.receive(dir, dstR[dir], headSeen)
 	}
@@ -187,7 +188,7 @@ func startLongLine(t *testing.T, r *Relay, d filters.Direction) *longLineRun {
 // receive reads what direction dir delivers. In the long line's direction,
 // it checks the long line and closes headSeen once more than
 // --max-filter-line of it has arrived: the pump is then streaming it.
-func (run *longLineRun) receive(dir filters.Direction, r io.Reader, headSeen chan struct{}) {
+func (run *longLineRun) receive(dir acp.Direction, r io.Reader, headSeen chan struct{}) {
 	if dir == run.d {
 		buf := make([]byte, 64<<10)
 		n := 0
@@ -231,7 +232,7 @@ func (run *longLineRun) receive(dir filters.Direction, r io.Reader, headSeen cha
 
 // next returns the next line direction dir delivers, or "" if none comes
 // within seconds (it is then stuck behind the long line).
-func (run *longLineRun) next(dir filters.Direction) string {
+func (run *longLineRun) next(dir acp.Direction) string {
 	select {
 	case l := <-run.lines[dir]:
 		return l
@@ -241,7 +242,7 @@ func (run *longLineRun) next(dir filters.Direction) string {
 }
 
 // send writes one line into direction dir.
-func (run *longLineRun) send(dir filters.Direction, line string) {
+func (run *longLineRun) send(dir acp.Direction, line string) {
 	_, err := io.WriteString(run.src[dir], line+"\n")
 	require.NoError(run.t, err)
 }

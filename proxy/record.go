@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // Recorder appends a JSONL trace: one record per line that crossed the
@@ -77,7 +77,7 @@ func embeddable(b []byte) bool {
 }
 
 // AppendHeader appends `{"t":SECONDS,"dir":"…"` for a record at t.
-func AppendHeader(dst []byte, elapsed time.Duration, d filters.Direction) []byte {
+func AppendHeader(dst []byte, elapsed time.Duration, d acp.Direction) []byte {
 	dst = append(dst, `{"t":`...)
 	dst = strconv.AppendFloat(dst, elapsed.Seconds(), 'f', 6, 64)
 	dst = append(dst, `,"dir":"`...)
@@ -88,7 +88,7 @@ func AppendHeader(dst []byte, elapsed time.Duration, d filters.Direction) []byte
 // received records a line as it arrived, and what was sent in its place when
 // that differs (out nil: forwarded unchanged).
 // knownValid says b is a valid JSON object, as the filters' view found.
-func (r *Recorder) received(t time.Time, d filters.Direction, b []byte, eol, knownValid, changed bool, out [][]byte) {
+func (r *Recorder) received(t time.Time, d acp.Direction, b []byte, eol, knownValid, changed bool, out [][]byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = appendLine(rec, b, knownValid)
@@ -102,7 +102,7 @@ func (r *Recorder) received(t time.Time, d filters.Direction, b []byte, eol, kno
 }
 
 // added records lines the proxy sent on its own (timers, answers).
-func (r *Recorder) added(t time.Time, d filters.Direction, out [][]byte) {
+func (r *Recorder) added(t time.Time, d acp.Direction, out [][]byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = appendOut(rec, out)
 	r.write(d, append(rec, '}', '\n'))
@@ -124,7 +124,7 @@ func appendOut(rec []byte, out [][]byte) []byte {
 }
 
 // write appends one whole record of direction d.
-func (r *Recorder) write(d filters.Direction, rec []byte) {
+func (r *Recorder) write(d acp.Direction, rec []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.long[d] {
@@ -148,14 +148,14 @@ func (r *Recorder) writeLocked(rec []byte) {
 // short line's record has the time it was read whole, too).
 type longLine struct {
 	r     *Recorder
-	d     filters.Direction
+	d     acp.Direction
 	spool *os.File
 	buf   *bufio.Writer
 	enc   io.WriteCloser
 	err   error // the spool failed: the record is lost, and recording stops
 }
 
-func (r *Recorder) beginLong(d filters.Direction) *longLine {
+func (r *Recorder) beginLong(d acp.Direction) *longLine {
 	l := &longLine{r: r, d: d}
 	l.spool, l.err = os.CreateTemp("", "acp-proxy-long-line-*")
 	if l.err == nil {
@@ -236,7 +236,7 @@ func (r *Recorder) Begin(info ConnectionInfo) error {
 func (r *Recorder) connection(t time.Time, info []byte) {
 	rec := append([]byte(`{"t":`), strconv.AppendFloat(nil, t.Sub(r.start).Seconds(), 'f', 6, 64)...)
 	rec = append(append(rec, `,"connection":`...), info...)
-	r.write(filters.ClientToAgent, append(rec, '}', '\n'))
+	r.write(acp.ClientToAgent, append(rec, '}', '\n'))
 }
 
 // Flush writes buffered records out.
@@ -252,7 +252,7 @@ func (r *Recorder) Flush() error {
 
 // emitted records a line as delivered to its receiver: replay output is a
 // trace of what each side received, so it can be replayed again.
-func (r *Recorder) emitted(t time.Time, d filters.Direction, b []byte) {
+func (r *Recorder) emitted(t time.Time, d acp.Direction, b []byte) {
 	r.emittedFrom(t, d, b, true, nil)
 }
 
@@ -264,7 +264,7 @@ type lineSource struct {
 
 // emittedFrom is emitted, with "src" (and "timer") naming the received
 // line it came from when src is set.
-func (r *Recorder) emittedFrom(t time.Time, d filters.Direction, b []byte, eol bool, src *lineSource) {
+func (r *Recorder) emittedFrom(t time.Time, d acp.Direction, b []byte, eol bool, src *lineSource) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = AppendLine(rec, b)

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
@@ -46,8 +47,8 @@ func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
 	if r.Record != nil && r.Chain != nil && r.Chain.Disk == nil {
 		r.Chain.Disk = r.Record.Disk() // the trace holds what the filters read
 	}
-	c.writers[filters.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
-	c.writers[filters.AgentToClient] = newLineWriter(toClient, ioBufferSize)
+	c.writers[acp.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
+	c.writers[acp.AgentToClient] = newLineWriter(toClient, ioBufferSize)
 	return c
 }
 
@@ -68,7 +69,7 @@ func (r *Relay) log() *slog.Logger {
 // Pump relays direction d from src until src ends, then flushes what the
 // filters still hold. It returns nil at a clean end of src, or the error
 // that stopped it (wrapped with the direction).
-func (c *Conn) Pump(ctx context.Context, d filters.Direction, src io.Reader) error {
+func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
 	max := c.r.MaxFilterLine
 	if max <= 0 {
 		max = DefaultMaxFilterLine
@@ -96,7 +97,7 @@ func (c *Conn) Pump(ctx context.Context, d filters.Direction, src io.Reader) err
 	return err
 }
 
-func (c *Conn) pump(ctx context.Context, d filters.Direction, f *framer, w *lineWriter) error {
+func (c *Conn) pump(ctx context.Context, d acp.Direction, f *framer, w *lineWriter) error {
 	timed := c.r.Chain.Len() > 0
 	for {
 		ln, err := f.next()
@@ -137,7 +138,7 @@ func (c *Conn) pump(ctx context.Context, d filters.Direction, f *framer, w *line
 }
 
 // process runs one whole line through the chain.
-func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now time.Time) error {
+func (c *Conn) process(ctx context.Context, d acp.Direction, ln line, now time.Time) error {
 	rec := c.r.Record
 	c.r.Summary.before(d, ln.bytes)
 	if c.r.Chain.Len() == 0 {
@@ -156,7 +157,7 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 	var out [][]byte
 	changed := false
 	m := filters.NewMessage(d, ln.bytes, now, nil)
-	err := c.r.Chain.Process(ctx, m, func(od filters.Direction, raw []byte, original bool) error {
+	err := c.r.Chain.Process(ctx, m, func(od acp.Direction, raw []byte, original bool) error {
 		if od != d {
 			return c.sinkOther(od, raw, now)
 		}
@@ -188,7 +189,7 @@ func (c *Conn) process(ctx context.Context, d filters.Direction, ln line, now ti
 // nothing: not the writer (lines others write meanwhile follow the long
 // line) and not the trace (the line's record is spooled and joins the trace
 // at its end). The other direction never waits for this peer.
-func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
+func (c *Conn) passLong(ctx context.Context, d acp.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
 	if c.r.Chain.Len() > 0 {
 		c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
 		if err := c.r.Chain.Drain(ctx, d, now, c.sink); err != nil {
@@ -240,7 +241,7 @@ func (c *Conn) passLong(ctx context.Context, d filters.Direction, f *framer, w *
 	return eol, nil
 }
 
-func (c *Conn) write(d filters.Direction, b []byte, eol bool) error {
+func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {
 	if err := c.writers[d].writeLine(b, eol); err != nil {
 		return fmt.Errorf("%s: write: %w", d, err)
 	}
@@ -248,13 +249,13 @@ func (c *Conn) write(d filters.Direction, b []byte, eol bool) error {
 }
 
 // sink takes lines the chain emits outside of a read line: timers and drains.
-func (c *Conn) sink(d filters.Direction, raw []byte, _ bool) error {
+func (c *Conn) sink(d acp.Direction, raw []byte, _ bool) error {
 	return c.sinkOther(d, raw, c.r.now())
 }
 
 // sinkOther writes a line the proxy adds on its own, and flushes it: the
 // pump of that direction may be idle, waiting on its peer.
-func (c *Conn) sinkOther(d filters.Direction, raw []byte, now time.Time) error {
+func (c *Conn) sinkOther(d acp.Direction, raw []byte, now time.Time) error {
 	c.r.Summary.after(d, raw)
 	if rec := c.r.Record; rec != nil {
 		rec.added(now, d, [][]byte{append([]byte(nil), raw...)})
@@ -270,7 +271,7 @@ func (c *Conn) sinkOther(d filters.Direction, raw []byte, now time.Time) error {
 
 // tick lets coalescing filters emit what is due, and arms a timer for the
 // next time they want to run while the input is quiet.
-func (c *Conn) tick(ctx context.Context, d filters.Direction) error {
+func (c *Conn) tick(ctx context.Context, d acp.Direction) error {
 	next, err := c.r.Chain.Tick(ctx, d, c.r.now(), c.sink)
 	if err != nil {
 		return err
@@ -279,7 +280,7 @@ func (c *Conn) tick(ctx context.Context, d filters.Direction) error {
 	return nil
 }
 
-func (c *Conn) arm(ctx context.Context, d filters.Direction, next time.Time) {
+func (c *Conn) arm(ctx context.Context, d acp.Direction, next time.Time) {
 	if next.IsZero() {
 		return
 	}
@@ -300,7 +301,7 @@ func (c *Conn) arm(ctx context.Context, d filters.Direction, next time.Time) {
 	c.timers[d].Reset(wait)
 }
 
-func (c *Conn) stopTimer(d filters.Direction) {
+func (c *Conn) stopTimer(d acp.Direction) {
 	c.timerMu[d].Lock()
 	defer c.timerMu[d].Unlock()
 	c.stopped[d] = true
@@ -311,4 +312,4 @@ func (c *Conn) stopTimer(d filters.Direction) {
 
 // CloseWriter flushes direction d's output and closes it, so that side's
 // peer reads EOF (the editor closed stdin: the agent's stdin is closed).
-func (c *Conn) CloseWriter(d filters.Direction) error { return c.writers[d].closeStream() }
+func (c *Conn) CloseWriter(d acp.Direction) error { return c.writers[d].closeStream() }

@@ -15,18 +15,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
 // relayOnce pumps in through a connection in direction d and returns what
 // the receiving side got.
-func relayOnce(t testing.TB, r *Relay, d filters.Direction, in io.Reader) []byte {
+func relayOnce(t testing.TB, r *Relay, d acp.Direction, in io.Reader) []byte {
 	t.Helper()
 	var toAgent, toClient bytes.Buffer
 	c := r.Open(&toAgent, &toClient)
 	require.NoError(t, c.Pump(context.Background(), d, in))
-	if d == filters.ClientToAgent {
+	if d == acp.ClientToAgent {
 		return toAgent.Bytes()
 	}
 	return toClient.Bytes()
@@ -53,7 +54,7 @@ func TestRelayIsByteExactWithAndWithoutFilters(t *testing.T) {
 		"tiny max line":  {Chain: filters.NewChain(capabilities.New(), viewingFilter), MaxFilterLine: 100},
 	}
 	for name, r := range relays {
-		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 			got := relayOnce(t, r, d, iotest.OneByteReader(bytes.NewReader(in)))
 			assert.Equal(t, string(in), string(got), "%s, %s", name, d)
 		}
@@ -74,7 +75,7 @@ func FuzzFramer(f *testing.F) {
 			r.Chain = nil
 		}
 		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1))}
-		got := relayOnce(t, r, filters.AgentToClient, src)
+		got := relayOnce(t, r, acp.AgentToClient, src)
 		if !bytes.Equal(in, got) {
 			t.Fatalf("relayed %q as %q", in, got)
 		}
@@ -120,7 +121,7 @@ func TestFiltersMayReplaceDropAndAddButNeverReorder(t *testing.T) {
 	var toAgent, toClient bytes.Buffer
 	r := &Relay{Chain: filters.NewChain(capabilities.New(), f)}
 	c := r.Open(&toAgent, &toClient)
-	require.NoError(t, c.Pump(context.Background(), filters.ClientToAgent, strings.NewReader(in)))
+	require.NoError(t, c.Pump(context.Background(), acp.ClientToAgent, strings.NewReader(in)))
 	assert.Equal(t, "{\"method\":\"a\"}\n{\"method\":\"dup\"}\n{\"method\":\"dup\",\"copy\":true}\n{\"method\":\"ans\"}\n{\"id\":9,\"result\":null}\n", toAgent.String())
 	assert.Equal(t, "{\"id\":1,\"result\":{}}\n", toClient.String())
 }
@@ -147,7 +148,7 @@ func (h *holdingFilter) Apply(_ context.Context, m *filters.Message, out filters
 	return out.Emit(m.Dir, m.Raw)
 }
 
-func (h *holdingFilter) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
+func (h *holdingFilter) Tick(d acp.Direction, now time.Time, out filters.Emitter) time.Time {
 	if h.held[d] == nil {
 		return time.Time{}
 	}
@@ -158,7 +159,7 @@ func (h *holdingFilter) Tick(d filters.Direction, now time.Time, out filters.Emi
 	return time.Time{}
 }
 
-func (h *holdingFilter) Drain(d filters.Direction, out filters.Emitter) {
+func (h *holdingFilter) Drain(d acp.Direction, out filters.Emitter) {
 	for _, b := range h.held[d] {
 		_ = out.Emit(d, b)
 	}
@@ -171,7 +172,7 @@ func TestHeldOutputLeavesBeforeTheNextMessageOnTimeAndAtEOF(t *testing.T) {
 	r := &Relay{Chain: filters.NewChain(capabilities.New(), &holdingFilter{})}
 	c := r.Open(io.Discard, &toClient)
 	done := make(chan error, 1)
-	go func() { done <- c.Pump(context.Background(), filters.AgentToClient, pr) }()
+	go func() { done <- c.Pump(context.Background(), acp.AgentToClient, pr) }()
 
 	io.WriteString(pw, "{\"method\":\"chunk\",\"n\":1}\n{\"method\":\"chunk\",\"n\":2}\n{\"id\":1,\"result\":{}}\n")
 	require.Eventually(t, func() bool { return strings.Count(toClient.String(), "\n") == 3 }, 5*time.Second, time.Millisecond)
@@ -200,7 +201,7 @@ func recordAndReplay(t *testing.T, chain *filters.Chain) {
 	in := corpus(t)
 	var trace bytes.Buffer
 	r := &Relay{Chain: chain, Record: NewRecorder(&trace, time.Now())}
-	got := relayOnce(t, r, filters.AgentToClient, bytes.NewReader(in))
+	got := relayOnce(t, r, acp.AgentToClient, bytes.NewReader(in))
 	require.Equal(t, string(in), string(got))
 
 	// Replaying the trace through no filters gives the trace back, and the

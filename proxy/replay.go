@@ -6,8 +6,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // Connection is what a replay runs one connection of a trace through: its
@@ -136,7 +137,7 @@ func (c *Connections) N() int { return c.n }
 
 // isInitialize reports whether rec is the client's initialize request.
 func isInitialize(rec TraceRecord) bool {
-	if rec.Dir != filters.ClientToAgent || !rec.HasLine || !bytes.Contains(rec.Line, []byte(`"initialize"`)) {
+	if rec.Dir != acp.ClientToAgent || !rec.HasLine || !bytes.Contains(rec.Line, []byte(`"initialize"`)) {
 		return false
 	}
 	m, _ := rawjson.GetString(rec.Line, "method")
@@ -145,7 +146,7 @@ func isInitialize(rec TraceRecord) bool {
 }
 
 func (rp *replayer) emitAt(at time.Time) filters.Sink {
-	return func(d filters.Direction, raw []byte, _ bool) error {
+	return func(d acp.Direction, raw []byte, _ bool) error {
 		rp.conn.Summary.after(d, raw)
 		rp.out.emittedFrom(at, d, raw, true, rp.source())
 		return nil
@@ -189,7 +190,7 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 	sum.before(rec.Dir, rec.Line)
 	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
 	sink := rp.emitAt(now)
-	if err := chain.Process(rp.ctx, m, func(d filters.Direction, raw []byte, original bool) error {
+	if err := chain.Process(rp.ctx, m, func(d acp.Direction, raw []byte, original bool) error {
 		if original && !rec.EOL {
 			sum.after(d, raw)
 			rp.out.emittedFrom(now, d, raw, false, rp.source())
@@ -216,7 +217,7 @@ func (rp *replayer) fire(now time.Time) error {
 	rp.timer = true
 	defer func() { rp.timer = false }()
 	for {
-		d := filters.ClientToAgent
+		d := acp.ClientToAgent
 		if rp.next[d].IsZero() || (!rp.next[1-d].IsZero() && rp.next[1-d].Before(rp.next[d])) {
 			d = 1 - d
 		}
@@ -243,7 +244,7 @@ func (rp *replayer) end() error {
 	}
 	rp.timer = true
 	defer func() { rp.timer = false }()
-	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+	for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		if err := rp.conn.Chain.Drain(rp.ctx, d, rp.last, rp.emitAt(rp.last)); err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/agentproc"
 )
 
@@ -59,8 +59,8 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 // pumpClientToAgent relays the client's stdin to the agent until it ends,
 // then closes the agent's stdin and stops the agent.
 func (r *Relay) pumpClientToAgent(ctx context.Context, c *Conn, stdin io.Reader, agent *agentproc.Process) {
-	err := c.Pump(ctx, filters.ClientToAgent, stdin)
-	if cerr := c.CloseWriter(filters.ClientToAgent); err == nil && cerr != nil && !errors.Is(cerr, os.ErrClosed) {
+	err := c.Pump(ctx, acp.ClientToAgent, stdin)
+	if cerr := c.CloseWriter(acp.ClientToAgent); err == nil && cerr != nil && !errors.Is(cerr, os.ErrClosed) {
 		err = fmt.Errorf("closing agent stdin: %w", cerr)
 	}
 	if err != nil {
@@ -73,12 +73,12 @@ func (r *Relay) pumpClientToAgent(ctx context.Context, c *Conn, stdin io.Reader,
 // then closes the client's stdout. When the client stops reading, the agent
 // is stopped.
 func (r *Relay) pumpAgentToClient(ctx context.Context, c *Conn, agent *agentproc.Process) {
-	err := c.Pump(ctx, filters.AgentToClient, agent.Stdout())
+	err := c.Pump(ctx, acp.AgentToClient, agent.Stdout())
 	if err != nil {
 		r.log().Warn("agent→client pump ended", "err", err)
 		agent.Stop("stdout write failed")
 	}
-	if cerr := c.CloseWriter(filters.AgentToClient); cerr != nil && err == nil {
+	if cerr := c.CloseWriter(acp.AgentToClient); cerr != nil && err == nil {
 		r.log().Debug("closing stdout", "err", cerr)
 	}
 }

@@ -12,8 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // Summary counts what entered and what left the filter chain, per direction
@@ -56,11 +57,11 @@ func NewSummary(chain *filters.Chain) *Summary {
 	return &Summary{chain: chain, calls: map[string]*CallCount{}}
 }
 
-func (s *Summary) before(d filters.Direction, raw []byte) { s.count(d, raw, false) }
-func (s *Summary) after(d filters.Direction, raw []byte)  { s.count(d, raw, true) }
+func (s *Summary) before(d acp.Direction, raw []byte) { s.count(d, raw, false) }
+func (s *Summary) after(d acp.Direction, raw []byte)  { s.count(d, raw, true) }
 
 // long counts a line streamed through unfiltered: the same before and after.
-func (s *Summary) long(d filters.Direction, n int) {
+func (s *Summary) long(d acp.Direction, n int) {
 	if s == nil {
 		return
 	}
@@ -70,12 +71,12 @@ func (s *Summary) long(d filters.Direction, n int) {
 	s.dirs[d].after.add(n)
 }
 
-func (s *Summary) count(d filters.Direction, raw []byte, after bool) {
+func (s *Summary) count(d acp.Direction, raw []byte, after bool) {
 	if s == nil {
 		return
 	}
 	id, title := "", ""
-	if d == filters.AgentToClient && bytes.Contains(raw, []byte(`"toolCallId"`)) {
+	if d == acp.AgentToClient && bytes.Contains(raw, []byte(`"toolCallId"`)) {
 		id, _ = rawjson.GetString(raw, "params", "update", "toolCallId")
 		if !after && id != "" {
 			title = callTitle(raw)
@@ -193,7 +194,7 @@ func (s *Summary) Report() SummaryReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := SummaryReport{Filters: []FilterFigures{}, ToolCalls: []CallCount{}} // [] in JSON, not null
-	for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+	for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		r.Directions = append(r.Directions, DirectionReport{d.String(), s.dirs[d].before, s.dirs[d].after})
 	}
 	r.Agent, r.Client = s.peers()
@@ -201,7 +202,7 @@ func (s *Summary) Report() SummaryReport {
 	r.Command = s.command
 	for _, f := range s.chain.Stats() {
 		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
-		for _, d := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+		for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 			ff.In[d.String()] = Count{f.In[d][0], f.In[d][1] + f.In[d][0]}
 			ff.Out[d.String()] = Count{f.Out[d][0], f.Out[d][1] + f.Out[d][0]}
 			if f.Notes[d] != "" {
@@ -277,7 +278,7 @@ func (r SummaryReport) WriteText(w io.Writer) error {
 		t.add(d.Direction, fmt.Sprint(d.Before.Messages), human(d.Before.Bytes),
 			fmt.Sprint(d.After.Messages), human(d.After.Bytes), ratio(d.After.Bytes, d.Before.Bytes))
 	}
-	for _, d := range []filters.Direction{filters.AgentToClient, filters.ClientToAgent} {
+	for _, d := range []acp.Direction{acp.AgentToClient, acp.ClientToAgent} {
 		r.addFilters(t, d)
 	}
 	for _, f := range r.Filters {
@@ -320,10 +321,10 @@ func (r SummaryReport) describe() string {
 // agent→client, where they work; for client→agent, those that changed
 // something there. A row's note says what the filter changed, or why it
 // stood aside.
-func (r SummaryReport) addFilters(t *table, d filters.Direction) {
+func (r SummaryReport) addFilters(t *table, d acp.Direction) {
 	var rows []FilterFigures
 	for _, f := range r.Filters {
-		if d == filters.AgentToClient || f.In[d.String()] != f.Out[d.String()] {
+		if d == acp.AgentToClient || f.In[d.String()] != f.Out[d.String()] {
 			rows = append(rows, f)
 		}
 	}

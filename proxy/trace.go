@@ -12,14 +12,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // TraceRecord is one record of a trace (see Recorder for the format).
 type TraceRecord struct {
 	T       time.Duration
-	Dir     filters.Direction
+	Dir     acp.Direction
 	Line    []byte   // the line as received; nil in a record of added lines
 	HasLine bool     // the record has msg, text or b64
 	EOL     bool     // the line ended in '\n'
@@ -142,12 +142,12 @@ func parseRecord(b []byte) (TraceRecord, error) {
 		case "dir":
 			s, _ := rawjson.Unquote(val)
 			switch s {
-			case filters.ClientToAgent.String():
-				rec.Dir = filters.ClientToAgent
-			case filters.AgentToClient.String():
-				rec.Dir = filters.AgentToClient
+			case acp.ClientToAgent.String():
+				rec.Dir = acp.ClientToAgent
+			case acp.AgentToClient.String():
+				rec.Dir = acp.AgentToClient
 			default:
-				err = fmt.Errorf(`"dir" must be %q or %q, got %s`, filters.ClientToAgent, filters.AgentToClient, val)
+				err = fmt.Errorf(`"dir" must be %q or %q, got %s`, acp.ClientToAgent, acp.AgentToClient, val)
 				return false
 			}
 			haveDir = true

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
-	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/pipebench"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/proxy"
-	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // BenchmarkTerminalOutputStream is the proxy's time on a stream of 10 KB
@@ -46,10 +46,10 @@ func BenchmarkTerminalOutputStream(b *testing.B) {
 					conn := r.Open(io.Discard, dst)
 					init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true,"_meta":{"terminal_output":true,"terminal-auth":true}}}}` + "\n" +
 						`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}` + "\n"
-					if err := conn.Pump(context.Background(), filters.ClientToAgent, strings.NewReader(init)); err != nil {
+					if err := conn.Pump(context.Background(), acp.ClientToAgent, strings.NewReader(init)); err != nil {
 						return err
 					}
-					return conn.Pump(context.Background(), filters.AgentToClient, src)
+					return conn.Pump(context.Background(), acp.AgentToClient, src)
 				}
 			}
 			pipebench.Run(b, head, line, relay)

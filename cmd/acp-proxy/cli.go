@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
-	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -104,7 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	caps := capabilities.New()
 	opts.filters.log = logger
 	chain := opts.filters.Chain(caps)
-	chain.OnError = func(d filters.Direction, name string, err error) {
+	chain.OnError = func(d acp.Direction, name string, err error) {
 		logger.Warn("filter failed; message forwarded unchanged", "filter", name, "dir", d.String(), "err", err)
 	}
 	relay := &proxy.Relay{Chain: chain, Log: logger, MaxFilterLine: opts.maxFilterLine}

@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
-	"github.com/acp-proxy/acp-proxy/doctor"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
+	"github.com/acp-proxy/acp-proxy/internal/doctor"
 )
 
 // filterConfig says which filters run and how. The zero value enables none: a

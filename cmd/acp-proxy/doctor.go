@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/acp-proxy/acp-proxy/doctor"
+	"github.com/acp-proxy/acp-proxy/internal/doctor"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 

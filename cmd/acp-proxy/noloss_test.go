@@ -10,10 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/proxy"
-	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // outputFlagSets are the output filters' flags and their combinations.
@@ -148,7 +148,7 @@ func recordedModel(t *testing.T, trace []byte) acpclient.Model {
 	t.Helper()
 	for rec, err := range proxy.NewTraceReader(bytes.NewReader(trace)).All() {
 		require.NoError(t, err)
-		if m, _ := rawjson.GetString(rec.Line, "method"); m == "initialize" && rec.Dir == filters.ClientToAgent {
+		if m, _ := rawjson.GetString(rec.Line, "method"); m == "initialize" && rec.Dir == acp.ClientToAgent {
 			caps, _ := rawjson.Get(rec.Line, "params", "clientCapabilities")
 			return acpclient.ModelFor(caps)
 		}
@@ -182,7 +182,7 @@ func clientView(t *testing.T, model acpclient.Model, path string) *acpclient.Vie
 	v := acpclient.NewView(model)
 	for rec, err := range proxy.NewTraceReader(f).All() {
 		require.NoError(t, err)
-		if rec.Dir == filters.AgentToClient && rec.HasLine {
+		if rec.Dir == acp.AgentToClient && rec.HasLine {
 			require.NoError(t, v.Line(rec.Line))
 		}
 	}

@@ -8,10 +8,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/proxy"
-	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // What the commands that read a trace (replay, view) share.
@@ -101,7 +102,7 @@ func emptyTrace(prog, name string, in *traceInput, stderr io.Writer) bool {
 func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.Chain {
 	cfg.replaying = true
 	chain := cfg.Chain(capabilities.New())
-	chain.OnError = func(d filters.Direction, filter string, err error) {
+	chain.OnError = func(d acp.Direction, filter string, err error) {
 		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)
 	}
 	chain.Disk = &proxy.TraceDisk{Missing: func(q filters.DiskRead, err error) {

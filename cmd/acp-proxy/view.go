@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/view"
+	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
 const viewUsage = `acp-proxy view makes one self-contained HTML page of a recorded trace: the

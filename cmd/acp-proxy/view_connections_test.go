@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/view"
+	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
 // appendedTraces writes the named committed traces, one after the other,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/view"
+	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
 // viewGoldenDir holds, per committed trace, the data its page embeds when

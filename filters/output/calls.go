@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"sync"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // DefaultMaxCallOutputBytes is how much of one tool call's output the
@@ -96,9 +96,9 @@ func (v *clientView) load(m *filters.Message) clientMode {
 	}
 	switch {
 	case c.TerminalOutputDelta:
-		v.mode, v.key, v.delta = clientSpeaks, toolcall.MetaTerminalOutputDelta, true
+		v.mode, v.key, v.delta = clientSpeaks, acp.MetaTerminalOutputDelta, true
 	case c.TerminalOutput:
-		v.mode, v.key = clientSpeaks, toolcall.MetaTerminalOutput
+		v.mode, v.key = clientSpeaks, acp.MetaTerminalOutput
 	default:
 		v.mode = clientTranslated
 	}

@@ -3,8 +3,9 @@ package output
 import (
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // The coalescing policy, shared by the terminal-output translation and by
@@ -177,7 +178,7 @@ func (k *coalescer[T, P]) settle(c P, now time.Time, out filters.Emitter) error 
 	s := c.slot()
 	s.pace.record(now, len(msg))
 	s.held = false
-	return out.Emit(filters.AgentToClient, msg)
+	return out.Emit(acp.AgentToClient, msg)
 }
 
 // retire stops following c, which k no longer keeps among its calls: the
@@ -235,7 +236,7 @@ func (k *coalescer[T, P]) send(c P, now time.Time, out filters.Emitter) error {
 		return err
 	}
 	sent(c, now, cost)
-	return out.Emit(filters.AgentToClient, msg)
+	return out.Emit(acp.AgentToClient, msg)
 }
 
 // flush sends the held output of every call but except.
@@ -264,8 +265,8 @@ func (k *coalescer[T, P]) forward(m *filters.Message, out filters.Emitter) error
 
 // Tick implements filters.Timed: it sends the held output that is due, and
 // returns when the next is.
-func (k *coalescer[T, P]) Tick(d filters.Direction, now time.Time, out filters.Emitter) (next time.Time) {
-	if d != filters.AgentToClient {
+func (k *coalescer[T, P]) Tick(d acp.Direction, now time.Time, out filters.Emitter) (next time.Time) {
+	if d != acp.AgentToClient {
 		return time.Time{}
 	}
 	_ = k.calls.Each(func(t *T) error {
@@ -285,8 +286,8 @@ func (k *coalescer[T, P]) Tick(d filters.Direction, now time.Time, out filters.E
 
 // Drain implements filters.Timed: the agent's output ended, so every
 // call's output is sent whole.
-func (k *coalescer[T, P]) Drain(d filters.Direction, out filters.Emitter) {
-	if d == filters.AgentToClient {
+func (k *coalescer[T, P]) Drain(d acp.Direction, out filters.Emitter) {
+	if d == acp.AgentToClient {
 		_ = k.calls.Each(func(t *T) error { return k.settle(P(t), time.Time{}, out) })
 	}
 }

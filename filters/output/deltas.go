@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // Deltas is the --deltas filter, for agents that stream a command's output
@@ -79,7 +80,7 @@ type deltaCall struct {
 
 // newDeltaCall starts keeping call u of m, whose members the client now
 // holds.
-func (f *Deltas) newDeltaCall(m *filters.Message, u *toolcall.Update) *deltaCall {
+func (f *Deltas) newDeltaCall(m *filters.Message, u *acp.ToolUpdate) *deltaCall {
 	c := &deltaCall{session: m.SessionID(), id: u.ID, tail: f.LiveTailBytes}
 	if c.tail <= 0 {
 		c.tail = DefaultLiveTailBytes
@@ -141,7 +142,7 @@ func (f *Deltas) Name() string { return "deltas" }
 
 // Apply implements filters.Filter.
 func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir == filters.ClientToAgent {
+	if m.Dir == acp.ClientToAgent {
 		if m.Method() == "session/prompt" {
 			f.prompts.observe(m)
 		}
@@ -153,7 +154,7 @@ func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitte
 	}
 	// Without a call kept, only an execute tool_call is of interest.
 	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) {
-		if u, ok := toolcall.Of(m); ok {
+		if u, ok := m.ToolUpdate(); ok {
 			m, u, ok, err := f.dropRepeats(m, u)
 			if err != nil || !ok {
 				return err
@@ -173,7 +174,7 @@ func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitte
 // dropRepeats leaves out of an update of a kept call the members whose
 // value the client already holds (repeats.go). It returns the message to go
 // on with, and false when nothing is left of it to send.
-func (f *Deltas) dropRepeats(m *filters.Message, u toolcall.Update) (*filters.Message, toolcall.Update, bool, error) {
+func (f *Deltas) dropRepeats(m *filters.Message, u acp.ToolUpdate) (*filters.Message, acp.ToolUpdate, bool, error) {
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if c == nil {
 		return m, u, true, nil
@@ -190,7 +191,7 @@ func (f *Deltas) dropRepeats(m *filters.Message, u toolcall.Update) (*filters.Me
 		return m, u, true, err
 	}
 	m = filters.NewMessage(m.Dir, raw, m.Time, m.Caps)
-	u, ok := toolcall.Of(m)
+	u, ok := m.ToolUpdate()
 	if !ok {
 		return nil, u, false, fmt.Errorf("deltas: an update without its repeated members does not read back")
 	}
@@ -211,7 +212,7 @@ func (f *Deltas) notePermission(m *filters.Message) {
 }
 
 // toDeltas handles a tool update for a client with the extension.
-func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	if u.SessionUpdate == "tool_call" {
 		return f.giveTerminal(m, u, out)
 	}
@@ -278,7 +279,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *toolcall.Update, out filters.Em
 // endDeltas sends the end of call c streamed as deltas, for its final
 // update u of m (msg as the client gets it): the last new text, what only
 // rawOutput has, then the exit.
-func (f *Deltas) endDeltas(m *filters.Message, u *toolcall.Update, c *deltaCall, delta, msg []byte, out filters.Emitter) error {
+func (f *Deltas) endDeltas(m *filters.Message, u *acp.ToolUpdate, c *deltaCall, delta, msg []byte, out filters.Emitter) error {
 	c.body = append(c.body, delta...)
 	if len(delta) > 0 {
 		if err := out.Emit(m.Dir, f.dataUpdate(c, quoteRaw(delta))); err != nil {
@@ -293,7 +294,7 @@ func (f *Deltas) endDeltas(m *filters.Message, u *toolcall.Update, c *deltaCall,
 	if tm := u.Term; tm.Exit == nil {
 		exit := appendTermExit(nil, u.ID, exitCode(u.RawOutput))
 		var err error
-		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", toolcall.MetaTerminalExit)...); err != nil {
+		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", acp.MetaTerminalExit)...); err != nil {
 			return err
 		}
 	}
@@ -302,7 +303,7 @@ func (f *Deltas) endDeltas(m *filters.Message, u *toolcall.Update, c *deltaCall,
 
 // giveTerminal adds a display terminal to an execute tool_call that has
 // neither content nor one of its own.
-func (f *Deltas) giveTerminal(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+func (f *Deltas) giveTerminal(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	if u.Kind != "execute" || u.Term.Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
 		return out.Emit(m.Dir, m.Raw)
 	}
@@ -313,7 +314,7 @@ func (f *Deltas) giveTerminal(m *filters.Message, u *toolcall.Update, out filter
 		return err
 	}
 	info := append(append([]byte(`{"terminal_id":`), tid...), '}')
-	if msg, err = rawjson.Set(msg, info, toolcall.At("_meta", toolcall.MetaTerminalInfo)...); err != nil {
+	if msg, err = rawjson.Set(msg, info, toolcall.At("_meta", acp.MetaTerminalInfo)...); err != nil {
 		return err
 	}
 	c := f.newDeltaCall(m, u)
@@ -371,7 +372,7 @@ func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
 }
 
 // coalesce handles a tool update for a client without the extension.
-func (f *Deltas) coalesce(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	c := f.calls.Get(m.SessionID(), u.ID)
 	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
 		c = f.newDeltaCall(m, u)

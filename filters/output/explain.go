@@ -1,6 +1,7 @@
 package output
 
 import (
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
@@ -15,15 +16,15 @@ var (
 
 func (*TerminalOutput) Flag() string { return "--terminal-output" }
 
-func (*TerminalOutput) Explain(d filters.Direction, changed bool, caps *capabilities.Negotiated) string {
+func (*TerminalOutput) Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string {
 	var client capabilities.Client
 	if caps != nil {
 		client, _ = caps.Client()
 	}
 	switch {
-	case d == filters.ClientToAgent && changed:
+	case d == acp.ClientToAgent && changed:
 		return "asked the agent for _meta.terminal_output in initialize"
-	case d == filters.ClientToAgent:
+	case d == acp.ClientToAgent:
 		return ""
 	case changed:
 		return ""
@@ -35,8 +36,8 @@ func (*TerminalOutput) Explain(d filters.Direction, changed bool, caps *capabili
 
 func (*Deltas) Flag() string { return "--deltas" }
 
-func (*Deltas) Explain(d filters.Direction, changed bool, _ *capabilities.Negotiated) string {
-	if d == filters.AgentToClient && !changed {
+func (*Deltas) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
+	if d == acp.AgentToClient && !changed {
 		return "stood aside: no output came as growing snapshots (codex-acp 0.13's shell does)"
 	}
 	return ""
@@ -49,8 +50,8 @@ func (f *PersistedOutput) Flag() string {
 	return "--terminal-output (saved-output previews)"
 }
 
-func (*PersistedOutput) Explain(d filters.Direction, changed bool, _ *capabilities.Negotiated) string {
-	if d == filters.AgentToClient && !changed {
+func (*PersistedOutput) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
+	if d == acp.AgentToClient && !changed {
 		return "stood aside: no <persisted-output> preview or saved-output note"
 	}
 	return ""

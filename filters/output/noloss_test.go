@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // The no-loss property, on generated stream shapes: whatever the agent
@@ -228,11 +229,11 @@ func (s *scenario) connection(c *chooser) []step {
 	}
 	if s.load {
 		steps = append(steps,
-			step{dir: filters.ClientToAgent, line: `{"jsonrpc":"2.0","id":5,"method":"session/load","params":{"sessionId":"s9","cwd":"/p","mcpServers":[]}}`},
+			step{dir: acp.ClientToAgent, line: `{"jsonrpc":"2.0","id":5,"method":"session/load","params":{"sessionId":"s9","cwd":"/p","mcpServers":[]}}`},
 			fromAgent(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s9","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"old","kind":"execute","status":"completed","content":[{"type":"content","content":{"type":"text","text":"old output\n"}}]}}}`),
 			fromAgent(`{"jsonrpc":"2.0","id":5,"result":null}`))
 	}
-	steps = append(steps, step{dir: filters.ClientToAgent, line: `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s2","prompt":[]}}`})
+	steps = append(steps, step{dir: acp.ClientToAgent, line: `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s2","prompt":[]}}`})
 	turn := 0
 	for {
 		live := []int{}
@@ -255,7 +256,7 @@ func (s *scenario) connection(c *chooser) []step {
 			g := s.calls[i]
 			steps = append(steps,
 				fromAgent(`{"jsonrpc":"2.0","id":"perm","method":"session/request_permission","params":{"sessionId":"`+g.session+`","toolCall":{"toolCallId":"`+g.id+`","title":"cmd"},"options":[{"optionId":"a","name":"Allow","kind":"allow_once"}]}}`),
-				step{dir: filters.ClientToAgent, line: `{"jsonrpc":"2.0","id":"perm","result":{"outcome":{"outcome":"selected","optionId":"a"}}}`})
+				step{dir: acp.ClientToAgent, line: `{"jsonrpc":"2.0","id":"perm","result":{"outcome":{"outcome":"selected","optionId":"a"}}}`})
 		}
 		if w := c.n(4); w > 0 {
 			steps = append(steps, after(time.Duration(w*w*20)*time.Millisecond))
@@ -263,7 +264,7 @@ func (s *scenario) connection(c *chooser) []step {
 	}
 	stop := "end_turn"
 	if s.cancel {
-		steps = append(steps, step{dir: filters.ClientToAgent, line: `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`})
+		steps = append(steps, step{dir: acp.ClientToAgent, line: `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`})
 		stop = "cancelled"
 	}
 	return append(steps,
@@ -290,7 +291,7 @@ func (s *scenario) losses(t testing.TB) []string {
 	h := newHarnessInit(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":`+version+`,"clientCapabilities":`+s.client+`}}`, s.agent, fs...)
 	direct := acpclient.NewView(s.model)
 	for _, st := range s.steps {
-		if st.wait == 0 && st.dir == filters.AgentToClient {
+		if st.wait == 0 && st.dir == acp.AgentToClient {
 			if err := direct.Line([]byte(st.line)); err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // opencode (1.18) ends a shell call whose output is over 2,000 lines or
@@ -55,7 +55,7 @@ func opencodeToolOutput(dir, path string) bool {
 
 // expandOpencode returns the content showing the whole output in place of
 // opencode's truncated text, or nil.
-func (f *PersistedOutput) expandOpencode(u *toolcall.Update) []byte {
+func (f *PersistedOutput) expandOpencode(u *acp.ToolUpdate) []byte {
 	text, ok := snapshotText(u.Content)
 	if !ok || !u.Final() {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
@@ -43,7 +44,7 @@ func readAgentLines(tb testing.TB, path string) []traceLine {
 		}
 		// Responses answer the recorded client's requests, not the
 		// harness's.
-		if rec.Dir == filters.AgentToClient && rec.HasLine && !filters.NewMessage(rec.Dir, rec.Line, time.Time{}, nil).IsResponse() {
+		if rec.Dir == acp.AgentToClient && rec.HasLine && !filters.NewMessage(rec.Dir, rec.Line, time.Time{}, nil).IsResponse() {
 			lines = append(lines, traceLine{rec.T, string(rec.Line)})
 		}
 	}

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // BenchmarkOutputFiltersUnchanged is the cost of each output filter on
@@ -37,12 +38,12 @@ func BenchmarkOutputFiltersUnchanged(b *testing.B) {
 				b.Run(msg.name+"/"+ch.name+"/"+client.name, func(b *testing.B) {
 					h := newHarness(b, client.caps, codexAgent, ch.fs()...)
 					raw := []byte(msg.line)
-					sink := func(filters.Direction, []byte, bool) error { return nil }
+					sink := func(acp.Direction, []byte, bool) error { return nil }
 					ctx := context.Background()
 					b.SetBytes(int64(len(raw)))
 					b.ReportAllocs()
 					for b.Loop() {
-						m := filters.NewMessage(filters.AgentToClient, raw, t0, nil)
+						m := filters.NewMessage(acp.AgentToClient, raw, t0, nil)
 						if err := h.chain.Process(ctx, m, sink); err != nil {
 							b.Fatal(err)
 						}

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // This file has the harness and one-line message builders the output
@@ -53,7 +54,7 @@ func newHarness(t testing.TB, caps, agent string, fs ...filters.Filter) *harness
 // newHarnessInit is newHarness with the client's initialize request.
 func newHarnessInit(t testing.TB, initialize, agent string, fs ...filters.Filter) *harness {
 	h := &harness{t: t, chain: filters.NewChain(capabilities.New(), fs...), now: t0}
-	h.chain.OnError = func(d filters.Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
+	h.chain.OnError = func(d acp.Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
 	h.client(initialize)
 	h.agent(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":"` + agent + `","version":"1"}}}`)
 	h.client(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
@@ -62,8 +63,8 @@ func newHarnessInit(t testing.TB, initialize, agent string, fs ...filters.Filter
 	return h
 }
 
-func (h *harness) sink(d filters.Direction, raw []byte, original bool) error {
-	if d == filters.AgentToClient {
+func (h *harness) sink(d acp.Direction, raw []byte, original bool) error {
+	if d == acp.AgentToClient {
 		h.out = append(h.out, string(raw))
 		h.orig = append(h.orig, original)
 	} else {
@@ -72,7 +73,7 @@ func (h *harness) sink(d filters.Direction, raw []byte, original bool) error {
 	return nil
 }
 
-func (h *harness) process(d filters.Direction, line string) {
+func (h *harness) process(d acp.Direction, line string) {
 	h.t.Helper()
 	m := filters.NewMessage(d, []byte(line), h.now, nil)
 	if err := h.chain.Process(context.Background(), m, h.sink); err != nil {
@@ -83,15 +84,15 @@ func (h *harness) process(d filters.Direction, line string) {
 
 func (h *harness) tick() {
 	h.t.Helper()
-	next, err := h.chain.Tick(context.Background(), filters.AgentToClient, h.now, h.sink)
+	next, err := h.chain.Tick(context.Background(), acp.AgentToClient, h.now, h.sink)
 	if err != nil {
 		h.t.Fatalf("Tick: %v", err)
 	}
 	h.next = next
 }
 
-func (h *harness) agent(line string)  { h.process(filters.AgentToClient, line) }
-func (h *harness) client(line string) { h.process(filters.ClientToAgent, line) }
+func (h *harness) agent(line string)  { h.process(acp.AgentToClient, line) }
+func (h *harness) client(line string) { h.process(acp.ClientToAgent, line) }
 
 // advance moves the clock by d, ticking at every time the chain asked for
 // on the way, as the relay's timer does.
@@ -110,7 +111,7 @@ func (h *harness) advance(d time.Duration) {
 // agent's output ends.
 func (h *harness) drain() {
 	h.t.Helper()
-	if err := h.chain.Drain(context.Background(), filters.AgentToClient, h.now, h.sink); err != nil {
+	if err := h.chain.Drain(context.Background(), acp.AgentToClient, h.now, h.sink); err != nil {
 		h.t.Fatalf("Drain: %v", err)
 	}
 }
@@ -125,12 +126,12 @@ func (h *harness) take() []string {
 // step is one row element of a scenario: a message from a side, or time
 // passing.
 type step struct {
-	dir  filters.Direction
+	dir  acp.Direction
 	line string
 	wait time.Duration
 }
 
-func fromAgent(line string) step { return step{dir: filters.AgentToClient, line: line} }
+func fromAgent(line string) step { return step{dir: acp.AgentToClient, line: line} }
 func after(d time.Duration) step { return step{wait: d} }
 func (h *harness) run(steps ...step) {
 	h.t.Helper()
@@ -138,7 +139,7 @@ func (h *harness) run(steps ...step) {
 		switch {
 		case s.wait > 0:
 			h.advance(s.wait)
-		case s.dir == filters.AgentToClient:
+		case s.dir == acp.AgentToClient:
 			h.agent(s.line)
 		default:
 			h.client(s.line)

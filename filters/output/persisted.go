@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // PersistedOutput is the persisted-output filter (on with --terminal-output
@@ -69,7 +70,7 @@ var (
 
 // Apply implements filters.Filter.
 func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir != filters.AgentToClient {
+	if m.Dir != acp.AgentToClient {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	f.reading = m
@@ -79,7 +80,7 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
-	u, ok := toolcall.Of(m)
+	u, ok := m.ToolUpdate()
 	if !ok || !block && !mayShowNote(&u) {
 		f.forget(m)
 		return out.Emit(m.Dir, m.Raw)
@@ -104,10 +105,10 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 	places := []place{{toolcall.At("rawOutput"), false}}
 	tm := u.Term
 	if tm.Output != nil {
-		places = append(places, place{toolcall.At("_meta", toolcall.MetaTerminalOutput, "data"), f.Expand})
+		places = append(places, place{toolcall.At("_meta", acp.MetaTerminalOutput, "data"), f.Expand})
 	}
 	if tm.OutputDelta != nil {
-		places = append(places, place{toolcall.At("_meta", toolcall.MetaTerminalOutputDelta, "data"), f.Expand})
+		places = append(places, place{toolcall.At("_meta", acp.MetaTerminalOutputDelta, "data"), f.Expand})
 	}
 	for _, p := range places {
 		if msg, err = f.cleanAt(msg, p.path, p.expand); err != nil {

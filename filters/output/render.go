@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // Output the proxy shows a client: fenced text, content items with the

@@ -3,8 +3,9 @@ package output
 import (
 	"crypto/sha256"
 
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // Some agents repeat a call's members in every update: opencode sends
@@ -44,7 +45,7 @@ func (h *heldMembers) note(obj []byte) {
 // strip returns msg, a tool_call_update whose update u was read from, without
 // the repeatable members whose value the client holds, and records the
 // others; dropped is how many it left out.
-func (h *heldMembers) strip(msg []byte, u *toolcall.Update) (out []byte, dropped int, err error) {
+func (h *heldMembers) strip(msg []byte, u *acp.ToolUpdate) (out []byte, dropped int, err error) {
 	out = msg
 	for i, k := range repeatable {
 		v, ok := rawjson.TrustedGet(u.Raw, k)

@@ -1,6 +1,6 @@
 package output
 
-import "github.com/acp-proxy/acp-proxy/filters/toolcall"
+import "github.com/acp-proxy/acp-proxy/internal/toolcall"
 
 // retired are the calls a coalescing filter stopped following: ended, or
 // evicted from its list of calls, or their turn over. An agent may stream

@@ -5,9 +5,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // TerminalOutput is the --terminal-output filter.
@@ -137,7 +138,7 @@ func (c *termCall) ours(tid string) bool {
 }
 
 // note records the terminals the extension's keys name.
-func (c *termCall) note(tm toolcall.TermMeta) {
+func (c *termCall) note(tm acp.TermMeta) {
 	for _, tid := range tm.TerminalIDs() {
 		if tid != "" && !c.ours(tid) && len(c.tids) < 8 {
 			c.tids = append(c.tids, tid)
@@ -154,9 +155,9 @@ type outputChunk struct {
 }
 
 // streamed reads what tm streams for the call.
-func (c *termCall) streamed(tm toolcall.TermMeta) outputChunk {
+func (c *termCall) streamed(tm acp.TermMeta) outputChunk {
 	var k outputChunk
-	k.output, k.delta = toolcall.RawData(tm)
+	k.output, k.delta = acp.RawData(tm)
 	k.replace = tm.Output != nil && c.deltas
 	if tm.OutputDelta != nil {
 		c.deltas = true
@@ -185,7 +186,7 @@ func (f *TerminalOutput) maxBytes() int64 {
 
 // Apply implements filters.Filter.
 func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir == filters.ClientToAgent {
+	if m.Dir == acp.ClientToAgent {
 		switch m.Method() {
 		case "initialize":
 			if raw, ok := injectTerminalOutput(m); ok {
@@ -203,7 +204,7 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
 		return f.forward(m, out) // no call streams, and this line is not about one
 	}
-	u, isTool := toolcall.Of(m)
+	u, isTool := m.ToolUpdate()
 	if isTool && u.Kind != "" && u.Kind != "execute" && f.calls.Get(m.SessionID(), u.ID) != nil {
 		// The call is no longer a command (shell-to-patch shows it as an
 		// edit): it has no terminal to complete or translate any more.
@@ -243,10 +244,10 @@ func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	if _, ok := rawjson.Get(params, caps, "_meta", toolcall.MetaTerminalOutput); ok {
+	if _, ok := rawjson.Get(params, caps, "_meta", acp.MetaTerminalOutput); ok {
 		return nil, false
 	}
-	raw, err := rawjson.Set(m.Raw, []byte("true"), "params", caps, "_meta", toolcall.MetaTerminalOutput)
+	raw, err := rawjson.Set(m.Raw, []byte("true"), "params", caps, "_meta", acp.MetaTerminalOutput)
 	return raw, err == nil
 }
 
@@ -254,7 +255,7 @@ func injectTerminalOutput(m *filters.Message) ([]byte, bool) {
 // followed again (a later update of a call that ended, or was evicted, or
 // whose turn is over: its output is appended to what the client shows),
 // or a new one; a full list first retires its oldest call.
-func (f *TerminalOutput) call(m *filters.Message, u *toolcall.Update, out filters.Emitter) (*termCall, error) {
+func (f *TerminalOutput) call(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) (*termCall, error) {
 	sid := m.SessionID()
 	if c := f.calls.Get(sid, u.ID); c != nil {
 		return c, nil
@@ -277,7 +278,7 @@ func (f *TerminalOutput) finish(c *termCall) {
 
 // track returns the state of u's call and the output u streams, or a nil
 // call when u is about no terminal the filter follows.
-func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filters.Emitter) (c *termCall, tm toolcall.TermMeta, k outputChunk, err error) {
+func (f *TerminalOutput) track(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) (c *termCall, tm acp.TermMeta, k outputChunk, err error) {
 	tm = u.Term
 	if !tm.Any() && f.calls.Get(m.SessionID(), u.ID) == nil {
 		return nil, tm, k, nil
@@ -291,7 +292,7 @@ func (f *TerminalOutput) track(m *filters.Message, u *toolcall.Update, out filte
 
 // translateUpdate handles a tool_call / tool_call_update for a client
 // without the extension.
-func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+func (f *TerminalOutput) translateUpdate(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	c, tm, k, err := f.track(m, u, out)
 	if err != nil {
 		return err
@@ -339,11 +340,11 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *toolcall.Update,
 // agent's content has its terminal (hasItems), when output is held, or at
 // the end, where it shows all of it, once: content the client already
 // shows is not sent again.
-func (f *TerminalOutput) translated(m *filters.Message, u *toolcall.Update, c *termCall, hasItems bool) ([]byte, error) {
+func (f *TerminalOutput) translated(m *filters.Message, u *acp.ToolUpdate, c *termCall, hasItems bool) ([]byte, error) {
 	msg := m.Raw
 	var err error
 	if tm := u.Term; tm.Any() {
-		if msg, err = toolcall.StripTermMeta(msg, toolcall.UpdatePath, tm); err != nil {
+		if msg, err = acp.StripTermMeta(msg, toolcall.At(), tm); err != nil {
 			return nil, err
 		}
 	}
@@ -390,7 +391,7 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 	}
 	id, _ := rawjson.GetString(tc, "toolCallId")
 	meta, _ := rawjson.Get(tc, "_meta")
-	tm := toolcall.ParseTermMeta(meta)
+	tm := acp.ParseTermMeta(meta)
 	c := f.calls.Get(m.SessionID(), id)
 	if c == nil && !tm.Any() {
 		return f.forward(m, out)
@@ -403,7 +404,7 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 	msg := m.Raw
 	var err error
 	if tm.Any() {
-		if msg, err = toolcall.StripTermMeta(msg, []string{"params", "toolCall"}, tm); err != nil {
+		if msg, err = acp.StripTermMeta(msg, []string{"params", "toolCall"}, tm); err != nil {
 			return err
 		}
 	}
@@ -426,7 +427,7 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 }
 
 // pass handles a tool update for a client with the extension.
-func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filters.Emitter) error {
+func (f *TerminalOutput) pass(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	c, tm, k, err := f.track(m, u, out)
 	if err != nil {
 		return err
@@ -465,7 +466,7 @@ func (f *TerminalOutput) pass(m *filters.Message, u *toolcall.Update, out filter
 // appends as terminal_output, and a replacement as what it adds when it
 // extends what the terminal shows (added, extends); any other replacement
 // is passed on, the best it can be shown.
-func (f *TerminalOutput) clientKeys(msg []byte, tm toolcall.TermMeta, k outputChunk, added []byte, extends bool) ([]byte, error) {
+func (f *TerminalOutput) clientKeys(msg []byte, tm acp.TermMeta, k outputChunk, added []byte, extends bool) ([]byte, error) {
 	move := func(from string, val []byte, to string) ([]byte, error) {
 		msg, _, err := rawjson.Delete(msg, toolcall.At("_meta", from)...)
 		if err != nil {
@@ -477,11 +478,11 @@ func (f *TerminalOutput) clientKeys(msg []byte, tm toolcall.TermMeta, k outputCh
 	case tm.Output != nil && tm.OutputDelta != nil:
 		return msg, nil // both at once: as the agent sent them
 	case f.client.delta && tm.Output != nil && !k.replace:
-		return move(toolcall.MetaTerminalOutput, tm.Output, toolcall.MetaTerminalOutputDelta)
+		return move(acp.MetaTerminalOutput, tm.Output, acp.MetaTerminalOutputDelta)
 	case !f.client.delta && tm.OutputDelta != nil:
-		return move(toolcall.MetaTerminalOutputDelta, tm.OutputDelta, toolcall.MetaTerminalOutput)
+		return move(acp.MetaTerminalOutputDelta, tm.OutputDelta, acp.MetaTerminalOutput)
 	case !f.client.delta && k.replace && extends:
-		return rawjson.Set(msg, quoteRaw(added), toolcall.At("_meta", toolcall.MetaTerminalOutput, "data")...)
+		return rawjson.Set(msg, quoteRaw(added), toolcall.At("_meta", acp.MetaTerminalOutput, "data")...)
 	}
 	return msg, nil
 }

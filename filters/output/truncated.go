@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // claude-agent-acp ≥0.100 no longer shows the <persisted-output> block for
@@ -46,11 +46,11 @@ func mayShowNoteRaw(raw []byte) bool {
 // text item (fenced or not; truncatedNote), which so ends in ']'. Command
 // output streams in many large updates and almost none ends so, so the
 // test is a look at where each string ends, not a search of the message.
-func mayShowNote(u *toolcall.Update) bool {
+func mayShowNote(u *acp.ToolUpdate) bool {
 	if u.Final() && mentions(u.Content, quotedOpencodeTag) {
 		return true
 	}
-	output, delta := toolcall.RawData(u.Term)
+	output, delta := acp.RawData(u.Term)
 	if endsInNote(output) || endsInNote(delta) {
 		return true
 	}
@@ -162,7 +162,7 @@ type shownContent struct{ sum [sha256.Size]byte }
 // chain (cmd/acp-proxy puts it there), so that what it emits is what the
 // client gets, and on seeing every message that replaces the call's content
 // (forget).
-func (f *PersistedOutput) dedupe(m *filters.Message, u *toolcall.Update, content []byte) bool {
+func (f *PersistedOutput) dedupe(m *filters.Message, u *acp.ToolUpdate, content []byte) bool {
 	sum := sha256.Sum256(content)
 	sid := m.SessionID()
 	if c := f.shown.Get(sid, u.ID); c != nil && c.sum == sum && u.SessionUpdate == "tool_call_update" {
@@ -182,10 +182,10 @@ func (f *PersistedOutput) dedupe(m *filters.Message, u *toolcall.Update, content
 // the filter does not change) replaces or ends: a tool update with content or
 // a final status, or a permission request showing the call.
 func (f *PersistedOutput) forget(m *filters.Message) {
-	if f.shown.Len() == 0 || m.Dir != filters.AgentToClient {
+	if f.shown.Len() == 0 || m.Dir != acp.AgentToClient {
 		return
 	}
-	if u, ok := toolcall.Of(m); ok {
+	if u, ok := m.ToolUpdate(); ok {
 		if u.Content != nil || u.Final() {
 			f.shown.Remove(m.SessionID(), u.ID)
 		}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,34 +44,34 @@ func TestClaudeRetokenises(t *testing.T) {
 func TestClaudeWrappedScript(t *testing.T) {
 	t.Run("shown where claude's shell is", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "bash -lc 'echo x > f'")...)
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "bash -lc 'echo x > f'")...)
 		assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("the inner cd does not move claude's shell", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "sh -c 'cd sub && echo a > x'")...)
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "sh -c 'cd sub && echo a > x'")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+		got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("an unknown wrapped script leaves claude's shell in place", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
-		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "bash -c 'cd /tmp && ls'")...)
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "bash -c 'cd /tmp && ls'")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("Claude Code transforms the wrapper", func(t *testing.T) {
 		c, _ := shellPatchSession(t, &ShellPatch{})
 		// The wrapper holds a ' and a !: double-quoted for eval, ! escaped as \!.
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", `bash -lc 'echo "a!b" > f'`)...)
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", `bash -lc 'echo "a!b" > f'`)...)
 		assert.True(t, got[1].Original, got[1].Raw)
-		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", `bash -lc 'echo hi >nul; echo x > f'`)...)
+		got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", `bash -lc 'echo hi >nul; echo x > f'`)...)
 		assert.True(t, got[1].Original, got[1].Raw)
 		// Before a quote, nul is no redirect Claude Code rewrites.
-		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", `bash -lc 'echo hi >nul'`)...)
+		got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_3", `bash -lc 'echo hi >nul'`)...)
 		assert.False(t, got[1].Original, got[1].Raw)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
@@ -93,7 +94,7 @@ func runModelled(t *testing.T, c *filters.Chain, sid, id string, kind byte, root
 		wrote, content = filepath.Join(root, "r.txt"), "r\n"
 	}
 	for _, msg := range claudeBash(id, script) {
-		for _, out := range chaintest.Run(t, c, filters.AgentToClient, onSession(msg, sid)) {
+		for _, out := range chaintest.Run(t, c, acp.AgentToClient, onSession(msg, sid)) {
 			checkDiffNames(t, out.Raw, wrote, script, shell[sid])
 		}
 	}
@@ -103,7 +104,7 @@ func runModelled(t *testing.T, c *filters.Chain, sid, id string, kind byte, root
 		}
 	}
 	shell[sid] = dir
-	chaintest.Run(t, c, filters.AgentToClient, onSession(claudeDone(id, status), sid))
+	chaintest.Run(t, c, acp.AgentToClient, onSession(claudeDone(id, status), sid))
 }
 
 // checkDiffNames fails when raw shows a diff of another file than the one the command writes.
@@ -133,8 +134,8 @@ func boundaryOf(t *testing.T, c *filters.Chain, method, sid, dir string, n int) 
 		params, result = fmt.Sprintf(`{"sessionId":%q,"prompt":[]}`, sid), `{"stopReason":"end_turn"}`
 	}
 	id := fmt.Sprintf(`"b%d"`, n)
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
-	chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
+	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
 }
 
 // claudeFuzzChain is a chain with ShellPatch for the claude release name/version, with sessions
@@ -149,11 +150,11 @@ func claudeFuzzChain(t *testing.T, name, version string) (*filters.Chain, string
 		t.Fatal(err)
 	}
 	c := filters.NewChain(capabilities.New(), &ShellPatch{})
-	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
+	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
 	for i, sid := range []string{"S", "T"} {
-		chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, i+1, root))
-		chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":%q}}`, i+1, sid))
+		chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, i+1, root))
+		chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":%q}}`, i+1, sid))
 	}
 	return c, root
 }

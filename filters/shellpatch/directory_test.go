@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
@@ -26,8 +27,8 @@ func claudeSession(t *testing.T, release string) (*filters.Chain, string) {
 	_, err := fmt.Sscan(release, &name, &version)
 	require.NoError(t, err)
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
+	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	return c, dir
 }
@@ -41,8 +42,8 @@ func boundary(t *testing.T, c *filters.Chain, method, sid, dir string) {
 	if method == "session/prompt" {
 		params, result = fmt.Sprintf(`{"sessionId":%q,"prompt":[]}`, sid), `{"stopReason":"end_turn"}`
 	}
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":40,"method":%q,"params":%s}`, method, params))
-	chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":40,"result":%s}`, result))
+	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":40,"method":%q,"params":%s}`, method, params))
+	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":40,"result":%s}`, result))
 }
 
 // Second review, classes 2 and 3: where claude's shell is after a prompt turn ends, or the session
@@ -67,15 +68,15 @@ func TestClaudeShellAcrossTurnsLoadsAndResumes(t *testing.T) {
 	} {
 		t.Run(tc.release+" "+tc.boundary, func(t *testing.T) {
 			c, dir := claudeSession(t, tc.release)
-			got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
+			got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
 			require.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "x"), []byte("a\n"), 0o644))
-			chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-			got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
+			chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+			got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 			require.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"), "within the turn the shell stays in sub")
 
 			boundary(t, c, tc.boundary, "S", dir)
-			got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", "echo c > notes.md")...)
+			got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_3", "echo c > notes.md")...)
 			if tc.want == "" {
 				assert.True(t, got[1].Original, got[1].Raw)
 				return
@@ -86,7 +87,7 @@ func TestClaudeShellAcrossTurnsLoadsAndResumes(t *testing.T) {
 	t.Run("at the session's directory every release agrees", func(t *testing.T) {
 		c, dir := claudeSession(t, claudeNext)
 		boundary(t, c, "session/prompt", "S", dir)
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo c > notes.md")...)
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo c > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("a load of a session not live starts a new shell in its directory", func(t *testing.T) {
@@ -96,7 +97,7 @@ func TestClaudeShellAcrossTurnsLoadsAndResumes(t *testing.T) {
 		for i := range msgs {
 			msgs[i] = string(replaceSession(msgs[i], "T"))
 		}
-		got := chaintest.Run(t, c, filters.AgentToClient, msgs...)
+		got := chaintest.Run(t, c, acp.AgentToClient, msgs...)
 		assert.Equal(t, filepath.Join(dir, "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 }

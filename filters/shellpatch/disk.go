@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
 )
 
 // checkTarget is shellwrite.CheckTarget read through the message's Disk, so

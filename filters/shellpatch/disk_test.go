@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
@@ -56,8 +57,8 @@ func TestShellToPatchReadsThroughTheDisk(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	c.Disk = live
 	run := func(c *filters.Chain) []chaintest.Sent {
-		got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "printf 'new\\n' > f", dir))
-		return append(got, chaintest.Run(t, c, filters.AgentToClient, patchUpdate(done))...)
+		got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "printf 'new\\n' > f", dir))
+		return append(got, chaintest.Run(t, c, acp.AgentToClient, patchUpdate(done))...)
 	}
 	want := run(c) // the command writes nothing: taken back
 	require.Len(t, want, 2)
@@ -82,7 +83,7 @@ func TestShellToPatchReadsThroughTheDisk(t *testing.T) {
 // sessionIn is shellPatchSession in the directory dir.
 func sessionIn(t *testing.T, f *ShellPatch, dir string) *filters.Chain {
 	c := filters.NewChain(capabilities.New(), f)
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
+	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
 	return c
 }

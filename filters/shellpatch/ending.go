@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // statusCancelled is how the filter ends a call shown as an edit that was still open when its
@@ -147,7 +147,7 @@ func (s *ShellPatch) forget(c *call) {
 		return
 	}
 	raw := callUpdate(c.session, c.id)
-	callRaw, _ := rawjson.Get(raw, toolcall.UpdatePath...)
+	callRaw, _ := rawjson.Get(raw, toolcall.At()...)
 	note := noteItem("acp-proxy: this command is no longer shown as an edit (the proxy's memory for edits is full); what it writes is not checked.")
 	members := []member{{"kind", func() ([]byte, error) { return []byte(`"execute"`), nil }},
 		{"locations", func() ([]byte, error) { return []byte(`[]`), nil }},
@@ -160,7 +160,7 @@ func (s *ShellPatch) forget(c *call) {
 		title := c.title
 		members = append(members, member{"title", func() ([]byte, error) { return title, nil }})
 	}
-	out, err := setMembers(raw, toolcall.UpdatePath, callRaw, members, true)
+	out, err := setMembers(raw, toolcall.At(), callRaw, members, true)
 	if err != nil {
 		s.log().Warn("shell-to-patch: cannot take back the edit of a forgotten call", "toolCallId", c.id, "err", err)
 		return
@@ -190,15 +190,15 @@ func (s *ShellPatch) endTurn(sid string) error {
 		switch {
 		case c.edit != nil:
 			var takenBack bool
-			if out, takenBack, err = s.endShown(raw, toolcall.UpdatePath, c, statusCancelled); err != nil {
+			if out, takenBack, err = s.endShown(raw, toolcall.At(), c, statusCancelled); err != nil {
 				return err
 			}
 			if !takenBack && !c.stale {
 				out = nil // the client shows the edit, which is true
 			}
 		case c.stale:
-			callRaw, _ := rawjson.Get(raw, toolcall.UpdatePath...)
-			if out, err = retract(raw, toolcall.UpdatePath, callRaw, c.title); err != nil {
+			callRaw, _ := rawjson.Get(raw, toolcall.At()...)
+			if out, err = retract(raw, toolcall.At(), callRaw, c.title); err != nil {
 				return err
 			}
 		}

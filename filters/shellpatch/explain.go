@@ -1,6 +1,7 @@
 package shellpatch
 
 import (
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
@@ -11,8 +12,8 @@ var _ filters.Explained = (*ShellPatch)(nil)
 func (*ShellPatch) Flag() string { return "--shell-to-patch" }
 
 // Explain implements filters.Explained.
-func (*ShellPatch) Explain(d filters.Direction, changed bool, _ *capabilities.Negotiated) string {
-	if d == filters.AgentToClient && !changed {
+func (*ShellPatch) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
+	if d == acp.AgentToClient && !changed {
 		return "stood aside: no shell command that provably writes one file"
 	}
 	return ""

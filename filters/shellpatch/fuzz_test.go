@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
-	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
 )
 
 // fuzzScripts are the commands FuzzShellPatchCallSequences puts in rawInputs: writes, a write in
@@ -43,7 +43,7 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"turn","method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
+		chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"turn","method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
 		last := map[string]string{} // call id → the script of its last rawInput
 		shows := map[string]bool{}  // call id → the client shows a diff for it
 		for _, op := range ops {
@@ -53,7 +53,7 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 			if carries {
 				last[id] = script
 			}
-			for _, out := range chaintest.Run(t, c, filters.AgentToClient, msg) {
+			for _, out := range chaintest.Run(t, c, acp.AgentToClient, msg) {
 				if callOf(out.Raw) == id {
 					checkShownWrite(t, out.Raw, last[id], dir)
 				}
@@ -63,7 +63,7 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 				delete(last, id)
 			}
 		}
-		for _, out := range chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":"turn","result":{"stopReason":"end_turn"}}`) {
+		for _, out := range chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":"turn","result":{"stopReason":"end_turn"}}`) {
 			foldShown(out.Raw, shows)
 		}
 		for id, diff := range shows {

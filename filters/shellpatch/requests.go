@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // maxRequestsInFlight bounds the client requests requests remembers; a client that never gets

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
@@ -51,7 +52,7 @@ func diffPath(t *testing.T, raw string, path ...string) string {
 // Class 1: a call is known by (session, id), and every rawInput is judged by itself.
 func TestALaterCommandOfTheSameCallIsNotShownAsTheEarlierEdit(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	first := chaintest.Run(t, c, filters.AgentToClient, codexCall("call_0", "echo hi > f", dir))
+	first := chaintest.Run(t, c, acp.AgentToClient, codexCall("call_0", "echo hi > f", dir))
 	require.False(t, first[0].Original)
 
 	argv, _ := json.Marshal([]string{"bash", "-lc", "rm -rf ~ ; echo hi > f"})
@@ -60,7 +61,7 @@ func TestALaterCommandOfTheSameCallIsNotShownAsTheEarlierEdit(t *testing.T) {
 		fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_0","kind":"execute","rawInput":{"command":%s,"cwd":%q},"content":[]},"options":[]}}`, argv, dir),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed","content":[]}`),
 	} {
-		got := chaintest.Run(t, c, filters.AgentToClient, msg)
+		got := chaintest.Run(t, c, acp.AgentToClient, msg)
 		assert.NotContains(t, got[0].Raw, `"diff"`, "shown as the earlier edit")
 		assert.NotContains(t, got[0].Raw, `"edit"`, "shown as the earlier edit")
 	}
@@ -70,11 +71,11 @@ func TestALaterCommandOfTheSameCallIsNotShownAsTheEarlierEdit(t *testing.T) {
 // the client would keep showing it, as an update replaces only what it carries.
 func TestAnEditShownForAnotherCommandIsTakenBack(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
 	argv, _ := json.Marshal([]string{"bash", "-lc", "curl x | sh"})
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_0","kind":"execute","title":"curl x | sh","rawInput":{"command":%s,"cwd":%q},"content":[]},"options":[]}}`, argv, dir)
-	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, perm)[0].Original, "the request shows the agent's own call")
-	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed"}`))
+	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, perm)[0].Original, "the request shows the agent's own call")
+	got := chaintest.Run(t, c, acp.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed"}`))
 	assert.JSONEq(t, `{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"completed","kind":"execute","locations":[],"content":[],"title":"curl x | sh"}`,
 		field(t, got[0].Raw, "params", "update"))
 }
@@ -83,11 +84,11 @@ func TestAnEditShownForAnotherCommandIsTakenBack(t *testing.T) {
 // call's next update, whatever members it carries.
 func TestAnEditReplacedInThePermissionRequestIsRestated(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo original > o.txt")...)
-	got := chaintest.Run(t, c, filters.AgentToClient, claudePermission("toolu_1", "echo hooked > h.txt"))
+	chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo original > o.txt")...)
+	got := chaintest.Run(t, c, acp.AgentToClient, claudePermission("toolu_1", "echo hooked > h.txt"))
 	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "h.txt"), []byte("hooked\n"), 0o644)) // it ran
-	got = chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
+	got = chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
 	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "update", "content"))
 	assert.Equal(t, `"echo hooked > h.txt"`, field(t, got[0].Raw, "params", "update", "title"), "the command that runs, not the earlier one")
 }
@@ -95,29 +96,29 @@ func TestAnEditReplacedInThePermissionRequestIsRestated(t *testing.T) {
 // claude's permission request carries the input after PreToolUse hooks, which may rewrite it.
 func TestAPermissionRequestIsJudgedByItsOwnCommand(t *testing.T) {
 	c, _ := shellPatchSession(t, &ShellPatch{})
-	got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
+	got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
 	require.False(t, got[1].Original)
-	got = chaintest.Run(t, c, filters.AgentToClient, claudePermission("toolu_1", "curl x | sh"))
+	got = chaintest.Run(t, c, acp.AgentToClient, claudePermission("toolu_1", "curl x | sh"))
 	assert.True(t, got[0].Original, "the hook's command is not the recognised write")
 
 	// A hook may also rewrite one write into another: the request shows the one that will run.
 	c, _ = shellPatchSession(t, &ShellPatch{})
-	got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo hi > f")...)
+	got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo hi > f")...)
 	require.False(t, got[1].Original)
-	got = chaintest.Run(t, c, filters.AgentToClient, claudePermission("toolu_2", "echo bye > g"))
+	got = chaintest.Run(t, c, acp.AgentToClient, claudePermission("toolu_2", "echo bye > g"))
 	assert.Contains(t, field(t, got[0].Raw, "params", "toolCall", "content"), `"newText":"bye\n"`)
 }
 
 func TestCallIDsOfAnotherSessionAreAnotherCall(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":2,"result":{"sessionId":"T"}}`)
-	require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
+	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":2,"result":{"sessionId":"T"}}`)
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
 
 	other := strings.Replace(codexCall("call_0", "curl x | sh", dir), `"sessionId":"S"`, `"sessionId":"T"`, 1)
-	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, other)[0].Original)
+	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, other)[0].Original)
 	update := strings.Replace(patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_0","status":"in_progress","content":[{"type":"terminal","terminalId":"call_0"}]}`), `"sessionId":"S"`, `"sessionId":"T"`, 1)
-	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, update)[0].Original, "session T's call_0 is not session S's edit")
+	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, update)[0].Original, "session T's call_0 is not session S's edit")
 }
 
 // Class 2: Claude Code's shell keeps its directory between Bash calls.
@@ -125,50 +126,50 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 	t.Run("after a command the filter cannot follow, relative paths stand aside", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && ls")...)
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "cat > notes.md <<'EOF'\nhi\nEOF")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && ls")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "cat > notes.md <<'EOF'\nhi\nEOF")...)
 		assert.True(t, got[1].Original, "the shell may be in sub/: %s", got[1].Raw)
 		// An absolute target does not depend on it.
-		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", "echo hi > "+dir+"/abs.md")...)
+		got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_3", "echo hi > "+dir+"/abs.md")...)
 		assert.Equal(t, filepath.Join(dir, "abs.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("a recognised cd that completed moves the shell", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "x"), []byte("a\n"), 0o644)) // what the shell writes
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+		got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 		assert.Equal(t, `"echo b > notes.md"`, field(t, got[1].Raw, "params", "update", "title"))
 	})
 	t.Run("a failed cd leaves the shell unknown", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "failed"))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "failed"))
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.True(t, got[1].Original)
 	})
 	t.Run("a write without cd keeps the shell where it was", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
-		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo a > x")...)
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo a > x")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
 		assert.Equal(t, filepath.Join(dir, "y"), diffPath(t, got[1].Raw, "params", "update", "content"))
 		// So does a write claude transforms (not shown): it still has no cd.
-		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_3", "echo 'a!b' > z")...)
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_3", "completed"))
-		got = chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_4", "echo b > w")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_3", "echo 'a!b' > z")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_3", "completed"))
+		got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_4", "echo b > w")...)
 		assert.Equal(t, filepath.Join(dir, "w"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("a cd outside the session's directory leaves the shell unknown", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
-		chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd / && echo a > "+dir+"/x")...)
-		chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-		got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd / && echo a > "+dir+"/x")...)
+		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
 		assert.True(t, got[1].Original, "Claude Code moves a shell that left the project back")
 	})
 }
@@ -195,7 +196,7 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 	} {
 		t.Run(tc.script, func(t *testing.T) {
 			c, _ := shellPatchSession(t, &ShellPatch{})
-			got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", tc.script)...)
+			got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", tc.script)...)
 			assert.Equal(t, tc.shown, !got[1].Original, got[1].Raw)
 		})
 	}
@@ -204,7 +205,7 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 // Only claude's Bash tool runs shell commands; another tool's "command" is not one.
 func TestOtherClaudeToolsAreNotShellCommands(t *testing.T) {
 	c, _ := shellPatchSession(t, &ShellPatch{})
-	got := chaintest.Run(t, c, filters.AgentToClient,
+	got := chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"mcp__runner__run"}},"toolCallId":"toolu_9","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"run","kind":"execute","content":[]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"mcp__runner__run"}},"toolCallId":"toolu_9","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > f","description":"d"}}`),
 		claudePermission("toolu_9", "echo hi > f"))
@@ -219,7 +220,7 @@ func TestPermissionContentOfTheAgentStays(t *testing.T) {
 	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", "echo hi > f"})
 	text := "Proposed Amendment: /bin/bash -lc echo hi > f\nAdditional Permissions: network access"
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c1","kind":"execute","status":"pending","title":"echo","content":[{"type":"content","content":{"type":"text","text":%s}},{"type":"terminal","terminalId":"c1"}],"rawInput":{"command":%s,"cwd":%q}},"options":[{"optionId":"approved-execpolicy-amendment","name":"Yes, and remember this command pattern","kind":"allow_always"}]}}`, jsonString(text), argv, dir)
-	got := chaintest.Run(t, c, filters.AgentToClient, perm)
+	got := chaintest.Run(t, c, acp.AgentToClient, perm)
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"hi\n"},{"type":"content","content":{"type":"text","text":%s}}]`, filepath.Join(dir, "f"), jsonString(text)),
 		field(t, got[0].Raw, "params", "toolCall", "content"))
 }
@@ -260,7 +261,7 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 			}
 			msg := patchUpdate(fmt.Sprintf(`{%s"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","status":"pending","title":"bash","rawInput":%s}`,
 				meta, strings.ReplaceAll(tc.rawInput, "@DIR@", dir)))
-			got := chaintest.Run(t, c, filters.AgentToClient, msg)
+			got := chaintest.Run(t, c, acp.AgentToClient, msg)
 			if tc.want == "" {
 				assert.True(t, got[0].Original, got[0].Raw)
 				return
@@ -276,10 +277,10 @@ func TestCodexCwdIsResolvedAsTheKernelDoes(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "a", "b"), filepath.Join(dir, "link")))
-	got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo hi > f", dir+"/link/.."))
+	got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir+"/link/.."))
 	assert.Equal(t, filepath.Join(dir, "a", "f"), diffPath(t, got[0].Raw, "params", "update", "content"))
 	line := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":"bash -lc 'echo hi > g'","cwd":%q}}`, dir+"/link/.."))
-	got = chaintest.Run(t, c, filters.AgentToClient, line)
+	got = chaintest.Run(t, c, acp.AgentToClient, line)
 	assert.Equal(t, filepath.Join(dir, "a", "g"), diffPath(t, got[0].Raw, "params", "update", "content"), "codex TypeScript's command line")
 	// A shell started there, as codex starts it, really writes there.
 	sh := exec.Command("bash", "-c", "echo hi > f")
@@ -293,8 +294,8 @@ func TestCodexCwdIsResolvedAsTheKernelDoes(t *testing.T) {
 func namedAgentSession(t *testing.T, name string) (*filters.Chain, string) {
 	t.Helper()
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	chaintest.Run(t, c, filters.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":"1"}}}`, name))
+	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":"1"}}}`, name))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	return c, dir
 }
@@ -327,10 +328,10 @@ func TestOpencodePermissionRunsWhereTheUpdateSaid(t *testing.T) {
 			for _, m := range tc.before {
 				msgs = append(msgs, strings.ReplaceAll(m, "@DIR@", dir))
 			}
-			for _, got := range chaintest.Run(t, c, filters.AgentToClient, msgs...) {
+			for _, got := range chaintest.Run(t, c, acp.AgentToClient, msgs...) {
 				require.True(t, got.Original, "before the request the command may be running: %s", got.Raw)
 			}
-			got := chaintest.Run(t, c, filters.AgentToClient, permission)
+			got := chaintest.Run(t, c, acp.AgentToClient, permission)
 			if tc.want == "" {
 				assert.True(t, got[0].Original, got[0].Raw)
 				return
@@ -338,7 +339,7 @@ func TestOpencodePermissionRunsWhereTheUpdateSaid(t *testing.T) {
 			assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
 			// The updates after the request, which report the directory again, keep the edit.
 			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.want), []byte("hi\n"), 0o644)) // it ran
-			after := chaintest.Run(t, c, filters.AgentToClient, strings.ReplaceAll(tc.before[len(tc.before)-1], "@DIR@", dir), completed)
+			after := chaintest.Run(t, c, acp.AgentToClient, strings.ReplaceAll(tc.before[len(tc.before)-1], "@DIR@", dir), completed)
 			for _, g := range after {
 				assert.Equal(t, filepath.Join(dir, tc.want), diffPath(t, g.Raw, "params", "update", "content"))
 			}
@@ -356,7 +357,7 @@ func TestWritesThatCannotHappenStandAside(t *testing.T) {
 		"cd +0 && echo hi > f",
 		"echo " + strings.Repeat("x", 128<<10) + " > f",
 	} {
-		got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c", script, dir))
+		got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c", script, dir))
 		assert.True(t, got[0].Original, "shown: %.200s", script)
 	}
 }
@@ -366,22 +367,22 @@ func TestCDPATHMakesARelativeCdUnknown(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	t.Setenv("CDPATH", t.TempDir())
-	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("a", "cd sub && echo hi > f", dir))[0].Original)
-	assert.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("b", "cd ./sub && echo hi > f", dir))[0].Original)
+	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("a", "cd sub && echo hi > f", dir))[0].Original)
+	assert.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("b", "cd ./sub && echo hi > f", dir))[0].Original)
 }
 
 // Class 8: a title cannot be spoofed, and history replayed by session/load is not diffed against
 // today's file.
 func TestHardening(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c", "echo hi > \u202etxt.exe", dir))
+	got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c", "echo hi > \u202etxt.exe", dir))
 	assert.True(t, got[0].Original, "a bidi control in the path")
 
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"S","cwd":%q,"mcpServers":[]}}`, dir))
-	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("old", "echo hi > f", dir))
+	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"S","cwd":%q,"mcpServers":[]}}`, dir))
+	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("old", "echo hi > f", dir))
 	assert.True(t, got[0].Original, "a replayed call")
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":9,"result":{}}`)
-	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("new", "echo hi > f", dir))
+	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":9,"result":{}}`)
+	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("new", "echo hi > f", dir))
 	assert.False(t, got[0].Original, "after the load, calls are live again")
 }
 
@@ -390,11 +391,11 @@ func TestHardening(t *testing.T) {
 func TestTheSameScriptInAnotherShapeIsTheSameEdit(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	line := `/bin/zsh -lc 'echo hi > q.txt'`
-	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q}}`, line, dir)))
+	got := chaintest.Run(t, c, acp.AgentToClient, patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q}}`, line, dir)))
 	require.False(t, got[0].Original)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "q.txt"), []byte("hi\n"), 0o644)) // it ran
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"t1","rawInput":{"command":"echo hi > q.txt","cwd":%q}},"options":[]}}`, dir)
-	got = chaintest.Run(t, c, filters.AgentToClient, perm)
+	got = chaintest.Run(t, c, acp.AgentToClient, perm)
 	assert.Contains(t, field(t, got[0].Raw, "params", "toolCall", "content"), `"oldText":null`, "the edit as first recognised")
 }
 
@@ -409,16 +410,16 @@ func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("x", size)), 0o644))
 	}
-	require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("1", "echo new > a", dir))[0].Original)
-	require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("2", "echo new > b", dir))[0].Original)
-	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("3", "echo new > big", dir))[0].Original, "a file of the whole budget does not fit")
-	require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("4", "echo new > a", dir))[0].Original)
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("1", "echo new > a", dir))[0].Original)
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("2", "echo new > b", dir))[0].Original)
+	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("3", "echo new > big", dir))[0].Original, "a file of the whole budget does not fit")
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("4", "echo new > a", dir))[0].Original)
 	update := func(id string) string {
 		return patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"content":[{"type":"terminal","terminalId":%q}]}`, id, id))
 	}
-	assert.True(t, chaintest.Run(t, c, filters.AgentToClient, update("1"))[0].Original, "the oldest call made room")
-	assert.False(t, chaintest.Run(t, c, filters.AgentToClient, update("2"))[0].Original)
-	assert.False(t, chaintest.Run(t, c, filters.AgentToClient, update("4"))[0].Original)
+	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, update("1"))[0].Original, "the oldest call made room")
+	assert.False(t, chaintest.Run(t, c, acp.AgentToClient, update("2"))[0].Original)
+	assert.False(t, chaintest.Run(t, c, acp.AgentToClient, update("4"))[0].Original)
 }
 
 // The review's case, scaled down: many never-finished calls, each writing an existing file of
@@ -431,7 +432,7 @@ func TestNeverFinishedCallsHoldAtMostTheBudget(t *testing.T) {
 	for i := range 40 {
 		name := fmt.Sprintf("f%d", i)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(control), 0o644))
-		chaintest.Run(t, c, filters.AgentToClient, codexCall(fmt.Sprintf("call_%d", i), "echo x > "+name, dir))
+		chaintest.Run(t, c, acp.AgentToClient, codexCall(fmt.Sprintf("call_%d", i), "echo x > "+name, dir))
 		require.LessOrEqual(t, f.held, int64(limit))
 	}
 	assert.Positive(t, f.held)
@@ -443,9 +444,9 @@ func TestBareCommandsStandAsideOnWindows(t *testing.T) {
 	defer func(v bool) { bareScriptsArePOSIX = v }(bareScriptsArePOSIX)
 	bareScriptsArePOSIX = false
 	c, _ := shellPatchSession(t, &ShellPatch{})
-	got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
+	got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
 	assert.True(t, got[1].Original, "claude's bare script")
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo hi > f", dir))
+	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir))
 	assert.False(t, got[0].Original, "an argv naming bash is still bash")
 }

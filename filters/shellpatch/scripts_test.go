@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +58,7 @@ func TestScriptsShowEveryFileTheyWrite(t *testing.T) {
 			for i := 0; i < len(tc.before); i += 2 {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, tc.before[i]), []byte(tc.before[i+1]), 0o644))
 			}
-			got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", tc.script, dir))
+			got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", tc.script, dir))
 			assert.JSONEq(t, diffs(dir, tc.want...), field(t, got[0].Raw, "params", "update", "content"))
 			assert.Equal(t, tc.kind, field(t, got[0].Raw, "params", "update", "kind"))
 			assert.JSONEq(t, jsonString(tc.script), field(t, got[0].Raw, "params", "update", "title"), "the command stays visible")
@@ -72,7 +72,7 @@ func TestScriptPermissionShowsEveryFile(t *testing.T) {
 	script := "echo a > a.txt\necho b > b.txt\nls"
 	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", script})
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c1","kind":"execute","status":"pending","title":"run","content":[{"type":"content","content":{"type":"text","text":"why"}}],"rawInput":{"command":%s,"cwd":%q}},"options":[]}}`, argv, dir)
-	got := chaintest.Run(t, c, filters.AgentToClient, perm)
+	got := chaintest.Run(t, c, acp.AgentToClient, perm)
 	want := diffs(dir, "a.txt", "<null>", "a\n", "b.txt", "<null>", "b\n")
 	assert.JSONEq(t, want[:len(want)-1]+`,{"type":"content","content":{"type":"text","text":"why"}}]`,
 		field(t, got[0].Raw, "params", "toolCall", "content"))
@@ -85,18 +85,18 @@ func TestScriptVerificationCoversEveryFile(t *testing.T) {
 	done := patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`)
 	t.Run("every file as shown", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
-		chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo a > a.txt; echo b > b.txt", dir))
+		chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo a > a.txt; echo b > b.txt", dir))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644))
-		got := chaintest.Run(t, c, filters.AgentToClient, done)
+		got := chaintest.Run(t, c, acp.AgentToClient, done)
 		assert.NotContains(t, got[0].Raw, "did not write what was shown")
 	})
 	t.Run("the second file otherwise", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
-		chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo a > a.txt; echo b > b.txt; python3 edit.py", dir))
+		chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo a > a.txt; echo b > b.txt; python3 edit.py", dir))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("edited\n"), 0o644))
-		got := chaintest.Run(t, c, filters.AgentToClient, done)
+		got := chaintest.Run(t, c, acp.AgentToClient, done)
 		content := field(t, got[0].Raw, "params", "update", "content")
 		assert.Contains(t, content, "holds other text than was shown")
 		assert.Contains(t, content, `"newText":"edited\n"`)
@@ -111,12 +111,12 @@ func TestClaudeScriptCdFollowedWhenVerified(t *testing.T) {
 		t.Run(fmt.Sprint("written ", written), func(t *testing.T) {
 			c, dir := shellPatchSession(t, &ShellPatch{})
 			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-			chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_1", "cd sub; echo a > x")...)
+			chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub; echo a > x")...)
 			if written {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, "sub", "x"), []byte("a\n"), 0o644))
 			}
-			chaintest.Run(t, c, filters.AgentToClient, claudeDone("toolu_1", "completed"))
-			got := chaintest.Run(t, c, filters.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
+			chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
+			got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 			if written {
 				assert.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 			} else {
@@ -134,12 +134,12 @@ func TestScriptReadsThroughTheDisk(t *testing.T) {
 	live := &tapeDisk{}
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	c.Disk = live
-	want := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", script, dir))
+	want := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", script, dir))
 	assert.Equal(t, []string{"script-edits"}, live.asked)
 	assert.JSONEq(t, diffs(dir, "f", "<null>", "a\nb\n"), field(t, want[0].Raw, "params", "update", "content"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("other\n"), 0o644))
 	c = sessionIn(t, &ShellPatch{Unverified: true}, dir)
 	c.Disk = &tapeDisk{tape: live.tape, replay: true}
-	assert.Equal(t, want, chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", script, dir)))
+	assert.Equal(t, want, chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", script, dir)))
 }

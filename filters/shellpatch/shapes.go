@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
 )
 
 // agentShape is how an agent reports a shell command in rawInput (docs/agents.md).

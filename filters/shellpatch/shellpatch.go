@@ -9,10 +9,11 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // DefaultMaxPatchBytes bounds the bytes of the edits shown at once: the
@@ -139,7 +140,7 @@ var (
 )
 
 func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir == filters.ClientToAgent {
+	if m.Dir == acp.ClientToAgent {
 		s.requests.observeRequest(m)
 		return out.Emit(m.Dir, m.Raw)
 	}
@@ -159,7 +160,7 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
 			return out.Emit(m.Dir, m.Raw)
 		}
-		if u, ok := toolcall.Of(m); !ok || s.calls.Get(m.SessionID(), u.ID) == nil {
+		if u, ok := m.ToolUpdate(); !ok || s.calls.Get(m.SessionID(), u.ID) == nil {
 			return out.Emit(m.Dir, m.Raw)
 		}
 	}
@@ -172,8 +173,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		raw, err = s.toolEdit(m)
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		raw, err = s.rewrite(m, []string{"params", "toolCall"}, true)
-	case toolcall.IsToolUpdate(m):
-		raw, err = s.rewrite(m, toolcall.UpdatePath, m.UpdateKind() == "tool_call")
+	case m.IsToolUpdate():
+		raw, err = s.rewrite(m, toolcall.At(), m.UpdateKind() == "tool_call")
 	}
 	if err != nil {
 		return err
@@ -192,7 +193,7 @@ func (s *ShellPatch) flush(out filters.Emitter) error {
 	for len(s.pending) > 0 {
 		raw := s.pending[0]
 		s.pending = s.pending[1:]
-		if err := out.Emit(filters.AgentToClient, raw); err != nil {
+		if err := out.Emit(acp.AgentToClient, raw); err != nil {
 			return err
 		}
 	}

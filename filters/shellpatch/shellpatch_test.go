@@ -13,12 +13,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // shellPatchSession is a chain with ShellPatch whose session "S" runs in a
@@ -28,8 +28,8 @@ func shellPatchSession(t *testing.T, f *ShellPatch) (*filters.Chain, string) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	c := filters.NewChain(capabilities.New(), f)
-	chaintest.Run(t, c, filters.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
+	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
 	return c, dir
 }
 
@@ -54,7 +54,7 @@ func field(t *testing.T, raw string, path ...string) string {
 func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	script := "cat <<'EOF' > notes.md\n# Notes\n$HOME stays\nEOF"
-	got := chaintest.Run(t, c, filters.AgentToClient, codexCall("call_1", script, dir))
+	got := chaintest.Run(t, c, acp.AgentToClient, codexCall("call_1", script, dir))
 	require.Len(t, got, 1)
 	msg := got[0].Raw
 	path := filepath.Join(dir, "notes.md")
@@ -69,7 +69,7 @@ func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 	// Every later update keeps showing the edit; the end, once the file holds what was shown,
 	// frees the call.
 	require.NoError(t, os.WriteFile(path, []byte("# Notes\n$HOME stays\n"), 0o644))
-	got = chaintest.Run(t, c, filters.AgentToClient,
+	got = chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","_meta":{"terminal_output":{"terminal_id":"call_1","data":""}}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"x"}}],"rawOutput":{"exit_code":0}}`),
 		patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","content":[]}`))
@@ -85,7 +85,7 @@ func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
 	require.NoError(t, os.WriteFile(f, []byte("old\n"), 0o644))
 	argv, _ := json.Marshal([]string{"bash", "-lc", "printf 'new\\n' > a.txt"})
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c2","kind":"execute","status":"pending","title":"printf","rawInput":{"command":%s,"cwd":%q},"content":[{"type":"content","content":{"type":"text","text":"printf"}}]},"options":[{"kind":"allow_once","name":"Yes","optionId":"approved"},{"kind":"reject_once","name":"No","optionId":"abort"}]}}`, argv, dir)
-	got := chaintest.Run(t, c, filters.AgentToClient, perm)
+	got := chaintest.Run(t, c, acp.AgentToClient, perm)
 	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":"old\n","newText":"new\n"}]`, f)
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":"old\n","newText":"new\n"},{"type":"content","content":{"type":"text","text":"printf"}}]`, f),
 		field(t, got[0].Raw, "params", "toolCall", "content"), "the agent's own content stays, after the diff")
@@ -94,18 +94,18 @@ func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
 	assert.Equal(t, `0`, field(t, got[0].Raw, "id"))
 
 	require.NoError(t, os.WriteFile(f, []byte("new\n"), 0o644)) // the command ran
-	got = chaintest.Run(t, c, filters.AgentToClient, codexCall("c2", "printf 'new\\n' > a.txt", dir))
+	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("c2", "printf 'new\\n' > a.txt", dir))
 	assert.JSONEq(t, want, field(t, got[0].Raw, "params", "update", "content"), "oldText was read once, before the write")
 }
 
 func TestClaudeCallBecomesAnEditWhenItsCommandArrives(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	got := chaintest.Run(t, c, filters.AgentToClient,
+	got := chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hello world > out.txt","description":"Write"},"title":"echo hello world > out.txt"}`))
 	assert.True(t, got[0].Original, "rawInput {} is no command yet")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "out.txt"), []byte("hello world\n"), 0o644)) // the command ran
-	got = append(got, chaintest.Run(t, c, filters.AgentToClient,
+	got = append(got, chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))...)
 	want := fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"hello world\n"}]`, filepath.Join(dir, "out.txt"))
 	assert.JSONEq(t, want, field(t, got[1].Raw, "params", "update", "content"))
@@ -119,15 +119,15 @@ func TestCodexTypeScriptCommandLine(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	cmdline := `/bin/zsh -lc 'printf '\''%s\n'\'' "it'\''s" > q.txt'`
 	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q},"content":[{"type":"terminal","terminalId":"t1"}],"_meta":{"terminal_info":{"terminal_id":"t1","cwd":%q}}}`, cmdline, dir, dir))
-	got := chaintest.Run(t, c, filters.AgentToClient, msg)
+	got := chaintest.Run(t, c, acp.AgentToClient, msg)
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"diff","path":%q,"oldText":null,"newText":"it's\n"}]`, filepath.Join(dir, "q.txt")), field(t, got[0].Raw, "params", "update", "content"))
 }
 
 // A failed call wrote nothing (or not what was shown): its edit is taken back, with the error.
 func TestFailedWriteShowsAFailedEditWithTheError(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
-	chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo x > f", dir))
-	got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
+	chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo x > f", dir))
+	got := chaintest.Run(t, c, acp.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
 	note := fmt.Sprintf("acp-proxy: the command did not write what was shown: the command failed; %s does not exist.", filepath.Join(dir, "f"))
 	assert.JSONEq(t, fmt.Sprintf(`[{"type":"content","content":{"type":"text","text":%q}},{"type":"content","content":{"type":"text","text":"permission denied"}}]`, note),
 		field(t, got[0].Raw, "params", "update", "content"))
@@ -159,13 +159,13 @@ func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":{"sessionUpdate":"tool_call"`,
 	}
 	for _, l := range lines {
-		got := chaintest.Run(t, c, filters.AgentToClient, l)
+		got := chaintest.Run(t, c, acp.AgentToClient, l)
 		require.Len(t, got, 1)
 		assert.True(t, got[0].Original, "rewritten: %s", l)
 	}
 	// With --patch-outside-cwd the outside write is shown.
 	c2, dir2 := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
-	got := chaintest.Run(t, c2, filters.AgentToClient, codexCall("c", "echo x > "+outside+"/f", dir2))
+	got := chaintest.Run(t, c2, acp.AgentToClient, codexCall("c", "echo x > "+outside+"/f", dir2))
 	assert.False(t, got[0].Original)
 }
 
@@ -187,7 +187,7 @@ func BenchmarkShellPatch(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				f := &ShellPatch{}
-				m := filters.NewMessage(filters.AgentToClient, raw, time.Time{}, caps)
+				m := filters.NewMessage(acp.AgentToClient, raw, time.Time{}, caps)
 				_ = f.Apply(context.Background(), m, discardEmitter{})
 			}
 		})
@@ -196,7 +196,7 @@ func BenchmarkShellPatch(b *testing.B) {
 
 type discardEmitter struct{}
 
-func (discardEmitter) Emit(filters.Direction, []byte) error { return nil }
+func (discardEmitter) Emit(acp.Direction, []byte) error { return nil }
 
 func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 	// Claude announces a terminal before its command is known; once
@@ -206,13 +206,13 @@ func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 	require.NoError(t, err)
 	// The chain the CLI builds for --shell-to-patch --deltas --terminal-output.
 	c := filters.NewChain(capabilities.New(), &ShellPatch{}, &output.Deltas{}, &output.TerminalOutput{}, &output.PersistedOutput{})
-	chaintest.Run(t, c, filters.ClientToAgent,
+	chaintest.Run(t, c, acp.ClientToAgent,
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"_meta":{"terminal_output":true}}}}`,
 		fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	chaintest.Run(t, c, filters.AgentToClient,
+	chaintest.Run(t, c, acp.AgentToClient,
 		`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"@zed-industries/claude-agent-acp"}}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
-	got := chaintest.Run(t, c, filters.AgentToClient,
+	got := chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > out.txt","description":"Write"},"title":"echo hi > out.txt"}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"(Bash completed with no output)","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))
@@ -236,22 +236,22 @@ func BenchmarkShellPatchLiveCalls(b *testing.B) {
 	b.Run("baseline=parse", func(b *testing.B) {
 		b.SetBytes(int64(len(update)))
 		for range b.N {
-			m := filters.NewMessage(filters.AgentToClient, update, time.Time{}, caps)
-			_, _ = toolcall.Of(m) // what every filter of the chain pays to read the update
+			m := filters.NewMessage(acp.AgentToClient, update, time.Time{}, caps)
+			_, _ = m.ToolUpdate() // what every filter of the chain pays to read the update
 		}
 	})
 	for _, live := range []int{0, maxShellPatchCalls} {
 		b.Run(fmt.Sprintf("live=%d", live), func(b *testing.B) {
 			f := &ShellPatch{}
 			for i := range live {
-				m := filters.NewMessage(filters.AgentToClient, []byte(codexCall(fmt.Sprintf("call_%d", i), fmt.Sprintf("echo x > f%d", i), dir)), time.Time{}, caps)
+				m := filters.NewMessage(acp.AgentToClient, []byte(codexCall(fmt.Sprintf("call_%d", i), fmt.Sprintf("echo x > f%d", i), dir)), time.Time{}, caps)
 				require.NoError(b, f.Apply(context.Background(), m, discardEmitter{}))
 			}
 			require.Equal(b, live, f.calls.Len())
 			b.SetBytes(int64(len(update)))
 			b.ResetTimer()
 			for range b.N {
-				m := filters.NewMessage(filters.AgentToClient, update, time.Time{}, caps)
+				m := filters.NewMessage(acp.AgentToClient, update, time.Time{}, caps)
 				_ = f.Apply(context.Background(), m, discardEmitter{})
 			}
 		})

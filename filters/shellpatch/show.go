@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
 )
 
 // shownFile is one file an edit shows: where it is, and its diff item.
@@ -188,8 +188,8 @@ func setMembers(raw []byte, path []string, callRaw []byte, members []member, all
 // no terminal.
 func stripTerminal(raw []byte, path []string, callRaw []byte) ([]byte, error) {
 	if meta, ok := rawjson.Get(callRaw, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
-		if tm := toolcall.ParseTermMeta(meta); tm.Any() {
-			return toolcall.StripTermMeta(raw, path, tm)
+		if tm := acp.ParseTermMeta(meta); tm.Any() {
+			return acp.StripTermMeta(raw, path, tm)
 		}
 	}
 	return raw, nil

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
@@ -39,7 +39,7 @@ func TestTheCommandIsNeverHidden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, dir := shellPatchSession(t, &ShellPatch{})
-			got := chaintest.Run(t, c, filters.AgentToClient, tc.msgs(dir)...)
+			got := chaintest.Run(t, c, acp.AgentToClient, tc.msgs(dir)...)
 			last := got[len(got)-1]
 			require.False(t, last.Original, last.Raw)
 			assert.Equal(t, tc.title, field(t, last.Raw, tc.path...))
@@ -53,7 +53,7 @@ func TestTheCommandsTitleIsEscaped(t *testing.T) {
 	c, dir := shellPatchSession(t, &ShellPatch{})
 	script := "printf '\u202etxt.exe\\n' > notes.md"
 	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"run","kind":"execute","rawInput":{"command":["bash","-lc",%s],"cwd":%q}}`, jsonString(script), dir))
-	got := chaintest.Run(t, c, filters.AgentToClient, msg)
+	got := chaintest.Run(t, c, acp.AgentToClient, msg)
 	require.False(t, got[0].Original)
 	assert.Equal(t, `"printf '\\u{202E}txt.exe\\n' > notes.md"`, field(t, got[0].Raw, "params", "update", "title"))
 }

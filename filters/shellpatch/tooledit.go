@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/toolcall"
-	"github.com/acp-proxy/acp-proxy/rawjson"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // opencode's own file tools (docs/agents.md, "opencode"): its updates report the model's input,
@@ -126,7 +126,7 @@ func (s *ShellPatch) toolEditCall(m *filters.Message) bool {
 	}
 	rawInput, ok := rawjson.Get(callRaw, "rawInput")
 	_, isTool := toolInputOf(rawInput)
-	return ok && isTool && toolcall.IsToolUpdate(m)
+	return ok && isTool && m.IsToolUpdate()
 }
 
 // size is the bytes the input holds, counted against the filter's bound like an edit's.
@@ -162,8 +162,8 @@ func callPath(m *filters.Message) ([]string, bool) {
 	switch {
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		return []string{"params", "toolCall"}, true
-	case toolcall.IsToolUpdate(m):
-		return toolcall.UpdatePath, true
+	case m.IsToolUpdate():
+		return toolcall.At(), true
 	}
 	return nil, false
 }

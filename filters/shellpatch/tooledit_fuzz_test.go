@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // FuzzOpencodeEditTool sends an edit call of opencode's (its input, the permission request, the
@@ -30,7 +30,7 @@ func FuzzOpencodeEditTool(f *testing.F) {
 		}
 		input := fmt.Sprintf(`{"filePath":"a.txt","oldString":%s,"newString":%s,"replaceAll":%v}`, jsonString(oldString), jsonString(newString), replaceAll)
 		update, ask, done := opencodeEditCall("call_1", input, abs, "")
-		got := chaintest.Run(t, c, filters.AgentToClient, update, ask, done)
+		got := chaintest.Run(t, c, acp.AgentToClient, update, ask, done)
 		for i, msg := range []string{update, ask, done} {
 			if got[i].Original {
 				continue

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
@@ -120,7 +120,7 @@ func TestOpencodeEditShowsTheWholeFilesDiff(t *testing.T) {
 			require.NoError(t, os.WriteFile(abs, []byte("one\ntwo\nthree\n"), 0o644))
 			sub := func(s string) string { return strings.ReplaceAll(s, "@A@", abs) }
 			update, ask, done := opencodeEditCall("call_1", sub(tc.input), abs, sub(tc.theirs))
-			got := chaintest.Run(t, c, filters.AgentToClient, update, ask)
+			got := chaintest.Run(t, c, acp.AgentToClient, update, ask)
 			assert.True(t, got[0].Original, "the update comes before the file is read: %s", got[0].Raw)
 			if !tc.added {
 				assert.True(t, got[1].Original, got[1].Raw)
@@ -135,7 +135,7 @@ func TestOpencodeEditShowsTheWholeFilesDiff(t *testing.T) {
 			if tc.written != "" {
 				require.NoError(t, os.WriteFile(abs, []byte(tc.written), 0o644))
 			}
-			got = chaintest.Run(t, c, filters.AgentToClient, done)
+			got = chaintest.Run(t, c, acp.AgentToClient, done)
 			final := contentOf(t, got[0].Raw, "params", "update", "content")
 			assert.Equal(t, `"a.txt"`, field(t, got[0].Raw, "params", "update", "title"), "the agent's title stays")
 			switch {
@@ -172,7 +172,7 @@ func TestOpencodeEditWithoutAskingStandsAside(t *testing.T) {
 	abs := filepath.Join(dir, "a.txt")
 	require.NoError(t, os.WriteFile(abs, []byte("one\ntwo\nthree\n"), 0o644))
 	update, _, done := opencodeEditCall("call_1", `{"filePath":"a.txt","oldString":"two","newString":"TWO"}`, abs, "")
-	for _, got := range chaintest.Run(t, c, filters.AgentToClient, update, update, done) {
+	for _, got := range chaintest.Run(t, c, acp.AgentToClient, update, update, done) {
 		assert.True(t, got.Original, got.Raw)
 	}
 }
@@ -184,12 +184,12 @@ func TestOpencodeWriteShowsTheFile(t *testing.T) {
 	abs := filepath.Join(dir, "b.txt")
 	update, ask, _ := opencodeEditCall("call_1", `{"filePath":"b.txt","content":"new file\n"}`, abs, "")
 	done := patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","title":"b.txt","content":[{"type":"content","content":{"type":"text","text":"Wrote file successfully."}}]}`)
-	got := chaintest.Run(t, c, filters.AgentToClient, update, ask)
+	got := chaintest.Run(t, c, acp.AgentToClient, update, ask)
 	items := contentOf(t, got[1].Raw, "params", "toolCall", "content")
 	require.Len(t, items, 1)
 	assert.Nil(t, items[0].OldText, "a new file")
 	require.NoError(t, os.WriteFile(abs, []byte("new file\n"), 0o644))
-	got = chaintest.Run(t, c, filters.AgentToClient, done)
+	got = chaintest.Run(t, c, acp.AgentToClient, done)
 	final := contentOf(t, got[0].Raw, "params", "update", "content")
 	require.Len(t, final, 2)
 	assert.Equal(t, "new file\n", final[0].NewText)
@@ -201,10 +201,10 @@ func TestOpencodeEditOpenAtTheTurnsEndIsSettled(t *testing.T) {
 	c, dir := namedAgentSession(t, "OpenCode")
 	abs := filepath.Join(dir, "a.txt")
 	require.NoError(t, os.WriteFile(abs, []byte("two\n"), 0o644))
-	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
+	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
 	update, ask, _ := opencodeEditCall("call_1", `{"filePath":"a.txt","oldString":"two","newString":"TWO"}`, abs, "")
-	chaintest.Run(t, c, filters.AgentToClient, update, ask)
-	got := chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":7,"result":{"stopReason":"cancelled"}}`)
+	chaintest.Run(t, c, acp.AgentToClient, update, ask)
+	got := chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":7,"result":{"stopReason":"cancelled"}}`)
 	require.Len(t, got, 2)
 	assert.Contains(t, got[0].Raw, "the tool did not write what was shown")
 	assert.NotContains(t, got[0].Raw, `"kind"`)
@@ -218,7 +218,7 @@ func TestOpencodeEditAskedBeforeItsInputStandsAside(t *testing.T) {
 	abs := filepath.Join(dir, "a.txt")
 	require.NoError(t, os.WriteFile(abs, []byte("two\n"), 0o644))
 	update, ask, done := opencodeEditCall("call_1", `{"filePath":"a.txt","oldString":"two","newString":"TWO"}`, abs, "")
-	for _, got := range chaintest.Run(t, c, filters.AgentToClient, ask, update, done) {
+	for _, got := range chaintest.Run(t, c, acp.AgentToClient, ask, update, done) {
 		assert.True(t, got.Original, got.Raw)
 	}
 }
@@ -229,15 +229,15 @@ func TestOpencodeEditAskedBeforeItsInputStandsAside(t *testing.T) {
 func TestAForgottenEditToolCallKeepsItsKind(t *testing.T) {
 	f := &ShellPatch{}
 	c, dir := shellPatchSession(t, f)
-	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
+	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
 	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
 	require.NoError(t, os.WriteFile(a, []byte(strings.Repeat("x", 300)+"\ntwo\n"), 0o644))
 	require.NoError(t, os.WriteFile(b, []byte(strings.Repeat("y", 300)+"\ntwo\n"), 0o644))
 	f.MaxBytes = 1000 // one of the two edits, not both
 	u1, ask1, _ := opencodeEditCall("call_1", `{"filePath":"a.txt","oldString":"two","newString":"TWO"}`, a, "")
 	u2, ask2, _ := opencodeEditCall("call_2", `{"filePath":"b.txt","oldString":"two","newString":"TWO"}`, b, "")
-	got := chaintest.Run(t, c, filters.AgentToClient, u1, ask1, u2, ask2)
+	got := chaintest.Run(t, c, acp.AgentToClient, u1, ask1, u2, ask2)
 	require.Len(t, got, 5, "the takeback of call_1 goes out before call_2's request")
 	assert.Contains(t, got[3].Raw, `"toolCallId":"call_1"`)
 	assert.Contains(t, got[3].Raw, "no longer checked")
@@ -251,18 +251,18 @@ func TestAForgottenEditToolCallKeepsItsKind(t *testing.T) {
 func TestEditToolInputsAreBounded(t *testing.T) {
 	f := &ShellPatch{MaxBytes: 200}
 	c, dir := shellPatchSession(t, f)
-	chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	chaintest.Run(t, c, filters.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
+	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
 	abs := filepath.Join(dir, "a.txt")
 	big := strings.Repeat("z", 300)
 	update, ask, _ := opencodeEditCall("call_1", fmt.Sprintf(`{"filePath":"a.txt","oldString":"two","newString":%q}`, big), abs, "")
 	require.NoError(t, os.WriteFile(abs, []byte("two\n"), 0o644))
-	for _, got := range chaintest.Run(t, c, filters.AgentToClient, update, ask) {
+	for _, got := range chaintest.Run(t, c, acp.AgentToClient, update, ask) {
 		assert.True(t, got.Original, got.Raw)
 	}
 	for i := range 20 {
 		u, _, _ := opencodeEditCall(fmt.Sprintf("call_%d", i+2), fmt.Sprintf(`{"filePath":"a.txt","oldString":"two","newString":%q}`, big[:60]), abs, "")
-		chaintest.Run(t, c, filters.AgentToClient, u)
+		chaintest.Run(t, c, acp.AgentToClient, u)
 		kept := int64(0)
 		_ = f.calls.Each(func(c *call) error {
 			if c.tool != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
@@ -70,12 +70,12 @@ func TestAShownWriteIsVerifiedWhenItsCallEnds(t *testing.T) {
 			if tc.before != "" {
 				require.NoError(t, os.WriteFile(path, []byte(tc.before), 0o644))
 			}
-			got := chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "printf 'new\\n' > f", dir))
+			got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "printf 'new\\n' > f", dir))
 			require.False(t, got[0].Original)
 			if tc.after != nil {
 				tc.after(t, path)
 			}
-			got = chaintest.Run(t, c, filters.AgentToClient, patchUpdate(fmt.Sprintf(done, tc.status)))
+			got = chaintest.Run(t, c, acp.AgentToClient, patchUpdate(fmt.Sprintf(done, tc.status)))
 			require.Len(t, got, 1)
 			if tc.note != "" { // a takeback restates every member
 				assert.Equal(t, `"`+tc.kind+`"`, field(t, got[0].Raw, "params", "update", "kind"))
@@ -128,13 +128,13 @@ func TestATurnEndingWithAnOpenEditSettlesIt(t *testing.T) {
 	for _, written := range []bool{false, true} {
 		t.Run(fmt.Sprintf("written=%v", written), func(t *testing.T) {
 			c, dir := shellPatchSession(t, &ShellPatch{})
-			chaintest.Run(t, c, filters.ClientToAgent, `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
-			require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("c1", "echo hi > f", dir))[0].Original)
+			chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
+			require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir))[0].Original)
 			if written {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("hi\n"), 0o644))
 			}
 			response := `{"jsonrpc":"2.0","id":5,"result":{"stopReason":"cancelled"}}`
-			got := chaintest.Run(t, c, filters.AgentToClient, response)
+			got := chaintest.Run(t, c, acp.AgentToClient, response)
 			assert.Equal(t, response, got[len(got)-1].Raw, "the response goes on, last")
 			if written {
 				require.Len(t, got, 1, "the edit is true: nothing to take back")
@@ -147,7 +147,7 @@ func TestATurnEndingWithAnOpenEditSettlesIt(t *testing.T) {
 			assert.Contains(t, field(t, got[0].Raw, "params", "update", "content"), "did not write what was shown")
 			// The call is over: a later update passes as it is.
 			late := patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`)
-			assert.True(t, chaintest.Run(t, c, filters.AgentToClient, late)[0].Original)
+			assert.True(t, chaintest.Run(t, c, acp.AgentToClient, late)[0].Original)
 		})
 	}
 }
@@ -163,23 +163,23 @@ func TestAForgottenCallIsTakenBack(t *testing.T) {
 		for _, name := range []string{"a", "b"} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("x", limit*6/10)), 0o644))
 		}
-		require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("1", "echo new > a", dir))[0].Original)
-		got := chaintest.Run(t, c, filters.AgentToClient, codexCall("2", "echo new > b", dir))
+		require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("1", "echo new > a", dir))[0].Original)
+		got := chaintest.Run(t, c, acp.AgentToClient, codexCall("2", "echo new > b", dir))
 		require.Len(t, got, 2, "call 1's takeback, then call 2")
 		assertTakenBack(t, got[0].Raw, "1")
 		assert.Contains(t, field(t, got[1].Raw, "params", "update", "content"), `"diff"`)
 		argv, _ := json.Marshal([]string{"bash", "-lc", "curl x | sh"})
 		later := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":"1","rawInput":{"command":%s,"cwd":%q}}`, argv, dir))
-		assert.True(t, chaintest.Run(t, c, filters.AgentToClient, later)[0].Original)
+		assert.True(t, chaintest.Run(t, c, acp.AgentToClient, later)[0].Original)
 		assert.Equal(t, int64(1), f.Counts()["editsForgotten"])
 	})
 	t.Run("the call count", func(t *testing.T) {
 		c, dir := shellPatchSession(t, &ShellPatch{})
-		require.False(t, chaintest.Run(t, c, filters.AgentToClient, codexCall("first", "echo new > a", dir))[0].Original)
+		require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("first", "echo new > a", dir))[0].Original)
 		for i := range maxShellPatchCalls - 1 {
-			chaintest.Run(t, c, filters.AgentToClient, patchUpdate(fmt.Sprintf(`{"_meta":{"claudeCode":{"toolName":"Read"}},"toolCallId":"r%d","sessionUpdate":"tool_call","title":"Read","kind":"read","rawInput":{}}`, i)))
+			chaintest.Run(t, c, acp.AgentToClient, patchUpdate(fmt.Sprintf(`{"_meta":{"claudeCode":{"toolName":"Read"}},"toolCallId":"r%d","sessionUpdate":"tool_call","title":"Read","kind":"read","rawInput":{}}`, i)))
 		}
-		got := chaintest.Run(t, c, filters.AgentToClient, patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Read"}},"toolCallId":"last","sessionUpdate":"tool_call","title":"Read","kind":"read","rawInput":{}}`))
+		got := chaintest.Run(t, c, acp.AgentToClient, patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Read"}},"toolCallId":"last","sessionUpdate":"tool_call","title":"Read","kind":"read","rawInput":{}}`))
 		require.Len(t, got, 2)
 		assertTakenBack(t, got[0].Raw, "first")
 	})

@@ -9,22 +9,23 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
 // Sent is one line that left the chain.
 type Sent struct {
-	Dir      filters.Direction
+	Dir      acp.Direction
 	Raw      string
 	Original bool // the line as it was read, byte for byte
 }
 
 // Run processes raw lines of direction d through c (nil: no filters) and
 // returns what left it, in order.
-func Run(t testing.TB, c *filters.Chain, d filters.Direction, lines ...string) []Sent {
+func Run(t testing.TB, c *filters.Chain, d acp.Direction, lines ...string) []Sent {
 	t.Helper()
 	var out []Sent
-	sink := func(d filters.Direction, raw []byte, original bool) error {
+	sink := func(d acp.Direction, raw []byte, original bool) error {
 		out = append(out, Sent{d, string(raw), original})
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
 
@@ -176,7 +176,7 @@ func agentView(t *testing.T, trace string) *outputView {
 	v := newOutputView()
 	var t0 time.Time
 	for _, r := range readTraceFile(t, trace) {
-		if r.Dir == filters.AgentToClient && r.HasLine {
+		if r.Dir == acp.AgentToClient && r.HasLine {
 			v.line(r.Line, t0.Add(r.T))
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
 
@@ -162,7 +162,7 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 		t.Fatalf("model replies %q, want the tool call then the answer", got)
 	}
 	recs := readTraceFile(t, trace)
-	agentGot, agentSent := delivered(recs, filters.ClientToAgent), linesOf(recs, filters.AgentToClient)
+	agentGot, agentSent := delivered(recs, acp.ClientToAgent), linesOf(recs, acp.AgentToClient)
 	got, sent := clientLines(c), clientSent(c)
 	call := view.only(t)
 	ref := agentLines(agentView(t, trace).only(t))

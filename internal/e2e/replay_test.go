@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
 
@@ -88,26 +88,26 @@ func TestLiveAndReplayAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			replayed := replayTrace(t, trace, tc.flags...)
-			gotReplay := linesOf(replayed, filters.AgentToClient)
+			gotReplay := linesOf(replayed, acp.AgentToClient)
 
 			// What the agent got: nothing on that side is timed.
-			sameLines(t, "client→agent, live vs replay", delivered(live, filters.ClientToAgent), linesOf(replayed, filters.ClientToAgent))
+			sameLines(t, "client→agent, live vs replay", delivered(live, acp.ClientToAgent), linesOf(replayed, acp.ClientToAgent))
 			// What the client got.
 			if !tc.timed {
 				sameLines(t, "agent→client, live vs replay", gotLive, gotReplay)
-				sameLines(t, "agent→client, live recording vs client", delivered(live, filters.AgentToClient), gotLive)
+				sameLines(t, "agent→client, live recording vs client", delivered(live, acp.AgentToClient), gotLive)
 			} else {
 				sameLines(t, "agent→client without tool updates, live vs replay", withoutToolUpdates(t, gotLive), withoutToolUpdates(t, gotReplay))
 				sameLines(t, "first update of each tool call, live vs replay", firstUpdates(t, gotLive), firstUpdates(t, gotReplay))
 				sameFinalStates(t, "live vs replay", gotLive, gotReplay)
-				sameFinalStates(t, "live recording vs client", delivered(live, filters.AgentToClient), gotLive)
+				sameFinalStates(t, "live recording vs client", delivered(live, acp.AgentToClient), gotLive)
 			}
 			oldText := "null"
 			if tc.exists {
 				oldText = mustJSON(t, oldContent)
 			}
 			checkFiltersWorked(t, tc.flags, tc.commands, tc.zed, oldText, gotLive, c)
-			t.Logf("client got %d lines live, %d in the replay; the agent sent %d", len(gotLive), len(gotReplay), len(linesOf(live, filters.AgentToClient)))
+			t.Logf("client got %d lines live, %d in the replay; the agent sent %d", len(gotLive), len(gotReplay), len(linesOf(live, acp.AgentToClient)))
 		})
 	}
 }
@@ -172,7 +172,7 @@ func TestDeltasTurnRealSnapshotsIntoTerminalOutput(t *testing.T) {
 	if err := os.WriteFile(asZed, bytes.Replace(trace, plain, zed, 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := linesOf(replayTrace(t, asZed, "--deltas"), filters.AgentToClient)
+	got := linesOf(replayTrace(t, asZed, "--deltas"), acp.AgentToClient)
 	states := finalStates(t, got)
 	if len(states) != 1 {
 		t.Fatalf("%d tool calls, want 1", len(states))
@@ -196,7 +196,7 @@ func TestDeltasTurnRealSnapshotsIntoTerminalOutput(t *testing.T) {
 		}
 	}
 	before, after := 0, 0
-	for _, l := range linesOf(readTraceFile(t, asZed), filters.AgentToClient) {
+	for _, l := range linesOf(readTraceFile(t, asZed), acp.AgentToClient) {
 		before += len(l) + 1
 	}
 	for _, l := range got {

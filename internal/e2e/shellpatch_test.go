@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/proxy"
@@ -106,11 +106,11 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 
 			// What the client received is what the proxy sent, line for
 			// line, and the proxy changed only messages of the write.
-			sameLines(t, "client received vs proxy sent", delivered(recs, filters.AgentToClient), clientLines(c))
+			sameLines(t, "client received vs proxy sent", delivered(recs, acp.AgentToClient), clientLines(c))
 			var permID json.RawMessage
 			recognised := false // the proxy has shown the write as an edit
 			for _, r := range recs {
-				if r.Dir != filters.AgentToClient || !r.HasLine {
+				if r.Dir != acp.AgentToClient || !r.HasLine {
 					continue
 				}
 				e := decodeEnvelope(t, r.Line)
@@ -183,7 +183,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 
 			// ls is untouched: its lines are the agent's.
 			for _, r := range recs {
-				if r.Dir == filters.AgentToClient && r.HasLine && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID && r.HasOut {
+				if r.Dir == acp.AgentToClient && r.HasLine && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID && r.HasOut {
 					t.Errorf("the ls call was changed:\n%s\n→ %s", shorten(r.Line), shorten(r.Out[0]))
 				}
 			}
@@ -198,7 +198,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 func observedOldText(t *testing.T, recs []proxy.TraceRecord, id string) *string {
 	t.Helper()
 	for _, r := range recs {
-		if r.Dir != filters.AgentToClient || !r.HasOut || len(r.Out) != 1 || callIDOf(t, decodeEnvelope(t, r.Line)) != id {
+		if r.Dir != acp.AgentToClient || !r.HasOut || len(r.Out) != 1 || callIDOf(t, decodeEnvelope(t, r.Line)) != id {
 			continue
 		}
 		_, call := callOf(t, r.Out[0])
@@ -403,7 +403,7 @@ func outsideCall(t *testing.T, line []byte) map[string]any {
 func answerTo(t *testing.T, recs []proxy.TraceRecord, id json.RawMessage) []byte {
 	t.Helper()
 	for _, r := range recs {
-		if r.Dir != filters.ClientToAgent || !r.HasLine {
+		if r.Dir != acp.ClientToAgent || !r.HasLine {
 			continue
 		}
 		e := decodeEnvelope(t, r.Line)

@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
@@ -223,7 +223,7 @@ func runOutput(t *testing.T, c outputCase) outputResult {
 		}
 		r.agentStream = streamed
 		for _, rec := range readTraceFile(t, trace) {
-			if rec.Dir == filters.AgentToClient && rec.HasLine {
+			if rec.Dir == acp.AgentToClient && rec.HasLine {
 				r.agentBytes += int64(len(rec.Line)) + 1
 				r.agentMsg++
 			}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
@@ -94,7 +94,7 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 				}
 			}
 			replayed := replayTrace(t, trace, "--shell-to-patch")
-			sameLines(t, "agent→client, live vs replay", lines, linesOf(replayed, filters.AgentToClient))
+			sameLines(t, "agent→client, live vs replay", lines, linesOf(replayed, acp.AgentToClient))
 			if t.Failed() {
 				t.Log(c.Report())
 			}

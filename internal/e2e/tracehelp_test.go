@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
 
-	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
@@ -49,7 +49,7 @@ func readTraceFile(t *testing.T, path string) []proxy.TraceRecord {
 // delivered is what the recording proxy sent on in direction d: each
 // received line, or what a filter sent in its place, and the lines it
 // added itself.
-func delivered(recs []proxy.TraceRecord, d filters.Direction) [][]byte {
+func delivered(recs []proxy.TraceRecord, d acp.Direction) [][]byte {
 	var out [][]byte
 	for _, r := range recs {
 		if r.Dir != d {
@@ -66,7 +66,7 @@ func delivered(recs []proxy.TraceRecord, d filters.Direction) [][]byte {
 
 // linesOf are the lines of direction d of a replay's output, which is a
 // trace of what each side received.
-func linesOf(recs []proxy.TraceRecord, d filters.Direction) [][]byte {
+func linesOf(recs []proxy.TraceRecord, d acp.Direction) [][]byte {
 	var out [][]byte
 	for _, r := range recs {
 		if r.Dir == d && r.HasLine {

@@ -2,7 +2,7 @@ package shellcorpus
 
 import (
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
-	"github.com/acp-proxy/acp-proxy/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
 )
 
 // ShownFile is one file a recogniser would show as a diff: the file's

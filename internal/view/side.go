@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // MaxMessages bounds the message list: past it, each side keeps its first
@@ -83,7 +83,7 @@ func newSide() *side {
 
 // feed takes one line that crossed in direction d at t; valid says it is
 // known to be valid JSON.
-func (s *side) feed(t time.Duration, d filters.Direction, line []byte, valid bool) {
+func (s *side) feed(t time.Duration, d acp.Direction, line []byte, valid bool) {
 	if !s.seen || t < s.first {
 		s.first = t
 	}
@@ -174,11 +174,11 @@ func parseMessage(line []byte, valid bool) (m message, ok bool) {
 	return m, err == nil
 }
 
-func (s *side) request(t time.Duration, d filters.Direction, m message, rec *msgRec) {
+func (s *side) request(t time.Duration, d acp.Direction, m message, rec *msgRec) {
 	params := m.params
 	switch m.method {
 	case "initialize":
-		if d == filters.ClientToAgent {
+		if d == acp.ClientToAgent {
 			s.clientInit = params
 		}
 	case "session/new", "session/load", "session/resume":
@@ -223,7 +223,7 @@ func (s *side) request(t time.Duration, d filters.Direction, m message, rec *msg
 	}
 }
 
-func (s *side) response(t time.Duration, d filters.Direction, m message, req pendingReq, rec *msgRec) {
+func (s *side) response(t time.Duration, d acp.Direction, m message, req pendingReq, rec *msgRec) {
 	if e := m.errorV; e != nil {
 		rec.Label = "error of " + req.method
 		msg, _ := rawjson.GetString(e, "message")
@@ -237,7 +237,7 @@ func (s *side) response(t time.Duration, d filters.Direction, m message, req pen
 	res := m.result
 	switch req.method {
 	case "initialize":
-		if d == filters.AgentToClient {
+		if d == acp.AgentToClient {
 			s.agentInit = res
 		}
 	case "session/new":
@@ -267,7 +267,7 @@ func (s *side) response(t time.Duration, d filters.Direction, m message, req pen
 }
 
 // update handles a session/update notification.
-func (s *side) update(t time.Duration, d filters.Direction, m message, rec *msgRec) {
+func (s *side) update(t time.Duration, d acp.Direction, m message, rec *msgRec) {
 	// parseMessage validated the line: walks below trust it, so a large
 	// snapshot costs a memchr, not another validation.
 	upd, _ := rawjson.TrustedGet(m.params, "update")

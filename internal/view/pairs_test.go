@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
@@ -19,11 +20,11 @@ type doubling struct{ held []byte }
 func (*doubling) Name() string { return "doubling" }
 
 func (f *doubling) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	if m.Dir == filters.AgentToClient && strings.Contains(string(m.Raw), `"stopReason"`) {
+	if m.Dir == acp.AgentToClient && strings.Contains(string(m.Raw), `"stopReason"`) {
 		f.held = append([]byte(nil), m.Raw...)
 		return nil
 	}
-	if m.Dir == filters.AgentToClient {
+	if m.Dir == acp.AgentToClient {
 		if err := out.Emit(m.Dir, m.Raw); err != nil {
 			return err
 		}
@@ -31,13 +32,13 @@ func (f *doubling) Apply(_ context.Context, m *filters.Message, out filters.Emit
 	return out.Emit(m.Dir, m.Raw)
 }
 
-func (f *doubling) Tick(d filters.Direction, now time.Time, out filters.Emitter) time.Time {
+func (f *doubling) Tick(d acp.Direction, now time.Time, out filters.Emitter) time.Time {
 	f.Drain(d, out)
 	return time.Time{}
 }
 
-func (f *doubling) Drain(d filters.Direction, out filters.Emitter) {
-	if d == filters.AgentToClient && f.held != nil {
+func (f *doubling) Drain(d acp.Direction, out filters.Emitter) {
+	if d == acp.AgentToClient && f.held != nil {
 		_ = out.Emit(d, f.held)
 		f.held = nil
 	}

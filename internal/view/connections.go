@@ -3,7 +3,7 @@ package view
 import (
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -93,7 +93,7 @@ func assembleAll(opt Options, before, after []*side) *Data {
 		Calls: []Call{}, Conversation: []Event{}, Messages: []Msg{}, Connections: conns}
 	d.Session.SessionIDs, d.Session.AuthMethods = []string{}, []string{}
 	d.Session.ClientCapabilities.Changed, d.Session.AgentCapabilities.Changed = []CapChange{}, []CapChange{}
-	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		total := proxy.DirectionReport{Direction: dir.String()}
 		for _, c := range conns {
 			total.Before.Messages += c.Directions[dir].Before.Messages

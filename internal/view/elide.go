@@ -1,7 +1,7 @@
 package view
 
 import (
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // elideStringBytes is the longest string a raw message keeps as it is.

@@ -1,6 +1,6 @@
-package toolcall
+package acp
 
-import "github.com/acp-proxy/acp-proxy/rawjson"
+import "github.com/acp-proxy/acp-proxy/internal/rawjson"
 
 // The terminal-output extension's _meta keys (docs/agents.md, "The
 // terminal-output extension"). terminal_output and terminal_output_delta

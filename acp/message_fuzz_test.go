@@ -1,4 +1,4 @@
-package filters
+package acp
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func FuzzMessageView(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		m := NewMessage(ClientToAgent, raw, time.Time{}, nil)
+		m := NewMessage(ClientToAgent, raw, time.Time{})
 		var obj map[string]json.RawMessage
 		valid := json.Unmarshal(raw, &obj) == nil && obj != nil
 		if m.Checked() != valid {

@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/proxy"
-	"github.com/acp-proxy/acp-proxy/rawjson"
 )
 
 // timelineBins is how many bins the timeline has.
@@ -189,7 +190,7 @@ func assemble(opt Options, before, after *side) *Data {
 	}
 	start, end := before.first, max(before.last, after.last)
 	d.Duration = secs(end - start)
-	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		d.Directions = append(d.Directions, proxy.DirectionReport{Direction: dir.String(), Before: before.dirs[dir], After: after.dirs[dir]})
 	}
 	d.Session = session(before, after)
@@ -365,7 +366,7 @@ func timeline(before, after *side, end time.Duration) Timeline {
 		return s
 	}
 	tl := Timeline{Width: width.Seconds()}
-	for _, dir := range []filters.Direction{filters.ClientToAgent, filters.AgentToClient} {
+	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		tl.Dirs = append(tl.Dirs, DirSeries{Direction: dir.String(), Before: bin(before.points[dir]), After: bin(after.points[dir])})
 	}
 	return tl

@@ -1,4 +1,4 @@
-package toolcall
+package acp
 
 import (
 	"testing"
@@ -7,42 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/rawjson"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
-func TestListKeysCallsBySessionAndID(t *testing.T) {
-	var l List[string]
-	a, b := "call_0 of s1", "call_0 of s2"
-	l.Add("s1", "call_0", &a)
-	l.Add("s2", "call_0", &b)
-	assert.Equal(t, &a, l.Get("s1", "call_0"))
-	assert.Equal(t, &b, l.Get("s2", "call_0"))
-	assert.Nil(t, l.Get("s3", "call_0"))
-
-	l.Remove("s1", "call_0")
-	assert.Nil(t, l.Get("s1", "call_0"))
-	assert.Equal(t, &b, l.Get("s2", "call_0"), "removing one session's call keeps the other's")
-
-	l.RemoveSession("s2")
-	assert.Zero(t, l.Len())
-}
-
-func TestListEvictsTheOldestPastMax(t *testing.T) {
-	l := List[int]{Max: 2}
-	one, two, three := 1, 2, 3
-	assert.Nil(t, l.Add("s", "1", &one))
-	assert.Nil(t, l.Add("s", "2", &two))
-	assert.Equal(t, &one, l.Add("s", "3", &three))
-	var order []int
-	require.NoError(t, l.Each(func(v *int) error { order = append(order, *v); return nil }))
-	assert.Equal(t, []int{2, 3}, order)
-}
-
-func TestOfReadsAToolCallUpdate(t *testing.T) {
+func TestToolUpdateReadsAToolCallUpdate(t *testing.T) {
 	raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","rawInput":{"command":"ls"},"rawOutput":"x","content":[],"_meta":{"terminal_exit":{"terminal_id":"c1","exit_code":0},"other":1}}}}`
-	m := filters.NewMessage(filters.AgentToClient, []byte(raw), time.Time{}, nil)
-	u, ok := Of(m)
+	m := NewMessage(AgentToClient, []byte(raw), time.Time{})
+	u, ok := m.ToolUpdate()
 	require.True(t, ok)
 	assert.Equal(t, "c1", u.ID)
 	assert.True(t, u.Final())
@@ -53,30 +24,18 @@ func TestOfReadsAToolCallUpdate(t *testing.T) {
 	tm := ParseTermMeta(u.Meta)
 	assert.True(t, tm.Any())
 	assert.Equal(t, "c1", TerminalID(tm.Exit))
-	stripped, err := StripTermMeta([]byte(raw), UpdatePath, tm)
+	stripped, err := StripTermMeta([]byte(raw), []string{"params", "update"}, tm)
 	require.NoError(t, err)
 	assert.Contains(t, string(stripped), `"_meta":{"other":1}`, "other _meta keys stay")
 
-	_, ok = Of(filters.NewMessage(filters.ClientToAgent, []byte(raw), time.Time{}, nil))
+	_, ok = NewMessage(ClientToAgent, []byte(raw), time.Time{}).ToolUpdate()
 	assert.False(t, ok, "only the agent sends tool calls")
 }
 
-func TestListRemoveOldest(t *testing.T) {
-	var l List[int]
-	one, two := 1, 2
-	assert.Nil(t, l.RemoveOldest())
-	l.Add("s", "1", &one)
-	l.Add("s", "2", &two)
-	assert.Equal(t, &one, l.RemoveOldest())
-	assert.Nil(t, l.Get("s", "1"))
-	assert.Equal(t, &two, l.Get("s", "2"))
-	assert.Equal(t, 1, l.Len())
-}
-
-// Of reads the extension's keys on its walk over the update: what it finds
+// ToolUpdate reads the extension's keys on its walk over the update: what it finds
 // must be what ParseTermMeta reads from _meta on its own, duplicates (the
 // last one counts) and values that are not objects included.
-func TestOfReadsTheTerminalKeysAsParseTermMetaDoes(t *testing.T) {
+func TestToolUpdateReadsTheTerminalKeysAsParseTermMetaDoes(t *testing.T) {
 	for _, meta := range []string{
 		`{"terminal_output":{"terminal_id":"t1","data":"a\"b\\n"},"x":[{"data":"no"}]}`,
 		`{"terminal_output_delta":{"data":"d1","terminal_id":"t2"},"terminal_output_delta":{"terminal_id":"t3","data":"d2"}}`,
@@ -85,7 +44,7 @@ func TestOfReadsTheTerminalKeysAsParseTermMetaDoes(t *testing.T) {
 		`null`, `{}`,
 	} {
 		raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":` + meta + `,"status":"in_progress"}}}`
-		u, ok := Of(filters.NewMessage(filters.AgentToClient, []byte(raw), time.Time{}, nil))
+		u, ok := NewMessage(AgentToClient, []byte(raw), time.Time{}).ToolUpdate()
 		require.True(t, ok, meta)
 		assert.Equal(t, meta, string(u.Meta))
 		want := ParseTermMeta(u.Meta)

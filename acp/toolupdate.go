@@ -1,0 +1,103 @@
+package acp
+
+import "github.com/acp-proxy/acp-proxy/internal/rawjson"
+
+// ToolUpdate is a tool_call or tool_call_update, as spans of the message.
+// Absent members are nil; a present null is the bytes "null".
+type ToolUpdate struct {
+	Raw           []byte // params.update, a subslice of the message
+	SessionUpdate string
+	ID            string // toolCallId
+	Status        string
+	Kind          string
+	Content       []byte
+	Meta          []byte
+	Term          TermMeta // the terminal-output extension's part of Meta
+	RawInput      []byte
+	RawOutput     []byte
+	// Others counts the members besides sessionUpdate, toolCallId,
+	// content and _meta: an update with none carries only output.
+	Others int
+}
+
+// Final reports whether the update ends its call.
+func (u *ToolUpdate) Final() bool { return u.Status == "completed" || u.Status == "failed" }
+
+// IsToolUpdate reports whether m is a tool_call or tool_call_update from the
+// agent; it looks no further than the update's kind.
+func (m *Message) IsToolUpdate() bool {
+	if m.Dir != AgentToClient {
+		return false
+	}
+	k := m.UpdateKind()
+	return k == "tool_call" || k == "tool_call_update"
+}
+
+// ToolUpdate reads m when it is a tool_call or tool_call_update from the
+// agent. It reads the update's kind itself, rather than through
+// UpdateKind, to walk a large update once rather than twice, and it reads
+// the terminal-output extension's keys in _meta on the same walk, so that
+// the output a large update streams is skipped once.
+func (m *Message) ToolUpdate() (ToolUpdate, bool) {
+	if m.Dir != AgentToClient || m.Method() != "session/update" {
+		return ToolUpdate{}, false
+	}
+	if m.tool == nil {
+		u, ok := readToolUpdate(m.Update())
+		m.tool = &toolRead{u, ok}
+	}
+	u, ok := m.tool.u, m.tool.ok
+	return u, ok && (u.SessionUpdate == "tool_call" || u.SessionUpdate == "tool_call_update")
+}
+
+// toolRead is what ToolUpdate read, kept in the message.
+type toolRead struct {
+	u  ToolUpdate
+	ok bool
+}
+
+// readToolUpdate reads params.update of a valid session/update.
+func readToolUpdate(raw []byte) (ToolUpdate, bool) {
+	if raw == nil {
+		return ToolUpdate{}, false
+	}
+	u := ToolUpdate{Raw: raw}
+	rawjson.TrustedWalk(raw, func(key []byte, vs int) (int, bool) {
+		if rawjson.KeyIs(key, "_meta") {
+			tm, end := parseTermMeta(raw[vs:])
+			if end < 0 { // not an object
+				end = rawjson.TrustedSkip(raw, vs) - vs
+			}
+			u.Meta, u.Term = raw[vs:vs+end], tm
+			return vs + end, true
+		}
+		ve := rawjson.TrustedSkip(raw, vs)
+		u.read(key, raw[vs:ve])
+		return ve, true
+	})
+	return u, u.ID != ""
+}
+
+// read takes one member of the update other than _meta.
+func (u *ToolUpdate) read(key, val []byte) {
+	switch {
+	case rawjson.KeyIs(key, "sessionUpdate"):
+		u.SessionUpdate, _ = rawjson.Unquote(val)
+	case rawjson.KeyIs(key, "toolCallId"):
+		u.ID, _ = rawjson.Unquote(val)
+	case rawjson.KeyIs(key, "content"):
+		u.Content = val
+	default:
+		u.Others++
+		switch {
+		case rawjson.KeyIs(key, "status"):
+			u.Status, _ = rawjson.Unquote(val)
+		case rawjson.KeyIs(key, "kind"):
+			u.Kind, _ = rawjson.Unquote(val)
+		case rawjson.KeyIs(key, "rawInput"):
+			u.RawInput = val
+		case rawjson.KeyIs(key, "rawOutput"):
+			u.RawOutput = val
+		}
+	}
+}
