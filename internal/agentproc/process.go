@@ -40,8 +40,9 @@ type Process struct {
 	gone     bool        // the agent has exited: nothing left to stop
 }
 
-// Start resolves and starts the agent. A failure to find or start it is a
-// *StartError.
+// Start resolves and starts the agent, logging to log (nil: nowhere). A
+// failure to find or start it is a *StartError (one to make its pipes is
+// not: that is the proxy's, not the agent's).
 func Start(ctx context.Context, a Agent, log *slog.Logger) (*Process, error) {
 	path, err := a.Resolve()
 	if err != nil {
