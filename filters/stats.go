@@ -2,27 +2,23 @@ package filters
 
 import (
 	"sync/atomic"
-
-	"github.com/acp-proxy/acp-proxy/acp"
 )
 
-// FilterStats counts what one filter took in and gave out, per direction.
-type FilterStats struct {
-	In, Out [2]Counter
+// filterCounts is what one filter took in and gave out, per direction:
+// the chain counts each filter's messages and their bytes (without '\n').
+type filterCounts struct {
+	In, Out [2]counter
 }
 
-// Counter is a number of messages and their bytes (without '\n').
-type Counter struct {
-	Messages, Bytes atomic.Int64
+// counter is a number of messages and their bytes, read while the chain runs.
+type counter struct {
+	messages, bytes atomic.Int64
 }
 
-func (s *FilterStats) count(d acp.Direction, in bool, n int) {
-	c := &s.Out[d]
-	if in {
-		c = &s.In[d]
-	}
-	c.Messages.Add(1)
-	c.Bytes.Add(int64(n))
+// add counts a message of n bytes.
+func (c *counter) add(n int) {
+	c.messages.Add(1)
+	c.bytes.Add(int64(n))
 }
 
 // Counted is implemented by filters that count events of their own for --stats (shell-to-patch:
@@ -63,9 +59,9 @@ func (c *Chain) Stats() []FilterReport {
 			}
 		}
 		for d := range 2 {
-			s := &c.stats[i]
-			r.In[d] = [2]int64{s.In[d].Messages.Load(), s.In[d].Bytes.Load()}
-			r.Out[d] = [2]int64{s.Out[d].Messages.Load(), s.Out[d].Bytes.Load()}
+			s := &c.counts[i]
+			r.In[d] = [2]int64{s.In[d].messages.Load(), s.In[d].bytes.Load()}
+			r.Out[d] = [2]int64{s.Out[d].messages.Load(), s.Out[d].bytes.Load()}
 		}
 		r.Flag, r.Notes = explain(f, c.caps, [2]bool{r.In[0] != r.Out[0], r.In[1] != r.Out[1]})
 		out[i] = r

@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,23 +140,26 @@ func liveSnapshot(msg []byte, budget int) ([]byte, bool, error) {
 func (f *Deltas) Name() string { return "deltas" }
 
 // Apply implements filters.Filter.
-func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *Deltas) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
 		if m.Method() == "session/prompt" {
 			f.prompts.observe(m)
 		}
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	mode := f.client.load(m)
 	if mode == clientUnknown {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	// Without a call kept, only an execute tool_call is of interest.
 	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) {
 		if u, ok := m.ToolUpdate(); ok {
 			m, u, ok, err := f.dropRepeats(m, u)
-			if err != nil || !ok {
+			if err != nil {
 				return err
+			}
+			if !ok {
+				return filters.Drop // nothing new in it
 			}
 			if mode == clientSpeaks {
 				return f.toDeltas(m, &u, out)
@@ -264,7 +266,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	}
 	if !final {
 		if len(delta) == 0 && snap && u.Others == 0 && u.Meta == nil {
-			return nil // the same snapshot again: nothing to show
+			return filters.Drop // the same snapshot again: nothing to show
 		}
 		c.body = append(c.body, delta...)
 		return out.Emit(m.Dir, msg)
@@ -305,7 +307,7 @@ func (f *Deltas) endDeltas(m *filters.Message, u *acp.ToolUpdate, c *deltaCall, 
 // neither content nor one of its own.
 func (f *Deltas) giveTerminal(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	if u.Kind != "execute" || u.Term.Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	tid := rawjson.Quote(u.ID)
 	content := append(append([]byte(`[{"type":"terminal","terminalId":`), tid...), "}]"...)

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -38,13 +37,12 @@ func BenchmarkOutputFiltersUnchanged(b *testing.B) {
 				b.Run(msg.name+"/"+ch.name+"/"+client.name, func(b *testing.B) {
 					h := newHarness(b, client.caps, codexAgent, ch.fs()...)
 					raw := []byte(msg.line)
-					sink := func(acp.Direction, []byte, bool) error { return nil }
-					ctx := context.Background()
+					sink := func(filters.Line) error { return nil }
 					b.SetBytes(int64(len(raw)))
 					b.ReportAllocs()
 					for b.Loop() {
 						m := filters.NewMessage(acp.AgentToClient, raw, t0, nil)
-						if err := h.chain.Process(ctx, m, sink); err != nil {
+						if err := h.chain.Process(m, sink); err != nil {
 							b.Fatal(err)
 						}
 					}

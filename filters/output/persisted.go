@@ -1,7 +1,6 @@
 package output
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -69,21 +68,21 @@ var (
 )
 
 // Apply implements filters.Filter.
-func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *PersistedOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir != acp.AgentToClient {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	f.reading = m
 	defer func() { f.reading = nil }()
 	block := mentions(m.Raw, quotedPersistedTag)
 	if !block && (!f.Expand || !mayShowNoteRaw(m.Raw)) {
 		f.forget(m)
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	u, ok := m.ToolUpdate()
 	if !ok || !block && !mayShowNote(&u) {
 		f.forget(m)
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	if f.Expand && u.Final() && mentions(u.Content, quotedOpencodeTag) {
 		if content := f.expandOpencode(&u); content != nil {

@@ -307,7 +307,7 @@ func TestTerminalOutputPassesThrough(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var h *harness
 			if c.client == "" {
-				h = &harness{t: t, chain: filters.NewChain(nil, &TerminalOutput{}), now: t0}
+				h = newBareHarness(t, filters.NewChain(nil, &TerminalOutput{}))
 			} else {
 				h = newHarness(t, c.client, codexAgent, &TerminalOutput{})
 			}

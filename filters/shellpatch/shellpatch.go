@@ -2,7 +2,6 @@ package shellpatch
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -139,10 +138,10 @@ var (
 	quotedToolCallID = []byte(`"toolCallId"`)
 )
 
-func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (s *ShellPatch) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
 		s.requests.observeRequest(m)
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	s.reading = m
 	defer func() { s.reading = nil }()
@@ -155,7 +154,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		return err
 	}
 	// A message without a rawInput matters only when it continues a live
-	// call: it then names a toolCallId, which is one map lookup away.
+	// call: it then names a toolCallId, which is one map lookup away. It
+	// goes on after the updates flush sent.
 	if !rawjson.Contains(m.Raw, quotedRawInput) {
 		if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
 			return out.Emit(m.Dir, m.Raw)

@@ -1,7 +1,6 @@
 package shellpatch
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -188,7 +187,7 @@ func BenchmarkShellPatch(b *testing.B) {
 			for range b.N {
 				f := &ShellPatch{}
 				m := filters.NewMessage(acp.AgentToClient, raw, time.Time{}, caps)
-				_ = f.Apply(context.Background(), m, discardEmitter{})
+				_ = f.Apply(m, discardEmitter{})
 			}
 		})
 	}
@@ -245,14 +244,14 @@ func BenchmarkShellPatchLiveCalls(b *testing.B) {
 			f := &ShellPatch{}
 			for i := range live {
 				m := filters.NewMessage(acp.AgentToClient, []byte(codexCall(fmt.Sprintf("call_%d", i), fmt.Sprintf("echo x > f%d", i), dir)), time.Time{}, caps)
-				require.NoError(b, f.Apply(context.Background(), m, discardEmitter{}))
+				require.NoError(b, f.Apply(m, discardEmitter{}))
 			}
 			require.Equal(b, live, f.calls.Len())
 			b.SetBytes(int64(len(update)))
 			b.ResetTimer()
 			for range b.N {
 				m := filters.NewMessage(acp.AgentToClient, update, time.Time{}, caps)
-				_ = f.Apply(context.Background(), m, discardEmitter{})
+				_ = f.Apply(m, discardEmitter{})
 			}
 		})
 	}
