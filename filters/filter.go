@@ -26,6 +26,8 @@ type Filter interface {
 // Drop is what Apply returns to drop its message: nothing goes on in its
 // place but what the filter emitted. It is a decision, not a failure, and
 // is not reported.
+//
+//lint:ignore ST1012 Drop is a filter's decision, not an error, as io.EOF is an ending.
 var Drop = errors.New("message dropped by the filter")
 
 // Emitter takes a filter's output.
