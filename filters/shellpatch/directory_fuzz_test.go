@@ -138,7 +138,7 @@ func boundaryOf(t *testing.T, c *filters.Chain, method, sid, dir string, n int) 
 	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
 }
 
-// claudeFuzzChain is a chain with ShellPatch for the claude release name/version, with sessions
+// claudeFuzzChain is a chain with shell-to-patch for the claude release name/version, with sessions
 // S and T in a fresh directory holding sub/ and sub/sub/.
 func claudeFuzzChain(t *testing.T, name, version string) (*filters.Chain, string) {
 	t.Helper()
@@ -149,7 +149,7 @@ func claudeFuzzChain(t *testing.T, name, version string) (*filters.Chain, string
 	if err := os.MkdirAll(filepath.Join(root, "sub", "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := filters.NewChain(capabilities.New(), &ShellPatch{})
+	c := filters.NewChain(capabilities.New(), &Filter{})
 	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
 	for i, sid := range []string{"S", "T"} {

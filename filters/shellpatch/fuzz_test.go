@@ -35,7 +35,7 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 		if len(ops) > 40 {
 			ops = ops[:40]
 		}
-		f := &ShellPatch{}
+		f := &Filter{}
 		if small {
 			f.MaxBytes = 600 // about one edit: a second evicts the first
 		}
