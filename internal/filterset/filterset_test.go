@@ -43,13 +43,6 @@ func update(u string) string {
 	return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":` + u + `}}`
 }
 
-func field(t *testing.T, raw string, path ...string) string {
-	t.Helper()
-	v, ok := rawjson.Get([]byte(raw), path...)
-	require.True(t, ok, "%v in %s", path, raw)
-	return string(v)
-}
-
 func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 	// Claude announces a terminal before its command is known; once
 	// shell-to-patch shows the call as an edit, terminal-output must not
@@ -72,5 +65,6 @@ func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
 		assert.NotContains(t, g.Raw, "terminal_output")
 		assert.NotContains(t, g.Raw, `"type":"terminal"`)
 	}
-	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
+	kind, _ := rawjson.GetString([]byte(got[1].Raw), "params", "update", "kind")
+	assert.Equal(t, "edit", kind)
 }
