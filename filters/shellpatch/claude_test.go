@@ -33,9 +33,7 @@ func TestClaudeRetokenises(t *testing.T) {
 		"sort < in.txt | head":             false, // an input redirect: quoted by shell-quote, not re-tokenised
 		"echo x > f":                       false,
 	} {
-		if got := claudeRetokenises(script); got != want {
-			t.Errorf("claudeRetokenises(%q) = %v, want %v", script, got, want)
-		}
+		assert.Equal(t, want, claudeRetokenises(script), script)
 	}
 }
 
