@@ -248,19 +248,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	if err := f.flush(m.Time, out, c); err != nil {
 		return err
 	}
-	msg, err := toolcall.EditUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
-		var err error
-		if snap {
-			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
-				return nil, err
-			}
-		}
-		if !final && len(delta) > 0 {
-			val := appendTermValue(nil, u.ID, quoteRaw(delta))
-			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
-		}
-		return upd, err
-	})
+	msg, err := f.asDelta(m.Raw, u, delta)
 	if err != nil {
 		return err
 	}
@@ -276,6 +264,25 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 		delta = c.pending // the surrogate that waited for a pair
 	}
 	return f.endDeltas(m, u, c, delta, msg, out)
+}
+
+// asDelta is update u of raw as a client with the extension gets it:
+// without its snapshot, and before the end with delta, the snapshot's new
+// text, as streamed output (endDeltas sends the last).
+func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, delta []byte) ([]byte, error) {
+	return toolcall.EditUpdate(raw, u, func(upd []byte) ([]byte, error) {
+		var err error
+		if u.Content != nil {
+			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
+				return nil, err
+			}
+		}
+		if !u.Final() && len(delta) > 0 {
+			val := appendTermValue(nil, u.ID, quoteRaw(delta))
+			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
+		}
+		return upd, err
+	})
 }
 
 // endDeltas sends the end of call c streamed as deltas, for its final
