@@ -70,7 +70,7 @@ func TestTheFilterContract(t *testing.T) {
 					own++
 				}
 			}
-			assert.Equal(t, int64(own), chain.Stats()[0].Out[acp.ClientToAgent][0], "what went on in the message's direction is counted")
+			assert.Equal(t, int64(own), chain.Stats()[0].Out[acp.ClientToAgent].Messages, "what went on in the message's direction is counted")
 		})
 	}
 }
@@ -124,8 +124,8 @@ func TestFilterRunsInOrderAndSeesThePreviousFiltersOutput(t *testing.T) {
 
 	st := c.Stats()
 	assert.Equal(t, "rename", st[0].Name)
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[acp.AgentToClient])
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[acp.AgentToClient])
+	assert.Equal(t, acp.Count{Messages: 1, Bytes: int64(len(`{"method":"orig"}` + "\n"))}, st[0].In[acp.AgentToClient])
+	assert.Equal(t, acp.Count{Messages: 1, Bytes: int64(len(`{"method":"renamed"}` + "\n"))}, st[0].Out[acp.AgentToClient])
 }
 
 func TestTheChainRecordsWhatTheClientItselfAdvertised(t *testing.T) {
