@@ -29,7 +29,7 @@ type Driver struct {
 	// when drained.
 	released Sink
 	wakes    [2]func() error // Tick of each direction, for the clock
-	mu       [2]sync.Mutex
+	mu       [2]sync.Mutex   // orders each direction's Ticks and wakes
 	stopped  [2]bool
 }
 
@@ -43,12 +43,6 @@ func NewDriver(chain *Chain, clock Clock, released Sink) *Driver {
 	return dr
 }
 
-// Chain is the chain the driver runs.
-func (dr *Driver) Chain() *Chain { return dr.chain }
-
-// Clock is the clock the driver runs on.
-func (dr *Driver) Clock() Clock { return dr.clock }
-
 // Process runs m, read at m.Time, through the chain to sink. The caller
 // then calls Tick for m's direction, after what it does with the line.
 func (dr *Driver) Process(m *Message, sink Sink) error { return dr.chain.Process(m, sink) }
@@ -59,12 +53,14 @@ func (dr *Driver) Tick(d acp.Direction) error {
 	if dr.chain.Len() == 0 {
 		return nil
 	}
+	// A timer's Tick and the pump's may race: under the lock, the wake
+	// asked for last is for what the chain holds after the last Tick.
+	dr.mu[d].Lock()
+	defer dr.mu[d].Unlock()
 	next, err := dr.chain.Tick(d, dr.clock.Now(), dr.released)
 	if err != nil {
 		return err
 	}
-	dr.mu[d].Lock()
-	defer dr.mu[d].Unlock()
 	if !dr.stopped[d] {
 		dr.clock.Wake(d, next, dr.wakes[d])
 	}
