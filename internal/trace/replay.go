@@ -30,7 +30,8 @@ type Connection struct {
 
 // Replay runs the lines of a recorded trace through a filter chain, both
 // directions in recorded order, as the relay would have. Coalescing timers
-// run on the recorded clock, so a replay is deterministic.
+// run on the recorded clock, so a replay is deterministic. It stops before
+// the next record, with ctx's error, once ctx is done.
 //
 // A trace holds one or more connections (--record appends, so one file may
 // hold many proxy runs): each starts with a "connection" record, or, in a
