@@ -143,9 +143,6 @@ func (f *Deltas) Name() string { return "deltas" }
 // Apply implements filters.Filter.
 func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		if m.Method() == "session/prompt" {
-			f.prompts.observe(m)
-		}
 		return out.Emit(m.Dir, m.Raw)
 	}
 	mode := f.client.load(m)

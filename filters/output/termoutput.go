@@ -187,13 +187,10 @@ func (f *TerminalOutput) maxBytes() int64 {
 // Apply implements filters.Filter.
 func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		switch m.Method() {
-		case "initialize":
+		if m.Method() == "initialize" {
 			if raw, ok := injectTerminalOutput(m); ok {
 				return out.Emit(m.Dir, raw)
 			}
-		case "session/prompt":
-			f.prompts.observe(m)
 		}
 		return out.Emit(m.Dir, m.Raw)
 	}
