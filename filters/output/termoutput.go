@@ -479,7 +479,7 @@ func (f *TerminalOutput) clientKeys(msg []byte, tm acp.TermMeta, k outputChunk, 
 	case !f.client.delta && tm.OutputDelta != nil:
 		return move(acp.MetaTerminalOutputDelta, tm.OutputDelta, acp.MetaTerminalOutput)
 	case !f.client.delta && k.replace && extends:
-		return rawjson.Set(msg, quoteRaw(added), toolcall.At("_meta", acp.MetaTerminalOutput, "data")...)
+		return rawjson.Set(msg, rawjson.Enclose(added), toolcall.At("_meta", acp.MetaTerminalOutput, "data")...)
 	}
 	return msg, nil
 }
@@ -498,7 +498,7 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	if rest == nil {
 		return nil
 	}
-	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
+	val := appendTermValue(nil, c.tids[0], rawjson.Enclose(rest))
 	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }
