@@ -157,11 +157,13 @@ func TestKeysAreReadExactly(t *testing.T) {
 }
 
 // FuzzObserveReadsKeysExactly: whatever the params, the session's directory the proxy records is
-// the value of the one member named exactly "cwd", as the agents read it, or nothing.
+// the value of the one member named exactly "cwd", as the agents read it, or nothing; and the
+// session whose turn a prompt's response ends is the one member named exactly "sessionId".
 func FuzzObserveReadsKeysExactly(f *testing.F) {
 	f.Add(`{"cwd":"/p","CWD":"/"}`, `{"sessionId":"S"}`)
 	f.Add(`{"cwd":"/p","cwd":"/q"}`, `{"sessionId":"S","SESSIONID":"T"}`)
 	f.Add(`{"\u0063wd":"/p","Cwd":1}`, `{"sessionId":"S"}`)
+	f.Add(`{"sessionId":"S","SessionId":"T","prompt":[]}`, `{"sessionId":"S"}`)
 	f.Fuzz(func(t *testing.T, params, result string) {
 		if !json.Valid([]byte(params)) || !json.Valid([]byte(result)) {
 			return // it would not make one valid message: the tracker never sees it
@@ -177,6 +179,12 @@ func FuzzObserveReadsKeysExactly(f *testing.F) {
 		if s, ok := n.Session(sid); ok && s.Cwd != "" {
 			require.True(t, cwdOK, "recorded cwd %q where there is no one exact member in %s", s.Cwd, params)
 			require.Equal(t, cwd, s.Cwd, "in %s", params)
+		}
+		request(n, "session/prompt", `2`, params)
+		if session, ended := n.TurnEnded(respond(n, `2`, `{"stopReason":"end_turn"}`)); ended {
+			want, ok := exactlyOnce(params, "sessionId")
+			require.True(t, ok, "a turn of %q ended where there is no one exact sessionId in %s", session, params)
+			require.Equal(t, want, session, "in %s", params)
 		}
 	})
 }
