@@ -243,7 +243,19 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	if err := f.flush(m.Time, out, c); err != nil {
 		return err
 	}
-	msg, err := f.deltaUpdate(m, u, snap, final, delta)
+	msg, err := toolcall.EditUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
+		var err error
+		if snap {
+			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
+				return nil, err
+			}
+		}
+		if !final && len(delta) > 0 {
+			val := appendTermValue(nil, u.ID, rawjson.Enclose(delta))
+			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
+		}
+		return upd, err
+	})
 	if err != nil {
 		return err
 	}
@@ -259,25 +271,6 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 		delta = c.pending // the surrogate that waited for a pair
 	}
 	return f.endDeltas(m, u, c, delta, msg, out)
-}
-
-// deltaUpdate is m's update u as a client with the extension is sent it:
-// without its snapshot (snap), and with the new text delta under the
-// client's _meta key while the call runs.
-func (f *Deltas) deltaUpdate(m *filters.Message, u *acp.ToolUpdate, snap, final bool, delta []byte) ([]byte, error) {
-	return toolcall.EditUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
-		var err error
-		if snap {
-			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
-				return nil, err
-			}
-		}
-		if !final && len(delta) > 0 {
-			val := appendTermValue(nil, u.ID, rawjson.Enclose(delta))
-			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
-		}
-		return upd, err
-	})
 }
 
 // endDeltas sends the end of call c streamed as deltas, for its final
