@@ -46,9 +46,10 @@ func tracked(method string) bool {
 var notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 
 // Observe records m, a message as it arrived, before any filter changed
-// it: the chain calls it for every message of both directions, in order;
-// so does any other reader of a connection (the view, for each side).
-// Keys are read exactly (see member); unknown shapes are ignored.
+// it: the chain calls it for every message of both directions, in order,
+// before the filters see the message, and so must any other reader that
+// asks the tracker. Keys are read exactly (see member); unknown shapes are
+// ignored.
 func (n *Negotiated) Observe(m *acp.Message) {
 	switch m.Dir {
 	case acp.ClientToAgent:
