@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"context"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -185,18 +184,18 @@ func (f *TerminalOutput) maxBytes() int64 {
 }
 
 // Apply implements filters.Filter.
-func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *TerminalOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
 		if m.Method() == "initialize" {
 			if raw, ok := injectTerminalOutput(m); ok {
 				return out.Emit(m.Dir, raw)
 			}
 		}
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	mode := f.client.load(m)
 	if mode == clientUnknown {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
 		return f.forward(m, out) // no call streams, and this line is not about one
@@ -430,7 +429,7 @@ func (f *TerminalOutput) pass(m *filters.Message, u *acp.ToolUpdate, out filters
 		return err
 	}
 	if c == nil {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	// A replacement that extends what the terminal shows can be sent
 	// as what it adds, to a client that only appends.
