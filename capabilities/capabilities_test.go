@@ -4,10 +4,29 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
 )
+
+// request has n observe the client's request method with raw JSON id and params.
+func request(n *Negotiated, method, id, params string) {
+	n.Observe(acp.NewMessage(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`","params":`+params+`}`), time.Time{}))
+}
+
+// respond has n observe the agent's response to id: result, or an error when result is "".
+func respond(n *Negotiated, id, result string) *acp.Message {
+	line := `{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`
+	if result == "" {
+		line = `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"failed"}}`
+	}
+	m := acp.NewMessage(acp.AgentToClient, []byte(line), time.Time{})
+	n.Observe(m)
+	return m
+}
 
 func TestClientCapabilities(t *testing.T) {
 	cases := []struct {
@@ -26,10 +45,16 @@ func TestClientCapabilities(t *testing.T) {
 		{"unknown shapes read as nothing advertised", `{"protocolVersion":1,"clientCapabilities":{"fs":"all","_meta":[]}}`,
 			Client{ProtocolVersion: 1}},
 		{"no capabilities", `{"protocolVersion":1}`, Client{ProtocolVersion: 1}},
+		// Keys are read exactly, as the agents read them: another case is another key.
+		{"Terminal is not terminal", `{"protocolVersion":1,"clientCapabilities":{"Terminal":true}}`, Client{ProtocolVersion: 1}},
+		{"FS is not fs", `{"protocolVersion":1,"clientCapabilities":{"FS":{"readTextFile":true},"fs":{"WriteTextFile":true}}}`, Client{ProtocolVersion: 1}},
+		{"ClientCapabilities is not clientCapabilities", `{"protocolVersion":1,"ClientCapabilities":{"terminal":true},"clientInfo":{"Name":"zed"}}`, Client{ProtocolVersion: 1}},
+		{"a capability twice is absent", `{"protocolVersion":1,"clientCapabilities":{"terminal":true,"terminal":true}}`, Client{ProtocolVersion: 1}},
+		{"ProtocolVersion is not protocolVersion", `{"protocolVersion":0,"ProtocolVersion":1,"clientCapabilities":{}}`, Client{}},
 	}
 	for _, c := range cases {
 		n := New()
-		n.ObserveRequest("initialize", []byte("0"), []byte(c.params))
+		request(n, "initialize", "0", c.params)
 		got, ok := n.Client()
 		require.True(t, ok, c.name)
 		got.Raw = nil
@@ -43,16 +68,16 @@ func TestAgentAnswerAndSessions(t *testing.T) {
 	_, ok := n.Agent()
 	assert.False(t, ok, "nothing negotiated yet")
 
-	n.ObserveRequest("initialize", []byte(`"a"`), []byte(`{"protocolVersion":1}`))
-	n.ObserveRequest("session/new", []byte(`7`), []byte(`{"cwd":"/w","mcpServers":[]}`))
-	n.ObserveRequest("session/new", []byte(`8`), []byte(`{"cwd":"/failed"}`))
-	n.ObserveRequest("session/load", []byte(`9`), []byte(`{"sessionId":"old","cwd":"/o"}`))
-	assert.True(t, n.Pending())
+	request(n, "initialize", `"a"`, `{"protocolVersion":1}`)
+	request(n, "session/new", `7`, `{"cwd":"/w","mcpServers":[]}`)
+	request(n, "session/new", `8`, `{"cwd":"/failed"}`)
+	request(n, "session/load", `9`, `{"sessionId":"old","cwd":"/o"}`)
+	assert.True(t, n.Loading("old"))
 
-	n.ObserveResponse([]byte(`"a"`), []byte(`{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","version":"0.16.0"}}`))
-	n.ObserveResponse([]byte(`7`), []byte(`{"sessionId":"S"}`))
-	n.ObserveResponse([]byte(`8`), nil) // an error response
-	n.ObserveResponse([]byte(`404`), []byte(`{"sessionId":"stray"}`))
+	respond(n, `"a"`, `{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","version":"0.16.0"}}`)
+	respond(n, `7`, `{"sessionId":"S"}`)
+	respond(n, `8`, "") // an error response
+	respond(n, `404`, `{"sessionId":"stray"}`)
 
 	a, ok := n.Agent()
 	require.True(t, ok)
@@ -65,7 +90,35 @@ func TestAgentAnswerAndSessions(t *testing.T) {
 	assert.Equal(t, "/o", s.Cwd)
 	_, ok = n.Session("stray")
 	assert.False(t, ok)
-	assert.True(t, n.Pending(), "the load's answer is still to come")
+	assert.True(t, n.Loading("old"), "the load's answer is still to come")
+}
+
+func TestAgentKeysAreReadExactly(t *testing.T) {
+	for _, tc := range []struct {
+		name, result string
+		want         Agent
+	}{
+		{"exact", `{"protocolVersion":1,"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"a","version":"1"}}`,
+			Agent{ProtocolVersion: 1, Name: "a", Version: "1", Raw: []byte(`{"loadSession":true}`)}},
+		{"AgentCapabilities is not agentCapabilities", `{"protocolVersion":1,"AgentCapabilities":{"loadSession":true}}`,
+			Agent{ProtocolVersion: 1}},
+		{"AgentInfo is not agentInfo", `{"protocolVersion":1,"AgentInfo":{"name":"a","version":"1"}}`,
+			Agent{ProtocolVersion: 1}},
+		{"Version is not version", `{"protocolVersion":1,"agentInfo":{"name":"a","Version":"1"}}`,
+			Agent{ProtocolVersion: 1, Name: "a"}},
+		{"PROTOCOLVERSION is not protocolVersion", `{"PROTOCOLVERSION":1}`, Agent{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := New()
+			request(n, "initialize", `0`, `{"protocolVersion":1}`)
+			respond(n, `0`, tc.result)
+			a, ok := n.Agent()
+			require.True(t, ok)
+			assert.Equal(t, string(tc.want.Raw), string(a.Raw))
+			a.Raw, tc.want.Raw = nil, nil
+			assert.Equal(t, tc.want, a)
+		})
+	}
 }
 
 // The agents read keys exactly: a key in another case, or twice, is not the one they use.
@@ -82,8 +135,8 @@ func TestKeysAreReadExactly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := New()
-			n.ObserveRequest("session/new", []byte(`1`), []byte(tc.params))
-			n.ObserveResponse([]byte(`1`), []byte(`{"sessionId":"S","SessionId":"T"}`))
+			request(n, "session/new", `1`, tc.params)
+			respond(n, `1`, `{"sessionId":"S","SessionId":"T"}`)
 			s, ok := n.Session("S")
 			require.True(t, ok)
 			assert.Equal(t, tc.cwd, s.Cwd)
@@ -92,34 +145,46 @@ func TestKeysAreReadExactly(t *testing.T) {
 		})
 	}
 	n := New()
-	n.ObserveRequest("initialize", []byte(`1`), []byte(`{"protocolVersion":1,"clientCapabilities":{"_meta":{"TERMINAL_OUTPUT":true}}}`))
-	n.ObserveResponse([]byte(`1`), []byte(`{"protocolVersion":1,"agentInfo":{"name":"OpenCode","Name":"codex-acp","version":"1"},"AgentInfo":{"name":"x"}}`))
+	request(n, "initialize", `1`, `{"protocolVersion":1,"clientCapabilities":{"_meta":{"TERMINAL_OUTPUT":true}}}`)
+	respond(n, `1`, `{"protocolVersion":1,"agentInfo":{"name":"OpenCode","Name":"codex-acp","version":"1"},"AgentInfo":{"name":"x"}}`)
 	c, _ := n.Client()
 	assert.False(t, c.TerminalOutput)
 	a, _ := n.Agent()
 	assert.Equal(t, "OpenCode", a.Name)
-	n.ObserveRequest("session/load", []byte(`2`), []byte(`{"sessionId":"L","sessionid":"M","cwd":"/l","CWD":"/"}`))
+	request(n, "session/load", `2`, `{"sessionId":"L","sessionid":"M","cwd":"/l","CWD":"/"}`)
 	s, _ := n.Session("L")
 	assert.Equal(t, "/l", s.Cwd)
 }
 
 // FuzzObserveReadsKeysExactly: whatever the params, the session's directory the proxy records is
-// the value of the one member named exactly "cwd", as the agents read it, or nothing.
+// the value of the one member named exactly "cwd", as the agents read it, or nothing; and the
+// session whose turn a prompt's response ends is the one member named exactly "sessionId".
 func FuzzObserveReadsKeysExactly(f *testing.F) {
 	f.Add(`{"cwd":"/p","CWD":"/"}`, `{"sessionId":"S"}`)
 	f.Add(`{"cwd":"/p","cwd":"/q"}`, `{"sessionId":"S","SESSIONID":"T"}`)
 	f.Add(`{"\u0063wd":"/p","Cwd":1}`, `{"sessionId":"S"}`)
+	f.Add(`{"sessionId":"S","SessionId":"T","prompt":[]}`, `{"sessionId":"S"}`)
 	f.Fuzz(func(t *testing.T, params, result string) {
+		if !json.Valid([]byte(params)) || !json.Valid([]byte(result)) {
+			return // it would not make one valid message: the tracker never sees it
+		}
 		n := New()
-		n.ObserveRequest("session/new", []byte(`1`), []byte(params))
-		n.ObserveResponse([]byte(`1`), []byte(result))
+		request(n, "session/new", `1`, params)
+		respond(n, `1`, result)
 		sid, sidOK := exactlyOnce(result, "sessionId")
 		if !sidOK {
 			return
 		}
 		cwd, cwdOK := exactlyOnce(params, "cwd")
-		if s, ok := n.Session(sid); ok && s.Cwd != "" && (!cwdOK || s.Cwd != cwd) {
-			t.Fatalf("recorded cwd %q; the one exact member is %q (%v) in %s", s.Cwd, cwd, cwdOK, params)
+		if s, ok := n.Session(sid); ok && s.Cwd != "" {
+			require.True(t, cwdOK, "recorded cwd %q where there is no one exact member in %s", s.Cwd, params)
+			require.Equal(t, cwd, s.Cwd, "in %s", params)
+		}
+		request(n, "session/prompt", `2`, params)
+		if session, ended := n.TurnEnded(respond(n, `2`, `{"stopReason":"end_turn"}`)); ended {
+			want, ok := exactlyOnce(params, "sessionId")
+			require.True(t, ok, "a turn of %q ended where there is no one exact sessionId in %s", session, params)
+			require.Equal(t, want, session, "in %s", params)
 		}
 	})
 }

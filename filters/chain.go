@@ -67,21 +67,11 @@ func (c *Chain) Process(m *Message, sink Sink) error {
 	return c.run(0, m, c.lastStage(m.Dir, m.Raw, sink))
 }
 
-// observe records initialize and session state from the message as it
-// arrived, before any filter changes it.
+// observe records the message as it arrived, before any filter changes
+// it, in the connection's tracker (capabilities.Negotiated.Observe).
 func (c *Chain) observe(m *Message) {
-	if c.caps == nil {
-		return
-	}
-	switch m.Dir {
-	case acp.ClientToAgent:
-		if m.IsRequest() && capabilities.Watches(m.Method()) {
-			c.caps.ObserveRequest(m.Method(), m.ID(), m.Params())
-		}
-	case acp.AgentToClient:
-		if c.caps.Pending() && m.IsResponse() {
-			c.caps.ObserveResponse(m.ID(), m.Result())
-		}
+	if c.caps != nil {
+		c.caps.Observe(&m.Message)
 	}
 }
 

@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"sync"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -19,48 +18,15 @@ import (
 // without bound.
 const DefaultMaxCallOutputBytes = 8 << 20
 
-// prompts remembers the client's session/prompt requests, so the agent→client
-// side knows when a turn ends (the response) and can free its calls' state.
-// Both directions use it.
-type prompts struct {
-	mu  sync.Mutex
-	ids map[string]string // raw request id → sessionId
-}
-
-// observe records a client→agent session/prompt request.
-func (p *prompts) observe(m *filters.Message) {
-	if !m.IsRequest() {
-		return
-	}
-	sid, ok := rawjson.GetString(m.Params(), "sessionId")
-	if !ok {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ids == nil {
-		p.ids = map[string]string{}
-	}
-	if len(p.ids) < 1024 { // a client that never gets answers must not grow this
-		p.ids[string(m.ID())] = sid
-	}
-}
-
-// ended reports the session whose prompt m (agent→client) answers.
-func (p *prompts) ended(m *filters.Message) (string, bool) {
+// turnEnded reports the session whose prompt turn m (agent→client) ends,
+// as the connection's tracker tells (capabilities.Negotiated.TurnEnded). A
+// line that mentions neither a stopReason nor an error, or starts as a
+// notification, is not a prompt's response, and is passed over unparsed.
+func turnEnded(m *filters.Message) (string, bool) {
 	if bytes.HasPrefix(m.Raw, notificationStart) || !mentions(m.Raw, quotedStopReason) && !mentions(m.Raw, quotedError) {
 		return "", false
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.ids) == 0 || !m.IsResponse() {
-		return "", false
-	}
-	sid, ok := p.ids[string(m.ID())]
-	if ok {
-		delete(p.ids, string(m.ID()))
-	}
-	return sid, ok
+	return m.Caps.TurnEnded(&m.Message)
 }
 
 // clientMode is what the client advertised about the extension.

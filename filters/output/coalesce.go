@@ -145,10 +145,9 @@ type coalescer[T any, P interface {
 	*T
 	heldCall
 }] struct {
-	prompts prompts
-	client  clientView
-	calls   toolcall.List[T]
-	ended   retired[T, P]
+	client clientView
+	calls  toolcall.List[T]
+	ended  retired[T, P]
 }
 
 // add starts keeping c for call id of session; a full list first retires
@@ -256,7 +255,7 @@ func (k *coalescer[T, P]) forward(m *filters.Message, out filters.Emitter) error
 	if err := k.flush(m.Time, out, nil); err != nil {
 		return err
 	}
-	if sid, ok := k.prompts.ended(m); ok {
+	if sid, ok := turnEnded(m); ok {
 		if err := k.endTurn(sid, m.Time, out); err != nil {
 			return err
 		}

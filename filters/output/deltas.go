@@ -98,7 +98,7 @@ func (c *deltaCall) size() int             { return len(c.latest) + len(c.body) 
 // is, when it is held or was sent as a live tail.
 func (c *deltaCall) wholeUpdate() ([]byte, error) {
 	if c.convert && len(c.pending) > 0 {
-		msg := buildToolUpdate(c.session, c.id, "_meta", wrapMember(c.dataKey, appendTermValue(nil, c.id, quoteRaw(c.pending))))
+		msg := buildToolUpdate(c.session, c.id, "_meta", wrapMember(c.dataKey, appendTermValue(nil, c.id, rawjson.Enclose(c.pending))))
 		c.body, c.pending = append(c.body, c.pending...), nil
 		return msg, nil
 	}
@@ -130,8 +130,8 @@ func liveSnapshot(msg []byte, budget int) ([]byte, bool, error) {
 		return msg, false, nil
 	}
 	open, body, closing := splitFence(text, `\n`)
-	tail := tailLines(body, budget)
-	quoted := slices.Concat([]byte{'"'}, open, tailMarker(countNewlines(body[:len(body)-len(tail)])), tail, closing, []byte{'"'})
+	tail := rawjson.TailLines(body, budget)
+	quoted := slices.Concat([]byte{'"'}, open, tailMarker(rawjson.CountNewlines(body[:len(body)-len(tail)])), tail, closing, []byte{'"'})
 	out, err := rawjson.Set(msg, append(appendTextItem([]byte{'['}, quoted), ']'), toolcall.At("content")...)
 	return out, err == nil, err
 }
@@ -142,9 +142,6 @@ func (f *Deltas) Name() string { return "deltas" }
 // Apply implements filters.Filter.
 func (f *Deltas) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		if m.Method() == "session/prompt" {
-			f.prompts.observe(m)
-		}
 		return nil
 	}
 	mode := f.client.load(m)
@@ -278,7 +275,7 @@ func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, delta []byte) ([]byte, e
 			}
 		}
 		if !u.Final() && len(delta) > 0 {
-			val := appendTermValue(nil, u.ID, quoteRaw(delta))
+			val := appendTermValue(nil, u.ID, rawjson.Enclose(delta))
 			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
 		}
 		return upd, err
@@ -291,7 +288,7 @@ func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, delta []byte) ([]byte, e
 func (f *Deltas) endDeltas(m *filters.Message, u *acp.ToolUpdate, c *deltaCall, delta, msg []byte, out filters.Emitter) error {
 	c.body = append(c.body, delta...)
 	if len(delta) > 0 {
-		if err := out.Emit(m.Dir, f.dataUpdate(c, quoteRaw(delta))); err != nil {
+		if err := out.Emit(m.Dir, f.dataUpdate(c, rawjson.Enclose(delta))); err != nil {
 			return err
 		}
 	}
@@ -352,11 +349,11 @@ func (c *deltaCall) extend(text []byte, final bool) ([]byte, bool) {
 	delta := body[len(c.body):]
 	c.pending = c.pending[:0]
 	if !final {
-		cut := len(delta) - highSurrogateTail(delta)
+		cut := len(delta) - rawjson.HighSurrogateTail(delta)
 		c.pending = append(c.pending, delta[cut:]...)
 		delta = delta[:cut]
 	}
-	if !rawjson.Valid(quoteRaw(delta)) {
+	if !rawjson.Valid(rawjson.Enclose(delta)) {
 		return nil, false
 	}
 	return delta, true
@@ -369,7 +366,7 @@ func (c *deltaCall) recover(rawOutput []byte) string {
 	if !ok {
 		return ""
 	}
-	sent, err := rawjson.Unquote(quoteRaw(c.body))
+	sent, err := rawjson.Unescape(c.body)
 	if err != nil || len(s) <= len(sent) || !strings.HasPrefix(s, sent) {
 		return ""
 	}
@@ -440,7 +437,7 @@ func (c *deltaCall) recoverContent(rawOutput []byte) []byte {
 	if !ok {
 		return nil
 	}
-	text, err := rawjson.Unquote(quoteRaw(raw))
+	text, err := rawjson.Unescape(raw)
 	if err != nil {
 		return nil
 	}
@@ -522,31 +519,6 @@ func splitFence(text []byte, nl string) (open, body, closing []byte) {
 
 func isLangByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("_+-.#", b) >= 0
-}
-
-// highSurrogateTail is 6 when s (JSON string bytes) ends with the escape
-// of a UTF-16 high surrogate (\ud800–\udbff), else 0.
-func highSurrogateTail(s []byte) int {
-	if len(s) < 6 {
-		return 0
-	}
-	t := s[len(s)-6:]
-	if t[0] != '\\' || t[1] != 'u' || (t[2] != 'd' && t[2] != 'D') || rawjson.BackslashesBefore(s, len(s)-6)%2 != 0 {
-		return 0
-	}
-	switch t[3] {
-	case '8', '9', 'a', 'b', 'A', 'B':
-		return 6
-	}
-	return 0
-}
-
-// quoteRaw wraps JSON string bytes in quotes.
-func quoteRaw(s []byte) []byte {
-	out := make([]byte, 0, len(s)+2)
-	out = append(out, '"')
-	out = append(out, s...)
-	return append(out, '"')
 }
 
 // emptyArray reports an absent content or [].

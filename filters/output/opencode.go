@@ -60,7 +60,7 @@ func (f *PersistedOutput) expandOpencode(u *acp.ToolUpdate) []byte {
 	if !ok || !u.Final() {
 		return nil
 	}
-	shown, err := rawjson.Unquote(quoteRaw(text))
+	shown, err := rawjson.Unescape(text)
 	if err != nil || !strings.HasPrefix(shown, opencodeTruncated) {
 		return nil
 	}

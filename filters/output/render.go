@@ -60,8 +60,7 @@ func rawOutputEscaped(raw []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	q := rawjson.Quote(s)
-	return q[1 : len(q)-1], true
+	return rawjson.Escape(s), true
 }
 
 // fence is how an agent shows command output as markdown when the client
@@ -92,7 +91,7 @@ func (f fence) quoteEscaped(esc []byte) []byte {
 		return nil
 	}
 	open, closing := rawjson.Quote(f.open), rawjson.Quote(f.close)
-	dst := append(open[:len(open)-1:len(open)-1], trimNewlines(esc)...)
+	dst := append(open[:len(open)-1:len(open)-1], rawjson.TrimNewlines(esc)...)
 	return append(dst, closing[1:]...)
 }
 

@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
@@ -55,12 +54,12 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 	}
 	s.total += len(esc)
 	if count {
-		s.lines += countNewlines(esc)
+		s.lines += rawjson.CountNewlines(esc)
 	}
 	switch {
 	case s.dropped > 0 && count:
 		s.hash = crc32.Update(s.hash, castagnoli, esc)
-		s.dropped += decodedLen(esc)
+		s.dropped += rawjson.DecodedLen(esc)
 		s.keepRecent(esc)
 		return
 	case s.dropped > 0:
@@ -70,20 +69,20 @@ func (s *stream) add(esc []byte, limit int64, count bool) {
 		s.kept = appendDoubling(s.kept, esc)
 		return
 	case !s.counted:
-		s.decoded, s.counted = decodedLen(s.kept), true
+		s.decoded, s.counted = rawjson.DecodedLen(s.kept), true
 	}
-	if d := decodedLen(esc); int64(s.decoded+d) <= limit {
+	if d := rawjson.DecodedLen(esc); int64(s.decoded+d) <= limit {
 		s.kept = appendDoubling(s.kept, esc)
 		s.decoded += d
 		return
 	}
-	cut, n := cutDecoded(esc, int(limit)-s.decoded)
+	cut, n := rawjson.CutDecoded(esc, int(limit)-s.decoded)
 	s.kept = appendDoubling(s.kept, esc[:cut])
 	s.hash = crc32.Update(s.hash, castagnoli, esc[cut:])
 	s.decoded += n
-	s.dropped += max(1, decodedLen(esc[cut:]))
+	s.dropped += max(1, rawjson.DecodedLen(esc[cut:]))
 	if count {
-		s.keepRecent(s.kept[charBoundary(s.kept, max(0, len(s.kept)-recentMax(s.budget()))):])
+		s.keepRecent(s.kept[rawjson.CharBoundary(s.kept, max(0, len(s.kept)-recentMax(s.budget()))):])
 		s.keepRecent(esc[cut:])
 	}
 }
@@ -108,7 +107,7 @@ func appendDoubling(dst, src []byte) []byte {
 func (s *stream) keepRecent(esc []byte) {
 	s.recent = append(s.recent, esc...)
 	if keep := recentMax(s.budget()); len(s.recent) > 2*keep {
-		cut := charBoundary(s.recent, len(s.recent)-keep)
+		cut := rawjson.CharBoundary(s.recent, len(s.recent)-keep)
 		n := copy(s.recent, s.recent[cut:])
 		s.recent = s.recent[:n]
 	}
@@ -135,36 +134,15 @@ func (s *stream) live() []byte {
 	if s.dropped > 0 {
 		src = s.recent
 	}
-	tail := tailLines(src, s.budget())
-	return append(tailMarker(s.lines-countNewlines(tail)), tail...)
-}
-
-// tailLines is the end of esc (JSON string bytes) within budget bytes,
-// starting at a line's start when one is there, else between characters.
-func tailLines(esc []byte, budget int) []byte {
-	if len(esc) <= budget {
-		return esc
-	}
-	tail := esc[charBoundary(esc, len(esc)-budget):]
-	for i := 0; i+1 < len(tail); {
-		k := bytes.Index(tail[i:], []byte(`\n`))
-		if k < 0 {
-			break
-		}
-		if i += k; rawjson.BackslashesBefore(tail, i)%2 == 0 && i+2 < len(tail) {
-			return tail[i+2:]
-		}
-		i += 2
-	}
-	return tail
+	tail := rawjson.TailLines(src, s.budget())
+	return append(tailMarker(s.lines-rawjson.CountNewlines(tail)), tail...)
 }
 
 // tailMarker is the first line of a live tail, as JSON string bytes:
 //
 //	… 12,345 earlier lines not shown (live tail) …
 func tailMarker(earlier int) []byte {
-	q := rawjson.Quote("… " + thousands(earlier) + " earlier lines not shown (live tail) …\n")
-	return q[1 : len(q)-1]
+	return rawjson.Escape("… " + thousands(earlier) + " earlier lines not shown (live tail) …\n")
 }
 
 // thousands formats n with commas between groups of three digits.
@@ -176,25 +154,6 @@ func thousands(n int) string {
 	return s
 }
 
-// countNewlines counts the newlines in JSON string bytes (\n and \u000a).
-func countNewlines(esc []byte) int {
-	n := 0
-	for i := 0; ; {
-		k := bytes.IndexByte(esc[i:], '\\')
-		if k < 0 || i+k+1 >= len(esc) {
-			return n
-		}
-		i += k
-		switch {
-		case esc[i+1] == 'n':
-			n++
-		case esc[i+1] == 'u' && i+6 <= len(esc) && hexRune(esc[i+2:i+6]) == '\n':
-			n++
-		}
-		i += escapeLen(esc[i:])
-	}
-}
-
 // text is the output to show, as JSON string bytes: all of it, or what was
 // kept and a note of what was not.
 func (s *stream) text() []byte {
@@ -202,8 +161,7 @@ func (s *stream) text() []byte {
 		return s.kept
 	}
 	note := fmt.Sprintf("\n[acp-proxy: %d more bytes of output are not shown (over --max-output-bytes); the agent's full output follows when the command ends, if it sends one]\n", s.dropped)
-	q := rawjson.Quote(note)
-	return append(append([]byte(nil), s.kept...), q[1:len(q)-1]...)
+	return append(append([]byte(nil), s.kept...), rawjson.Escape(note)...)
 }
 
 // rest is what final (the whole output as JSON string bytes, from
@@ -223,142 +181,23 @@ func (s *stream) rest(final []byte) []byte {
 // are decoded and compared.
 func (s *stream) suffix(final []byte) ([]byte, bool) {
 	k := len(s.kept)
-	if len(final) >= s.total && charBoundary(final, s.total) == s.total && bytes.Equal(final[:k], s.kept) &&
+	if len(final) >= s.total && rawjson.CharBoundary(final, s.total) == s.total && bytes.Equal(final[:k], s.kept) &&
 		(s.total == k || crc32.Update(0, castagnoli, final[k:s.total]) == s.hash) {
 		return final[s.total:], true
 	}
 	if s.dropped > 0 || s.total != len(s.kept) {
 		return nil, false
 	}
-	sent, err := unquoteBody(s.kept)
+	sent, err := rawjson.Unescape(s.kept)
 	if err != nil {
 		return nil, false
 	}
-	all, err := unquoteBody(final)
+	all, err := rawjson.Unescape(final)
 	if err != nil || !strings.HasPrefix(all, sent) {
 		return nil, false
 	}
-	q := rawjson.Quote(all[len(sent):])
-	return q[1 : len(q)-1], true
+	return rawjson.Escape(all[len(sent):]), true
 }
 
 // reset forgets the output streamed: the terminal's output was replaced.
 func (s *stream) reset() { *s = stream{tail: s.tail, kept: s.kept[:0]} }
-
-// unquoteBody decodes JSON string bytes.
-func unquoteBody(esc []byte) (string, error) { return rawjson.Unquote(quoteRaw(esc)) }
-
-// charBoundary returns the largest i ≤ n at which the JSON string bytes esc
-// can be cut between two characters: not inside an escape or a UTF-8
-// sequence.
-func charBoundary(esc []byte, n int) int {
-	if n >= len(esc) {
-		return len(esc)
-	}
-	for n > 0 && !utf8.RuneStart(esc[n]) {
-		n--
-	}
-	// An escape is at most 6 bytes (\uXXXX): cut before one that n falls in.
-	for back := 1; back <= 5 && n-back >= 0; back++ {
-		i := n - back
-		if esc[i] != '\\' || rawjson.BackslashesBefore(esc, i)%2 != 0 {
-			continue
-		}
-		if back == 1 || esc[i+1] == 'u' {
-			return i
-		}
-		break
-	}
-	return n
-}
-
-// cutDecoded returns the longest prefix of the JSON string bytes esc
-// whose decoded length n is at most room, as its length in esc.
-func cutDecoded(esc []byte, room int) (cut, n int) {
-	for cut < len(esc) {
-		step := 1
-		switch {
-		case esc[cut] == '\\':
-			step = escapeLen(esc[cut:])
-		case esc[cut] >= utf8.RuneSelf:
-			_, step = utf8.DecodeRune(esc[cut:])
-		}
-		d := decodedLen(esc[cut : cut+step])
-		if n+d > room {
-			break
-		}
-		cut, n = cut+step, n+d
-	}
-	return cut, n
-}
-
-// escapeLen is the length of the escape esc starts with, a surrogate pair
-// counting as one.
-func escapeLen(esc []byte) int {
-	if len(esc) < 6 || esc[1] != 'u' {
-		return min(2, len(esc))
-	}
-	if r := hexRune(esc[2:6]); r >= 0xd800 && r < 0xdc00 && len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' {
-		return 12
-	}
-	return 6
-}
-
-// decodedLen is the length of JSON string bytes once decoded.
-func decodedLen(esc []byte) int {
-	n := len(esc)
-	for i := 0; ; {
-		k := bytes.IndexByte(esc[i:], '\\')
-		if k < 0 || i+k+1 >= len(esc) {
-			return n
-		}
-		i += k
-		if esc[i+1] != 'u' || i+6 > len(esc) {
-			n--
-			i += 2
-			continue
-		}
-		r := hexRune(esc[i+2 : i+6])
-		switch {
-		case r >= 0xd800 && r < 0xdc00 && i+12 <= len(esc) && esc[i+6] == '\\' && esc[i+7] == 'u':
-			n -= 12 - 4 // a surrogate pair: one 4-byte rune
-			i += 12
-		case r >= 0xd800 && r < 0xe000:
-			n -= 6 - 3 // alone: U+FFFD
-			i += 6
-		default:
-			n -= 6 - utf8.RuneLen(r)
-			i += 6
-		}
-	}
-}
-
-func hexRune(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		}
-	}
-	return r
-}
-
-// trimNewlines removes the newlines that end JSON string bytes (\n and
-// \u000a escapes).
-func trimNewlines(esc []byte) []byte {
-	for {
-		switch {
-		case bytes.HasSuffix(esc, []byte(`\n`)) && rawjson.BackslashesBefore(esc, len(esc)-2)%2 == 0:
-			esc = esc[:len(esc)-2]
-		case len(esc) >= 6 && bytes.EqualFold(esc[len(esc)-6:], []byte(`\u000a`)) && rawjson.BackslashesBefore(esc, len(esc)-6)%2 == 0:
-			esc = esc[:len(esc)-6]
-		default:
-			return esc
-		}
-	}
-}

@@ -6,9 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// esc is s as JSON string bytes, without the quotes.
-func esc(s string) []byte { b := []byte(q(s)); return b[1 : len(b)-1] }
-
 func TestStreamRestIsWhatRawOutputHoldsPastTheStream(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -63,19 +60,4 @@ func TestStreamKeepsAtMostLimitDecodedBytes(t *testing.T) {
 			assert.Equal(t, tt.dropped, s.dropped)
 		})
 	}
-}
-
-func TestTrimNewlinesTrimsEscapedNewlinesOnly(t *testing.T) {
-	for in, want := range map[string]string{
-		`a\n\n`:         `a`,
-		`a\u000a\n`:     `a`,
-		`a\\n`:          `a\\n`, // a backslash and an n
-		`a\\\n`:         `a\\`,
-		`a`:             `a`,
-		`\n`:            ``,
-		`a\u000A\u000a`: `a`,
-	} {
-		assert.Equal(t, want, string(trimNewlines([]byte(in))), in)
-	}
-	assert.Equal(t, `a\n`, string(esc("a\n")))
 }

@@ -186,13 +186,10 @@ func (f *TerminalOutput) maxBytes() int64 {
 // Apply implements filters.Filter.
 func (f *TerminalOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		switch m.Method() {
-		case "initialize":
+		if m.Method() == "initialize" {
 			if raw, ok := injectTerminalOutput(m); ok {
 				return out.Emit(m.Dir, raw)
 			}
-		case "session/prompt":
-			f.prompts.observe(m)
 		}
 		return nil
 	}
@@ -481,7 +478,7 @@ func (f *TerminalOutput) clientKeys(msg []byte, tm acp.TermMeta, k outputChunk, 
 	case !f.client.delta && tm.OutputDelta != nil:
 		return move(acp.MetaTerminalOutputDelta, tm.OutputDelta, acp.MetaTerminalOutput)
 	case !f.client.delta && k.replace && extends:
-		return rawjson.Set(msg, quoteRaw(added), toolcall.At("_meta", acp.MetaTerminalOutput, "data")...)
+		return rawjson.Set(msg, rawjson.Enclose(added), toolcall.At("_meta", acp.MetaTerminalOutput, "data")...)
 	}
 	return msg, nil
 }
@@ -500,7 +497,7 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	if rest == nil {
 		return nil
 	}
-	val := appendTermValue(nil, c.tids[0], quoteRaw(rest))
+	val := appendTermValue(nil, c.tids[0], rawjson.Enclose(rest))
 	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }

@@ -3,6 +3,7 @@ package shellpatch
 import (
 	"path/filepath"
 
+	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
@@ -32,20 +33,20 @@ var claudeCarries = map[claudeRelease]map[string]shellCarry{
 // carryShell moves the filter's idea of a session's shell directory across the boundary the
 // response m answers: the end of a prompt turn, a load or a resume. A load or resume of a
 // session the filter holds nothing for starts a new shell in the session's directory.
-func (s *Filter) carryShell(m *filters.Message, req request) {
-	sess, live := s.sessions[req.sid]
+func (s *Filter) carryShell(m *filters.Message, req capabilities.Request) {
+	sess, live := s.sessions[req.Session]
 	if !live {
 		return // started afresh, in the session's directory, when its first call comes
 	}
-	if req.method != "session/prompt" && m.Error() != nil {
+	if req.Method != "session/prompt" && m.Error() != nil {
 		return // nothing was loaded or resumed
 	}
-	root := filepath.Clean(sessionCwd(m, req.sid))
+	root := filepath.Clean(m.Caps.Cwd(req.Session))
 	if !filepath.IsAbs(root) {
 		sess.shellCwd = ""
 		return
 	}
-	switch claudeCarry(m, req.method) {
+	switch claudeCarry(m, req.Method) {
 	case carryResets:
 		sess.shellCwd = root
 	case carryKeeps:
@@ -58,9 +59,6 @@ func (s *Filter) carryShell(m *filters.Message, req request) {
 
 // claudeCarry is what the session's agent does at the boundary method.
 func claudeCarry(m *filters.Message, method string) shellCarry {
-	if m.Caps == nil {
-		return carryUnproven
-	}
 	a, _ := m.Caps.Agent()
 	return claudeCarries[claudeRelease{a.Name, a.Version}][method]
 }

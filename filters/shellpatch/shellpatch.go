@@ -61,8 +61,6 @@ type Filter struct {
 	held     int64    // bytes of the edits in calls
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
-	requests requests // load, resume and prompt requests in flight; both pumps use it
-
 	// Counts for --stats, read by another goroutine.
 	verified, takenBack, forgotten atomic.Int64
 }
@@ -140,15 +138,12 @@ var (
 
 func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		s.requests.observeRequest(m)
 		return nil
 	}
 	s.reading = m
 	defer func() { s.reading = nil }()
-	if req, ok := s.requests.observeResponse(m); ok {
-		if err := s.answered(m, req); err != nil {
-			return err
-		}
+	if err := s.answered(m); err != nil {
+		return err
 	}
 	if err := s.flush(out); err != nil {
 		return err
@@ -201,13 +196,22 @@ func (s *Filter) flush(out filters.Emitter) error {
 	return nil
 }
 
-// answered acts on the agent's response to a tracked request: the end of a prompt turn settles
-// the session's open calls; a turn's end, a load or a resume may move a claude shell.
-func (s *Filter) answered(m *filters.Message, req request) error {
-	if req.method == "session/prompt" {
-		if err := s.endTurn(req.sid); err != nil {
+// answered acts on the agent's response to a client's prompt, load or resume, as the connection's
+// tracker tells (capabilities.Negotiated.Answered): the end of a prompt turn settles the session's
+// open calls; a turn's end, a load or a resume may move a claude shell.
+func (s *Filter) answered(m *filters.Message) error {
+	req, ok := m.Caps.Answered(&m.Message)
+	if !ok || req.Session == "" {
+		return nil
+	}
+	switch req.Method {
+	case "session/prompt":
+		if err := s.endTurn(req.Session); err != nil {
 			return err
 		}
+	case "session/load", "session/resume":
+	default:
+		return nil
 	}
 	s.carryShell(m, req)
 	return nil
@@ -236,7 +240,7 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 	}
 	id, _ := rawjson.GetString(callRaw, "toolCallId")
 	sid := m.SessionID()
-	if id == "" || sid == "" || s.requests.replaying(sid) {
+	if id == "" || sid == "" || m.Caps.Loading(sid) {
 		// session/load replays history: today's file is not what those
 		// calls saw.
 		return nil, nil
@@ -309,7 +313,7 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	// In a claude session a bare command is claude's, even on a message
 	// that does not say so (0.23's permission requests carry no _meta).
 	claude := c != nil && c.claude || sess.claude
-	cmd, ok := commandOf(rawInput, claude, agentName(m), sessionCwd(m, sid))
+	cmd, ok := commandOf(rawInput, claude, agentName(m), m.Caps.Cwd(sid))
 	ok = ok && (c == nil || !c.otherTool)
 	if ok && cmd.shape == shapeBare && mayWrite(rawInput) {
 		c, cmd, ok = s.bareDirectory(m, sid, id, c, cmd)
@@ -344,7 +348,7 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 		c = s.track(sid, id)
 		c.claude = claude
 	}
-	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(sessionCwd(m, sid))
+	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(m.Caps.Cwd(sid))
 	s.held += e.size()
 	return c
 }
@@ -363,7 +367,7 @@ func (s *Filter) bareDirectory(m *filters.Message, sid, id string, c *call, cmd 
 		return c, cmd, true
 	}
 	if cmd.dir == "" {
-		root := sessionCwd(m, sid)
+		root := m.Caps.Cwd(sid)
 		if !filepath.IsAbs(root) {
 			return c, cmd, false
 		}
@@ -405,7 +409,7 @@ type recognised struct {
 // recognise decides which files cmd provably writes, and reads their
 // current text.
 func (s *Filter) recognise(m *filters.Message, sess *session, sid string, cmd command) recognised {
-	root := sessionCwd(m, sid)
+	root := m.Caps.Cwd(sid)
 	if !filepath.IsAbs(root) {
 		return recognised{} // no session directory to check the target against
 	}
@@ -537,7 +541,7 @@ func (s *Filter) session(m *filters.Message, sid string) *session {
 		s.sessions[sid] = sess
 	}
 	if !sess.started {
-		if cwd := sessionCwd(m, sid); filepath.IsAbs(cwd) {
+		if cwd := m.Caps.Cwd(sid); filepath.IsAbs(cwd) {
 			sess.shellCwd, sess.started = filepath.Clean(cwd), true
 		}
 	}
@@ -546,21 +550,6 @@ func (s *Filter) session(m *filters.Message, sid string) *session {
 
 // agentName is the name the agent gave in initialize, or "".
 func agentName(m *filters.Message) string {
-	if m.Caps == nil {
-		return ""
-	}
 	a, _ := m.Caps.Agent()
 	return a.Name
-}
-
-// sessionCwd is the directory the client gave session sid, or "".
-func sessionCwd(m *filters.Message, sid string) string {
-	if m.Caps == nil {
-		return ""
-	}
-	sess, ok := m.Caps.Session(sid)
-	if !ok {
-		return ""
-	}
-	return sess.Cwd
 }

@@ -169,9 +169,7 @@ func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
 
 func BenchmarkShellPatch(b *testing.B) {
 	dir := b.TempDir()
-	caps := capabilities.New()
-	caps.ObserveRequest("session/new", []byte("1"), []byte(fmt.Sprintf(`{"cwd":%q}`, dir)))
-	caps.ObserveResponse([]byte("1"), []byte(`{"sessionId":"S"}`))
+	caps := openedIn(dir)
 	msgs := map[string]string{
 		"agent-message-chunk": patchUpdate(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("hello ", 200) + `"}}`),
 		"output-delta":        patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"x","_meta":{"terminal_output":{"terminal_id":"x","data":"` + strings.Repeat("line > x\\n", 100) + `"}}}`),
@@ -192,6 +190,14 @@ func BenchmarkShellPatch(b *testing.B) {
 	}
 }
 
+// openedIn is a connection's tracker that saw session S opened in dir.
+func openedIn(dir string) *capabilities.Negotiated {
+	caps := capabilities.New()
+	caps.Observe(acp.NewMessage(acp.ClientToAgent, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q}}`, dir), time.Time{}))
+	caps.Observe(acp.NewMessage(acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`), time.Time{}))
+	return caps
+}
+
 type discardEmitter struct{}
 
 func (discardEmitter) Emit(acp.Direction, []byte) error { return nil }
@@ -201,9 +207,7 @@ func (discardEmitter) Emit(acp.Direction, []byte) error { return nil }
 // so the two should cost the same.
 func BenchmarkShellPatchLiveCalls(b *testing.B) {
 	dir := b.TempDir()
-	caps := capabilities.New()
-	caps.ObserveRequest("session/new", []byte("1"), []byte(fmt.Sprintf(`{"cwd":%q}`, dir)))
-	caps.ObserveResponse([]byte("1"), []byte(`{"sessionId":"S"}`))
+	caps := openedIn(dir)
 	update := []byte(patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"other","_meta":{"terminal_output":{"terminal_id":"other","data":"` + strings.Repeat("0123456789abcdef", 100<<10/16) + `"}}}`))
 	b.Run("baseline=parse", func(b *testing.B) {
 		b.SetBytes(int64(len(update)))

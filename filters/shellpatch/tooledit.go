@@ -175,7 +175,7 @@ func (s *Filter) toolEdit(m *filters.Message) ([]byte, error) {
 	callRaw, _ := rawjson.Get(m.Raw, path...)
 	id, _ := rawjson.GetString(callRaw, "toolCallId")
 	sid := m.SessionID()
-	if id == "" || sid == "" || s.requests.replaying(sid) {
+	if id == "" || sid == "" || m.Caps.Loading(sid) {
 		return nil, nil
 	}
 	c := s.calls.Get(sid, id)
@@ -212,7 +212,7 @@ func (s *Filter) toolEdit(m *filters.Message) ([]byte, error) {
 func (s *Filter) askToolEdit(m *filters.Message, path []string, callRaw []byte, c *call) ([]byte, error) {
 	rawInput, _ := rawjson.Get(callRaw, "rawInput")
 	asked, _ := rawjson.GetString(rawInput, "filepath")
-	root := sessionCwd(m, c.session)
+	root := m.Caps.Cwd(c.session)
 	target := c.tool.path
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(root, target)

@@ -29,9 +29,7 @@ func FuzzValid(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if json.Valid(b) != Valid(b) {
-			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, Valid(b), json.Valid(b))
-		}
+		require.Equal(t, json.Valid(b), Valid(b), "Valid(%q), against encoding/json", b)
 	})
 }
 
@@ -127,32 +125,22 @@ func FuzzSetDelete(f *testing.F) {
 		out, err := Set(doc, []byte(`"v"`), k1, k2)
 		if err == nil {
 			var after map[string]any
-			if err := json.Unmarshal(out, &after); err != nil {
-				t.Fatalf("Set made invalid JSON %q from %q", out, doc)
-			}
+			require.NoError(t, json.Unmarshal(out, &after), "Set made invalid JSON %q from %q", out, doc)
 			inner, _ := before[k1].(map[string]any)
 			if inner == nil {
 				inner = map[string]any{}
 			}
 			inner[k2] = "v"
 			before[k1] = inner
-			if !reflect.DeepEqual(before, after) {
-				t.Fatalf("Set(%q) = %q", doc, out)
-			}
+			require.True(t, reflect.DeepEqual(before, after), "Set(%q) = %q", doc, out)
 		}
 		var again map[string]any
 		_ = json.Unmarshal(doc, &again)
 		out, _, err = Delete(doc, k1)
-		if err != nil {
-			t.Fatalf("Delete: %v", err)
-		}
+		require.NoError(t, err, "Delete")
 		var after map[string]any
-		if err := json.Unmarshal(out, &after); err != nil {
-			t.Fatalf("Delete made invalid JSON %q from %q", out, doc)
-		}
+		require.NoError(t, json.Unmarshal(out, &after), "Delete made invalid JSON %q from %q", out, doc)
 		delete(again, k1)
-		if !reflect.DeepEqual(again, after) {
-			t.Fatalf("Delete(%q, %q) = %q", doc, k1, out)
-		}
+		require.True(t, reflect.DeepEqual(again, after), "Delete(%q, %q) = %q", doc, k1, out)
 	})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestContainsAgreesWithBytesContains(t *testing.T) {
@@ -15,17 +18,13 @@ func TestContainsAgreesWithBytesContains(t *testing.T) {
 		{line + strings.Repeat(`\"q`, 2000) + `"executE"`, `"execute"`},
 		{`"execute`, `"execute"`}, {`"`, `"x`}, {``, `"x`}, {`ab`, `b`}, {`ab`, ``},
 	} {
-		if got, want := Contains([]byte(c.b), []byte(c.sep)), bytes.Contains([]byte(c.b), []byte(c.sep)); got != want {
-			t.Errorf("Contains(…%q, %q) = %v, want %v", c.b[max(0, len(c.b)-20):], c.sep, got, want)
-		}
+		assert.Equal(t, bytes.Contains([]byte(c.b), []byte(c.sep)), Contains([]byte(c.b), []byte(c.sep)), "Contains(…%q, %q)", c.b[max(0, len(c.b)-20):], c.sep)
 	}
 }
 
 func FuzzContains(f *testing.F) {
 	f.Add([]byte(`{"a":"\"execute\"","kind":"execute"}`), []byte(`"execute"`))
 	f.Fuzz(func(t *testing.T, b, sep []byte) {
-		if Contains(b, sep) != bytes.Contains(b, sep) {
-			t.Fatalf("Contains(%q, %q) = %v", b, sep, Contains(b, sep))
-		}
+		require.Equal(t, bytes.Contains(b, sep), Contains(b, sep), "Contains(%q, %q)", b, sep)
 	})
 }

@@ -1,6 +1,10 @@
 package rawjson
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 var trustedCases = []string{
 	`{}`, `[]`, `{"a":1}`, ` { "a" : [1, {"b":"c\"}"}] , "d":null,"e":true } `,
@@ -19,39 +23,20 @@ func FuzzTrusted(f *testing.F) {
 		if !Valid(doc) {
 			return
 		}
-		if end := TrustedSkip(doc, 0); skipSpace(doc, end) != len(doc) {
-			t.Fatalf("TrustedSkip(%q) = %d", doc, end)
-		}
+		require.Equal(t, len(doc), skipSpace(doc, TrustedSkip(doc, 0)), "TrustedSkip(%q)", doc)
 		if doc[skipSpace(doc, 0)] == '{' {
-			if end := TrustedWalk(doc, func(_ []byte, vs int) (int, bool) { return TrustedSkip(doc, vs), true }); skipSpace(doc, end) != len(doc) {
-				t.Fatalf("TrustedWalk(%q) = %d", doc, end)
-			}
+			end := TrustedWalk(doc, func(_ []byte, vs int) (int, bool) { return TrustedSkip(doc, vs), true })
+			require.Equal(t, len(doc), skipSpace(doc, end), "TrustedWalk(%q)", doc)
 		}
 		var want, got []string
 		if Members(doc, func(k, v []byte) bool { want = append(want, string(k), string(v)); return true }) == nil {
 			TrustedMembers(doc, func(k, v []byte) bool { got = append(got, string(k), string(v)); return true })
-			if !equalStrings(want, got) {
-				t.Fatalf("members of %q: trusted %q, rawjson %q", doc, got, want)
-			}
+			require.Equal(t, want, got, "members of %q: rawjson, trusted", doc)
 		}
 		want, got = nil, nil
 		if Elements(doc, func(_ int, el []byte) bool { want = append(want, string(el)); return true }) == nil {
 			TrustedElements(doc, func(el []byte) bool { got = append(got, string(el)); return true })
-			if !equalStrings(want, got) {
-				t.Fatalf("elements of %q: trusted %q, rawjson %q", doc, got, want)
-			}
+			require.Equal(t, want, got, "elements of %q: rawjson, trusted", doc)
 		}
 	})
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

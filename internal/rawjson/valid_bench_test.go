@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/pipebench"
 )
 
@@ -32,9 +34,7 @@ func BenchmarkValidString(b *testing.B) {
 			b.SetBytes(int64(len(c.doc)))
 			cpu0 := pipebench.CPUTime()
 			for b.Loop() {
-				if !Valid(c.doc) {
-					b.Fatal("invalid")
-				}
+				require.True(b, Valid(c.doc))
 			}
 			b.ReportMetric(float64(pipebench.CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
