@@ -1,29 +1,67 @@
 package view
 
-import "github.com/acp-proxy/acp-proxy/acp"
+import (
+	"bytes"
 
-// pendingReqs are the requests sent in each direction and not yet
-// answered, by raw id: a response is labelled with its request's method,
-// and a permission request's answer goes to its event.
-type pendingReqs [2]map[string]pendingReq
+	"github.com/acp-proxy/acp-proxy/acp"
+)
 
-type pendingReq struct {
-	method string
-	event  int // permission: index in conv
-	opts   map[string]string
+// requests follows one stream's requests, in both directions, each from
+// its request to its response, by raw id. Observe and Answered are those
+// of the connection's tracker (capabilities.Negotiated), for every
+// request rather than the client's initialize and session requests alone:
+// the view labels each response with its request's method.
+type requests struct {
+	inFlight [2]map[string]*request // by direction sent, by raw id
+	// answered is the request the last response observed answers, and
+	// that response's id; nil when it answered none.
+	answered   *request
+	answeredID []byte
 }
 
-func newPendingReqs() pendingReqs { return pendingReqs{{}, {}} }
-
-// sent notes a request with id sent in direction d (again: replaces it).
-func (p pendingReqs) sent(d acp.Direction, id []byte, req pendingReq) {
-	p[d][string(id)] = req
+// request is a request in flight or answered.
+type request struct {
+	Method string
+	// A permission request's: its conversation entry (-1: none), and its
+	// options' names by optionId.
+	event int
+	opts  map[string]string
 }
 
-// answered returns and forgets the request a response with id, sent in
-// direction d, answers.
-func (p pendingReqs) answered(d acp.Direction, id []byte) (pendingReq, bool) {
-	req, ok := p[d.Reverse()][string(id)]
-	delete(p[d.Reverse()], string(id))
-	return req, ok
+func newRequests() *requests {
+	return &requests{inFlight: [2]map[string]*request{{}, {}}}
+}
+
+// Observe records m: a request (a method and an id) is followed until
+// its response; a response (an id and no method) answers the request of
+// its id sent the other way, if any. A request id used again replaces
+// the earlier request.
+func (r *requests) Observe(m *acp.Message) {
+	method, id := m.Method(), m.ID()
+	switch {
+	case id == nil:
+	case method != "":
+		r.inFlight[m.Dir][string(id)] = &request{Method: method, event: -1}
+	default:
+		pending := r.inFlight[m.Dir.Reverse()]
+		r.answered, r.answeredID = pending[string(id)], id
+		delete(pending, string(id))
+	}
+}
+
+// Answered returns the request m, the last response observed, answers.
+func (r *requests) Answered(m *acp.Message) (*request, bool) {
+	if r.answered == nil || !bytes.Equal(m.ID(), r.answeredID) {
+		return nil, false
+	}
+	return r.answered, true
+}
+
+// InFlight returns the request m, a request just observed, opened: what
+// its answer will need is noted in it. nil when m has no id.
+func (r *requests) InFlight(m *acp.Message) *request {
+	if m.ID() == nil {
+		return nil
+	}
+	return r.inFlight[m.Dir][string(m.ID())]
 }

@@ -46,41 +46,41 @@ func (s *side) permission(t time.Duration, m *acp.Message, rec *msgRec) {
 	title, _ := rawjson.GetString(tc, "title")
 	id, _ := rawjson.GetString(tc, "toolCallId")
 	ev := Event{T: secs(t), Kind: "permission", Dir: m.Dir.String(), Call: id, Title: title}
-	req := pendingReq{method: m.Method(), opts: map[string]string{}}
-	opts, _ := rawjson.Get(params, "options")
-	_ = rawjson.Elements(opts, func(_ int, o []byte) bool {
+	opts := map[string]string{}
+	list, _ := rawjson.Get(params, "options")
+	_ = rawjson.Elements(list, func(_ int, o []byte) bool {
 		name, _ := rawjson.GetString(o, "name")
 		kind, _ := rawjson.GetString(o, "kind")
 		oid, _ := rawjson.GetString(o, "optionId")
 		ev.Options = append(ev.Options, name+" ("+kind+")")
-		req.opts[oid] = name
+		opts[oid] = name
 		return true
 	})
 	rec.Brief = brief(title)
 	if c := s.calls[id]; c != nil {
 		rec.call = id
 	}
-	req.event = s.event(ev)
-	if id := m.ID(); id != nil {
-		s.pending.sent(m.Dir, id, req)
+	event := s.event(ev)
+	if req := s.requests.InFlight(m); req != nil {
+		req.event, req.opts = event, opts
 	}
 }
 
 // response takes the response to req.
-func (s *side) response(t time.Duration, m *acp.Message, req pendingReq, rec *msgRec) {
+func (s *side) response(t time.Duration, m *acp.Message, req *request, rec *msgRec) {
 	d := m.Dir
 	if e := m.Error(); e != nil {
-		rec.Label = "error of " + req.method
+		rec.Label = "error of " + req.Method
 		msg, _ := rawjson.GetString(e, "message")
 		code, _ := rawjson.Get(e, "code")
 		rec.Brief = brief(string(code) + " " + msg)
 		txt := makeText(elideJSON(e))
-		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: "error in answer to " + req.method, Text: &txt})
+		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: "error in answer to " + req.Method, Text: &txt})
 		return
 	}
-	rec.Label = "result of " + req.method
+	rec.Label = "result of " + req.Method
 	res := m.Result()
-	switch req.method {
+	switch req.Method {
 	case "initialize":
 		if d == acp.AgentToClient {
 			s.agentInit = res
@@ -101,7 +101,7 @@ func (s *side) response(t time.Duration, m *acp.Message, req pendingReq, rec *ms
 
 // permissionAnswer takes the answer to a permission request: the option
 // chosen, by name, or the outcome ("cancelled").
-func (s *side) permissionAnswer(t time.Duration, res []byte, req pendingReq, rec *msgRec) {
+func (s *side) permissionAnswer(t time.Duration, res []byte, req *request, rec *msgRec) {
 	outcome, _ := rawjson.GetString(res, "outcome", "outcome")
 	answer := outcome
 	if oid, ok := rawjson.GetString(res, "outcome", "optionId"); ok {

@@ -45,7 +45,7 @@ type side struct {
 	convText *textAcc // the open agent/thought/user message, appended to
 	convOpen int      // its index in conv, or -1
 
-	pending pendingReqs // the requests not yet answered
+	requests *requests // each request until its response
 
 	badLines              int    // lines that are not JSON objects
 	convBytes             int    // text in conv, for convBudget
@@ -68,7 +68,7 @@ func newSide() *side {
 	return &side{
 		calls:    map[string]*callAcc{},
 		convOpen: -1,
-		pending:  newPendingReqs(),
+		requests: newRequests(),
 	}
 }
 
@@ -114,17 +114,15 @@ func (s *side) notMessage(t time.Duration, d acp.Direction, line []byte, rec *ms
 // message takes a JSON object: a request or notification (it has a
 // method), a response (an id and no method), or neither.
 func (s *side) message(t time.Duration, m *acp.Message, rec *msgRec) {
-	switch method, id := m.Method(), m.ID(); {
-	case method != "":
-		rec.Label = method
-		if id != nil {
-			s.pending.sent(m.Dir, id, pendingReq{method: method, event: -1})
-		}
+	s.requests.Observe(m)
+	switch {
+	case m.Method() != "":
+		rec.Label = m.Method()
 		s.request(t, m, rec)
-	case id != nil:
-		req, ok := s.pending.answered(m.Dir, id)
+	case m.ID() != nil:
+		req, ok := s.requests.Answered(m)
 		if !ok {
-			req.method = "?"
+			req = &request{Method: "?", event: -1}
 		}
 		s.response(t, m, req, rec)
 	default:
