@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // A line longer than --max-filter-line streams through in pieces, and its
@@ -47,14 +49,14 @@ var answeringFilter = filters.Func{FilterName: "answer", Fn: func(_ context.Cont
 	return out.Emit(m.Dir, m.Raw)
 }}
 
-func longLineRelays() map[string]func(trace io.Writer) *Relay {
-	return map[string]func(io.Writer) *Relay{
-		"no filters": func(trace io.Writer) *Relay {
-			return &Relay{Record: NewRecorder(trace, time.Now()), MaxFilterLine: longLineMax}
+func longLineRelays() map[string]func(w io.Writer) *proxy.Relay {
+	return map[string]func(io.Writer) *proxy.Relay{
+		"no filters": func(w io.Writer) *proxy.Relay {
+			return &proxy.Relay{Taps: []proxy.Tap{trace.NewRecorder(w, time.Now())}, MaxFilterLine: longLineMax}
 		},
-		"filters": func(trace io.Writer) *Relay {
-			chain := filters.NewChain(capabilities.New(), viewingFilter, &holdingFilter{}, answeringFilter)
-			return &Relay{Chain: chain, Record: NewRecorder(trace, time.Now()), MaxFilterLine: longLineMax}
+		"filters": func(w io.Writer) *proxy.Relay {
+			chain := filters.NewChain(capabilities.New(), proxy.ViewingFilter, &proxy.HoldingFilter{}, answeringFilter)
+			return &proxy.Relay{Chain: chain, Taps: []proxy.Tap{trace.NewRecorder(w, time.Now())}, MaxFilterLine: longLineMax}
 		},
 	}
 }
@@ -63,8 +65,8 @@ func TestTheOtherDirectionFlowsWhileALongLinePauses(t *testing.T) {
 	for name, relay := range longLineRelays() {
 		for _, d := range []acp.Direction{acp.AgentToClient, acp.ClientToAgent} {
 			t.Run(fmt.Sprintf("%s/long line %s", name, d), func(t *testing.T) {
-				var trace syncBuffer
-				r := relay(&trace)
+				var recorded proxy.SyncBuffer
+				r := relay(&recorded)
 				run := startLongLine(t, r, d)
 				request := `{"jsonrpc":"2.0","id":7,"method":"ping","params":{}}`
 				run.send(1-d, request)
@@ -75,7 +77,7 @@ func TestTheOtherDirectionFlowsWhileALongLinePauses(t *testing.T) {
 					assert.Equal(t, `{"jsonrpc":"2.0","id":"pong","result":{}}`, run.next(d),
 						"the filter's answer follows the long line, whole")
 				}
-				records := checkTrace(t, trace.String())
+				records := checkTrace(t, recorded.String())
 				long, req := -1, -1
 				for i, rec := range records {
 					switch {
@@ -95,16 +97,16 @@ func TestTheOtherDirectionFlowsWhileALongLinePauses(t *testing.T) {
 
 // checkTrace checks that trace is JSONL, one whole record a line, and
 // returns its records.
-func checkTrace(t *testing.T, trace string) []TraceRecord {
+func checkTrace(t *testing.T, recorded string) []trace.Record {
 	t.Helper()
-	for i, l := range strings.SplitAfter(trace, "\n") {
+	for i, l := range strings.SplitAfter(recorded, "\n") {
 		if l == "" {
 			continue
 		}
 		require.True(t, strings.HasSuffix(l, "\n") && json.Valid([]byte(l)), "trace line %d is not one JSON value: %.200q", i+1, l)
 	}
-	var recs []TraceRecord
-	for rec, err := range NewTraceReader(strings.NewReader(trace)).All() {
+	var recs []trace.Record
+	for rec, err := range trace.NewReader(strings.NewReader(recorded)).All() {
 		require.NoError(t, err)
 		recs = append(recs, rec)
 	}
@@ -112,9 +114,9 @@ func checkTrace(t *testing.T, trace string) []TraceRecord {
 }
 
 func TestAnswersWrittenDuringALongLineFollowItInTheStreamAndTheTrace(t *testing.T) {
-	var trace syncBuffer
+	var recorded proxy.SyncBuffer
 	chain := filters.NewChain(capabilities.New(), answeringFilter)
-	r := &Relay{Chain: chain, Record: NewRecorder(&trace, time.Now()), MaxFilterLine: longLineMax}
+	r := &proxy.Relay{Chain: chain, Taps: []proxy.Tap{trace.NewRecorder(&recorded, time.Now())}, MaxFilterLine: longLineMax}
 	run := startLongLine(t, r, acp.AgentToClient)
 	request := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	run.send(acp.ClientToAgent, request)
@@ -123,7 +125,7 @@ func TestAnswersWrittenDuringALongLineFollowItInTheStreamAndTheTrace(t *testing.
 	assert.Equal(t, `{"jsonrpc":"2.0","id":"pong","result":{}}`, run.next(acp.AgentToClient))
 
 	var toClient []string
-	for _, rec := range checkTrace(t, trace.String()) {
+	for _, rec := range checkTrace(t, recorded.String()) {
 		if rec.Dir != acp.AgentToClient {
 			continue
 		}
@@ -149,7 +151,7 @@ type longLineRun struct {
 	pumps chan error
 }
 
-func startLongLine(t *testing.T, r *Relay, d acp.Direction) *longLineRun {
+func startLongLine(t *testing.T, r *proxy.Relay, d acp.Direction) *longLineRun {
 	t.Helper()
 	run := &longLineRun{t: t, d: d, ended: make(chan struct{}), pumps: make(chan error, 2)}
 	head, tail := `{"jsonrpc":"2.0","method":"x","params":"`, `"}`
@@ -180,7 +182,7 @@ func startLongLine(t *testing.T, r *Relay, d acp.Direction) *longLineRun {
 	select {
 	case <-headSeen:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the long line's head did not reach its receiver")
+		require.FailNow(t, "the long line's head did not reach its receiver")
 	}
 	return run
 }
@@ -200,7 +202,7 @@ func (run *longLineRun) receive(dir acp.Direction, r io.Reader, headSeen chan st
 				got = got[:end]
 			}
 			if !bytes.Equal(got, run.line[n:min(len(run.line), n+len(got))]) {
-				run.t.Errorf("the long line differs after byte %d", n)
+				assert.Fail(run.t, "the long line differs", "after byte %d", n)
 				return
 			}
 			if n += len(got); n > longLineMax && headSeen != nil {
@@ -209,7 +211,7 @@ func (run *longLineRun) receive(dir acp.Direction, r io.Reader, headSeen chan st
 			}
 			if end >= 0 {
 				if n != len(run.line) {
-					run.t.Errorf("the long line arrived with %d bytes, want %d", n, len(run.line))
+					assert.Fail(run.t, "the long line arrived short or long", "%d bytes, want %d", n, len(run.line))
 				}
 				close(run.ended)
 				r = io.MultiReader(bytes.NewReader(buf[end+1:k]), r)
@@ -255,7 +257,7 @@ func (run *longLineRun) finish() {
 	select {
 	case <-run.ended:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the long line did not end")
+		require.FailNow(t, "the long line did not end")
 	}
 	for i := range 2 {
 		run.src[i].Close()

@@ -23,11 +23,12 @@ const ioBufferSize = 64 << 10
 // byte for byte.
 type Relay struct {
 	Chain         *filters.Chain   // nil: no filters
-	Record        *Recorder        // nil: no trace
 	Log           *slog.Logger     // nil: no logs
 	MaxFilterLine int              // 0: DefaultMaxFilterLine
 	Now           func() time.Time // nil: time.Now
-	Summary       *Summary         // nil: no per-direction, per-call figures
+	// Taps watch the lines at the edges of the chain (a trace, --stats);
+	// nil: none.
+	Taps []Tap
 }
 
 // Conn is one running connection: the two writers that every line of a
@@ -38,15 +39,13 @@ type Conn struct {
 	timers  [2]*time.Timer
 	timerMu [2]sync.Mutex
 	stopped [2]bool
+	passed  [2]Passage // each direction's, reused line after line
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
 // and agent→client lines to toClient.
 func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
 	c := &Conn{r: r}
-	if r.Record != nil && r.Chain != nil && r.Chain.Disk == nil {
-		r.Chain.Disk = r.Record.Disk() // the trace holds what the filters read
-	}
 	c.writers[acp.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
 	c.writers[acp.AgentToClient] = newLineWriter(toClient, ioBufferSize)
 	return c
@@ -74,7 +73,7 @@ func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
 	if max <= 0 {
 		max = DefaultMaxFilterLine
 	}
-	if c.r.Chain.Len() == 0 && c.r.Record == nil {
+	if c.r.Chain.Len() == 0 && len(c.r.Taps) == 0 {
 		// Nobody needs a whole line: stream every line longer than
 		// the read buffer straight through, without assembling it.
 		max = 1
@@ -89,9 +88,9 @@ func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
 	if ferr := w.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("%s: write: %w", d, ferr)
 	}
-	if c.r.Record != nil {
-		if rerr := c.r.Record.Flush(); rerr != nil {
-			c.r.log().Warn("recording failed; the trace is incomplete", "err", rerr)
+	for _, t := range c.r.Taps {
+		if terr := t.End(d); terr != nil {
+			c.r.log().Warn("recording failed; the trace is incomplete", "dir", d.String(), "err", terr)
 		}
 	}
 	return err
@@ -108,7 +107,7 @@ func (c *Conn) pump(ctx context.Context, d acp.Direction, f *framer, w *lineWrit
 			return fmt.Errorf("%s: read: %w", d, err)
 		}
 		var now time.Time // reading the clock costs as much as relaying a short line
-		if timed || c.r.Record != nil {
+		if timed || len(c.r.Taps) > 0 {
 			now = c.r.now()
 		}
 		if ln.more {
@@ -137,46 +136,60 @@ func (c *Conn) pump(ctx context.Context, d acp.Direction, f *framer, w *lineWrit
 	}
 }
 
-// process runs one whole line through the chain.
+// process runs one whole line through the chain, and tells the taps.
 func (c *Conn) process(ctx context.Context, d acp.Direction, ln line, now time.Time) error {
-	rec := c.r.Record
-	c.r.Summary.before(d, ln.bytes)
+	var p *Passage
+	if len(c.r.Taps) > 0 {
+		p = &c.passed[d]
+		*p = Passage{Dir: d, Time: now, Line: ln.bytes, EOL: ln.terminated, Out: p.Out[:0]}
+	}
+	var err error
 	if c.r.Chain.Len() == 0 {
-		c.r.Summary.after(d, ln.bytes)
-		if rec != nil {
-			rec.received(now, d, ln.bytes, ln.terminated, false, false, nil)
+		err = c.writeRead(d, ln)
+		if p != nil {
+			p.Out = append(p.Out, Sent{Line: ln.bytes, Original: true})
 		}
-		if ln.wire != nil {
-			if err := c.writers[d].writeWire(ln.wire); err != nil {
-				return fmt.Errorf("%s: write: %w", d, err)
-			}
-			return nil
-		}
+	} else {
+		err = c.filter(ctx, d, ln, now, p)
+	}
+	for _, t := range c.r.Taps {
+		t.Passed(p)
+	}
+	return err
+}
+
+// writeRead writes a line as it was read.
+func (c *Conn) writeRead(d acp.Direction, ln line) error {
+	if ln.wire == nil {
 		return c.write(d, ln.bytes, ln.terminated)
 	}
-	var out [][]byte
-	changed := false
+	if err := c.writers[d].writeWire(ln.wire); err != nil {
+		return fmt.Errorf("%s: write: %w", d, err)
+	}
+	return nil
+}
+
+// filter writes what the chain makes of a line, and notes it in p (nil: no
+// taps).
+func (c *Conn) filter(ctx context.Context, d acp.Direction, ln line, now time.Time, p *Passage) error {
 	m := filters.NewMessage(d, ln.bytes, now, nil)
 	err := c.r.Chain.Process(ctx, m, func(od acp.Direction, raw []byte, original bool) error {
 		if od != d {
-			return c.sinkOther(od, raw, now)
+			return c.sinkOther(od, raw, now, false)
 		}
-		if !original {
-			changed = true
-		}
-		c.r.Summary.after(od, raw)
-		if rec != nil {
-			out = append(out, append([]byte(nil), raw...))
+		if p != nil {
+			kept := raw
+			if !original {
+				kept = append([]byte(nil), raw...) // a filter may reuse its buffer
+			}
+			p.Out = append(p.Out, Sent{Line: kept, Original: original})
 		}
 		// Only the untouched line keeps its own ending; a filter's line
 		// is a whole message.
 		return c.write(od, raw, ln.terminated || !original)
 	})
-	if rec != nil {
-		if len(out) != 1 {
-			changed = true // dropped, or split into several
-		}
-		rec.received(now, d, ln.bytes, ln.terminated, m.Checked(), changed, out)
+	if p != nil {
+		p.Valid = m.Checked()
 	}
 	return err
 }
@@ -196,18 +209,16 @@ func (c *Conn) passLong(ctx context.Context, d acp.Direction, f *framer, w *line
 			return false, err
 		}
 	}
-	var rec *longLine
-	if c.r.Record != nil {
-		rec = c.r.Record.beginLong(d)
+	taps := make([]LongLine, len(c.r.Taps))
+	for i, t := range c.r.Taps {
+		taps[i] = t.Long(d)
 	}
 	w.beginLong()
-	total := 0
 	var err error
 	for {
-		if rec != nil {
-			rec.piece(ln.bytes)
+		for _, t := range taps {
+			t.Piece(ln.bytes)
 		}
-		total += len(ln.bytes)
 		if err = w.writePiece(ln.bytes); err != nil {
 			err = fmt.Errorf("%s: write: %w", d, err)
 			break
@@ -228,17 +239,16 @@ func (c *Conn) passLong(ctx context.Context, d acp.Direction, f *framer, w *line
 		}
 	}
 	eol := err == nil && ln.terminated
-	if rec != nil {
-		rec.end(c.r.now(), eol)
+	if len(taps) > 0 {
+		end := c.r.now()
+		for _, t := range taps {
+			t.End(end, eol)
+		}
 	}
 	if eerr := w.endLong(eol); err == nil && eerr != nil {
 		err = fmt.Errorf("%s: write: %w", d, eerr)
 	}
-	if err != nil {
-		return false, err
-	}
-	c.r.Summary.long(d, total)
-	return eol, nil
+	return eol, err
 }
 
 func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {
@@ -250,15 +260,15 @@ func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {
 
 // sink takes lines the chain emits outside of a read line: timers and drains.
 func (c *Conn) sink(d acp.Direction, raw []byte, _ bool) error {
-	return c.sinkOther(d, raw, c.r.now())
+	return c.sinkOther(d, raw, c.r.now(), true)
 }
 
 // sinkOther writes a line the proxy adds on its own, and flushes it: the
-// pump of that direction may be idle, waiting on its peer.
-func (c *Conn) sinkOther(d acp.Direction, raw []byte, now time.Time) error {
-	c.r.Summary.after(d, raw)
-	if rec := c.r.Record; rec != nil {
-		rec.added(now, d, [][]byte{append([]byte(nil), raw...)})
+// pump of that direction may be idle, waiting on its peer. timed: a timer
+// or a drain released it.
+func (c *Conn) sinkOther(d acp.Direction, raw []byte, now time.Time, timed bool) error {
+	for _, t := range c.r.Taps {
+		t.Added(d, now, raw, timed)
 	}
 	if err := c.write(d, raw, true); err != nil {
 		return err

@@ -189,55 +189,6 @@ func TestHeldOutputLeavesBeforeTheNextMessageOnTimeAndAtEOF(t *testing.T) {
 	assert.True(t, strings.HasSuffix(toClient.String(), "{\"method\":\"chunk\",\"n\":4}\n"), "EOF drains what is held")
 }
 
-func TestRecordAndReplayRoundTrip(t *testing.T) {
-	for _, chain := range []*filters.Chain{nil, filters.NewChain(capabilities.New(), viewingFilter)} {
-		recordAndReplay(t, chain)
-	}
-}
-
-// recordAndReplay records the corpus through chain (which must not change
-// it) and checks the trace replays to itself and holds the stream.
-func recordAndReplay(t *testing.T, chain *filters.Chain) {
-	in := corpus(t)
-	var trace bytes.Buffer
-	r := &Relay{Chain: chain, Record: NewRecorder(&trace, time.Now())}
-	got := relayOnce(t, r, acp.AgentToClient, bytes.NewReader(in))
-	require.Equal(t, string(in), string(got))
-
-	// Replaying the trace through no filters gives the trace back, and the
-	// lines it holds are the stream.
-	var out bytes.Buffer
-	require.NoError(t, Replay(context.Background(), nil, NewTraceReader(bytes.NewReader(trace.Bytes())), &out, nil))
-	assert.Equal(t, trace.String(), out.String())
-	var lines bytes.Buffer
-	for rec, err := range NewTraceReader(&out).All() {
-		require.NoError(t, err)
-		lines.Write(rec.Line)
-		if rec.EOL {
-			lines.WriteByte('\n')
-		}
-	}
-	assert.Equal(t, string(in), lines.String())
-}
-
-func TestMalformedTracesNameTheLine(t *testing.T) {
-	cases := map[string]string{
-		"not json":        "{\"t\":0,\"dir\":\"client->agent\",\"msg\":{}}\nnope\n",
-		"missing dir":     "{\"t\":0,\"msg\":{}}\n",
-		"bad direction":   "{\"t\":0,\"dir\":\"sideways\",\"msg\":{}}\n",
-		"negative time":   "{\"t\":-1,\"dir\":\"client->agent\",\"msg\":{}}\n",
-		"no line":         "{\"t\":0,\"dir\":\"client->agent\"}\n",
-		"bad base64":      "{\"t\":0,\"dir\":\"client->agent\",\"b64\":\"%%%\"}\n",
-		"truncated value": "{\"t\":0,\"dir\":\"client->agent\",\"msg\":{\"a\":}\n",
-	}
-	for name, trace := range cases {
-		err := Replay(context.Background(), nil, NewTraceReader(strings.NewReader(trace)), io.Discard, nil)
-		var te *TraceError
-		require.ErrorAs(t, err, &te, name)
-		assert.Equal(t, strings.Count(trace, "\n"), te.Line, name)
-	}
-}
-
 // syncBuffer is a bytes.Buffer safe for a writer and a polling reader.
 type syncBuffer struct {
 	mu  sync.Mutex

@@ -16,6 +16,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -112,8 +113,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		relay.Chain = nil
 	}
 	if opts.stats {
-		relay.Summary = proxy.NewSummary(relay.Chain)
-		defer writeStats(relay.Summary, opts.logFile != "", logger, stderr)
+		sum := trace.NewSummary(relay.Chain)
+		relay.Taps = append(relay.Taps, sum)
+		defer writeStats(sum, opts.logFile != "", logger, stderr)
 	}
 	start := time.Now()
 	if opts.record != "" {
@@ -123,9 +125,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		defer f.Close()
-		relay.Record = proxy.NewRecorder(f, start)
-		_ = relay.Record.Begin(proxy.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)})
-		defer relay.Record.Flush()
+		rec := trace.NewRecorder(f, start)
+		_ = rec.Begin(trace.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)})
+		defer rec.Flush()
+		relay.Taps = append(relay.Taps, rec)
+		if relay.Chain != nil {
+			relay.Chain.Disk = rec.Disk() // the trace holds what the filters read
+		}
 	}
 
 	sigs := make(chan os.Signal, 8)
@@ -242,7 +248,7 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 
 // writeStats reports --stats: into the log when there is a log file,
 // otherwise as a table on stderr (never stdout: that is the editor's).
-func writeStats(sum *proxy.Summary, toLog bool, logger *slog.Logger, stderr io.Writer) {
+func writeStats(sum *trace.Summary, toLog bool, logger *slog.Logger, stderr io.Writer) {
 	report := sum.Report()
 	if toLog {
 		logger.Info("stats", "directions", report.Directions, "filters", report.Filters, "toolCalls", report.ToolCalls)

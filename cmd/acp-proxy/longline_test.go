@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // An agent that waits for the client in the middle of a line longer than
@@ -26,10 +25,10 @@ func TestAnAgentPausingInALongLineForTheClientGetsItsRequest(t *testing.T) {
 		"--terminal-output --record": {"--terminal-output", "--record"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
 			args := append([]string{}, flags...)
 			if len(flags) > 0 {
-				args = append(args, trace)
+				args = append(args, tracePath)
 			}
 			args = append(args, "--max-filter-line", fmt.Sprint(maxLine), "--", fakeAgent(t), "--pause-line", fmt.Sprint(size/2))
 			s := start(t, args...)
@@ -55,11 +54,11 @@ func TestAnAgentPausingInALongLineForTheClientGetsItsRequest(t *testing.T) {
 			if len(flags) == 0 {
 				return
 			}
-			f, err := os.Open(trace)
+			f, err := os.Open(tracePath)
 			require.NoError(t, err)
 			defer f.Close()
 			var long int
-			for rec, err := range proxy.NewTraceReader(f).All() {
+			for rec, err := range trace.NewReader(f).All() {
 				require.NoError(t, err)
 				if len(rec.Line) == size {
 					long++

@@ -13,7 +13,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // outputFlagSets are the output filters' flags and their combinations.
@@ -144,9 +144,9 @@ func mapAgentUpdates(t *testing.T, trace []byte, fn func(record []byte, reads []
 }
 
 // recordedModel is the model of the client the trace was recorded with.
-func recordedModel(t *testing.T, trace []byte) acpclient.Model {
+func recordedModel(t *testing.T, recorded []byte) acpclient.Model {
 	t.Helper()
-	for rec, err := range proxy.NewTraceReader(bytes.NewReader(trace)).All() {
+	for rec, err := range trace.NewReader(bytes.NewReader(recorded)).All() {
 		require.NoError(t, err)
 		if m, _ := rawjson.GetString(rec.Line, "method"); m == "initialize" && rec.Dir == acp.ClientToAgent {
 			caps, _ := rawjson.Get(rec.Line, "params", "clientCapabilities")
@@ -180,7 +180,7 @@ func clientView(t *testing.T, model acpclient.Model, path string) *acpclient.Vie
 	require.NoError(t, err)
 	defer f.Close()
 	v := acpclient.NewView(model)
-	for rec, err := range proxy.NewTraceReader(f).All() {
+	for rec, err := range trace.NewReader(f).All() {
 		require.NoError(t, err)
 		if rec.Dir == acp.AgentToClient && rec.HasLine {
 			require.NoError(t, v.Line(rec.Line))

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/spf13/pflag"
-
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 const replayUsage = `acp-proxy replay runs a recorded trace through the filters and writes what
@@ -40,25 +39,25 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer done()
-	var sums []*proxy.Summary
-	newConn := func(int) proxy.Connection {
+	var sums []*trace.Summary
+	out := trace.NewDelivered(stdout, false)
+	newConn := func(int) trace.Connection {
 		chain := traceChain("acp-proxy replay", name, cfg, stderr)
-		sum := proxy.NewSummary(chain)
+		sum := trace.NewSummary(chain)
 		sums = append(sums, sum)
-		return proxy.Connection{Chain: chain, Summary: sum}
+		if *summary {
+			return trace.Connection{Chain: chain, Sinks: []trace.Sink{sum}}
+		}
+		return trace.Connection{Chain: chain, Sinks: []trace.Sink{out, sum}}
 	}
-	var out io.Writer = stdout
-	if *summary {
-		out = nil
-	}
-	if err := proxy.ReplayConnections(context.Background(), proxy.NewTraceReader(in), out, newConn); err != nil {
+	if err := trace.Replay(context.Background(), trace.NewReader(in), newConn); err != nil {
 		return traceFailed("acp-proxy replay", name, err, stderr)
 	}
 	if emptyTrace("acp-proxy replay", name, in, stderr) {
 		return 1
 	}
 	if *summary {
-		report := proxy.NewTraceReport(sums)
+		report := trace.NewTraceReport(sums)
 		var err error
 		if *asJSON {
 			err = report.WriteJSON(stdout)

@@ -12,7 +12,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // What the commands that read a trace (replay, view) share.
@@ -105,8 +105,8 @@ func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.
 	chain.OnError = func(d acp.Direction, filter string, err error) {
 		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)
 	}
-	chain.Disk = &proxy.TraceDisk{Missing: func(q filters.DiskRead, err error) {
-		fmt.Fprintf(stderr, "%s: %s: %s\n", prog, name, proxy.MissingNote(q, err))
+	chain.Disk = &trace.TraceDisk{Missing: func(q filters.DiskRead, err error) {
+		fmt.Fprintf(stderr, "%s: %s: %s\n", prog, name, trace.MissingNote(q, err))
 	}}
 	return chain
 }
@@ -114,7 +114,7 @@ func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.
 // traceFailed reports an error reading or replaying the trace name, and
 // returns the exit status.
 func traceFailed(prog, name string, err error, stderr io.Writer) int {
-	var te *proxy.TraceError
+	var te *trace.Error
 	if errors.As(err, &te) {
 		if name == "-" {
 			name = "stdin"

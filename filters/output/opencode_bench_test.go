@@ -9,7 +9,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // opencodeTrace is a real `acp-proxy --record` trace of opencode 1.18.33
@@ -32,7 +32,7 @@ func readAgentLines(tb testing.TB, path string) []traceLine {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	tr := proxy.NewTraceReader(f)
+	tr := trace.NewReader(f)
 	var lines []traceLine
 	for {
 		rec, err := tr.Next()

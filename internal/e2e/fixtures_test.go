@@ -14,7 +14,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // Re-recording the traces in testdata/traces (see its README.md):
@@ -337,15 +337,15 @@ func dropFilterOutput(t *testing.T, path string) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		rec, err := proxy.NewTraceReader(bytes.NewReader(line)).Next()
+		rec, err := trace.NewReader(bytes.NewReader(line)).Next()
 		switch {
 		case err != nil:
 			t.Fatalf("%s: %v", path, err)
 		case !rec.HasLine && rec.Read == nil:
 			// a line the proxy added
 		case rec.HasOut:
-			out = append(proxy.AppendHeader(out, rec.T, rec.Dir), ',')
-			out = proxy.AppendLine(out, rec.Line)
+			out = append(trace.AppendHeader(out, rec.T, rec.Dir), ',')
+			out = trace.AppendLine(out, rec.Line)
 			if !rec.EOL {
 				out = append(out, `,"eol":false`...)
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // TestShellToPatchWithRealAgents: the mock model asks a real agent to
@@ -195,7 +195,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 }
 
 // observedOldText is the oldText the proxy showed for the write.
-func observedOldText(t *testing.T, recs []proxy.TraceRecord, id string) *string {
+func observedOldText(t *testing.T, recs []trace.Record, id string) *string {
 	t.Helper()
 	for _, r := range recs {
 		if r.Dir != acp.AgentToClient || !r.HasOut || len(r.Out) != 1 || callIDOf(t, decodeEnvelope(t, r.Line)) != id {
@@ -400,7 +400,7 @@ func outsideCall(t *testing.T, line []byte) map[string]any {
 
 // answerTo is the client→agent response to request id, as the proxy
 // received it (and, having no "out", passed it on unchanged).
-func answerTo(t *testing.T, recs []proxy.TraceRecord, id json.RawMessage) []byte {
+func answerTo(t *testing.T, recs []trace.Record, id json.RawMessage) []byte {
 	t.Helper()
 	for _, r := range recs {
 		if r.Dir != acp.ClientToAgent || !r.HasLine {

@@ -14,17 +14,17 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // readTrace reads every record of a trace but the connection records that
 // mark where a proxy run starts: the tests read one run's messages.
-func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
+func readTrace(t *testing.T, r io.Reader) []trace.Record {
 	t.Helper()
-	var recs []proxy.TraceRecord
-	for rec, err := range proxy.NewTraceReader(r).All() {
+	var recs []trace.Record
+	for rec, err := range trace.NewReader(r).All() {
 		if err != nil {
 			t.Fatalf("reading trace: %v", err)
 		}
@@ -36,7 +36,7 @@ func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
 	return recs
 }
 
-func readTraceFile(t *testing.T, path string) []proxy.TraceRecord {
+func readTraceFile(t *testing.T, path string) []trace.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -49,7 +49,7 @@ func readTraceFile(t *testing.T, path string) []proxy.TraceRecord {
 // delivered is what the recording proxy sent on in direction d: each
 // received line, or what a filter sent in its place, and the lines it
 // added itself.
-func delivered(recs []proxy.TraceRecord, d acp.Direction) [][]byte {
+func delivered(recs []trace.Record, d acp.Direction) [][]byte {
 	var out [][]byte
 	for _, r := range recs {
 		if r.Dir != d {
@@ -66,7 +66,7 @@ func delivered(recs []proxy.TraceRecord, d acp.Direction) [][]byte {
 
 // linesOf are the lines of direction d of a replay's output, which is a
 // trace of what each side received.
-func linesOf(recs []proxy.TraceRecord, d acp.Direction) [][]byte {
+func linesOf(recs []trace.Record, d acp.Direction) [][]byte {
 	var out [][]byte
 	for _, r := range recs {
 		if r.Dir == d && r.HasLine {
@@ -96,7 +96,7 @@ func clientSent(c *acpclient.Client) [][]byte {
 
 // replayTrace runs `acp-proxy replay flags… trace` and returns the records
 // of its output.
-func replayTrace(t *testing.T, trace string, flags ...string) []proxy.TraceRecord {
+func replayTrace(t *testing.T, trace string, flags ...string) []trace.Record {
 	t.Helper()
 	cmd := exec.Command(proxyBin(t), append(append([]string{"replay"}, flags...), trace)...)
 	var stdout, stderr bytes.Buffer

@@ -13,7 +13,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // timelineBins is how many bins the timeline has.
@@ -48,9 +48,9 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 	// The received lines are the records the replay reads, handed over
 	// as it reads them (one parse of the trace); what it delivers comes
 	// back through a pipe. Both are analysed in their own goroutine.
-	in := proxy.NewTraceReader(r)
-	received := make(chan proxy.TraceRecord, 64) // at most 64 lines held
-	in.Observe = func(rec proxy.TraceRecord) { received <- rec }
+	in := trace.NewReader(r)
+	received := make(chan trace.Record, 64) // at most 64 lines held
+	in.Observe = func(rec trace.Record) { received <- rec }
 	beforeDone := make(chan struct{})
 	go func() {
 		defer close(beforeDone)
@@ -61,16 +61,17 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 	out := newPipe()
 	afterErr := make(chan error, 1)
 	go func() {
-		err := analyse(proxy.NewTraceReader(out), &after)
+		err := analyse(trace.NewReader(out), &after)
 		out.abandon() // the replay need not wait for a failed analysis
 		afterErr <- err
 	}()
-	err := proxy.ReplayWith(ctx, in, out, proxy.ReplayOptions{Sources: true, NewConn: func(n int) proxy.Connection {
+	delivered := []trace.Sink{trace.NewDelivered(out, true)}
+	err := trace.Replay(ctx, in, func(n int) trace.Connection {
 		if n == 0 || opt.NewChain == nil {
-			return proxy.Connection{Chain: opt.Chain}
+			return trace.Connection{Chain: opt.Chain, Sinks: delivered}
 		}
-		return proxy.Connection{Chain: opt.NewChain()}
-	}})
+		return trace.Connection{Chain: opt.NewChain(), Sinks: delivered}
+	})
 	close(received)
 	out.CloseWithError(nil) // the replay's own error is the one to report
 	<-beforeDone
@@ -86,7 +87,7 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 // The delivered side is analysed in its own goroutine.
 func asRecorded(r io.Reader, opt Options) (*Data, error) {
 	var before, after sides
-	recs := make(chan proxy.TraceRecord, 64)
+	recs := make(chan trace.Record, 64)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -94,11 +95,11 @@ func asRecorded(r io.Reader, opt Options) (*Data, error) {
 			after.feedDelivered(rec)
 		}
 	}()
-	tr := proxy.NewTraceReader(r)
+	tr := trace.NewReader(r)
 	recorded := false
 	var err error
 	for {
-		var rec proxy.TraceRecord
+		var rec trace.Record
 		if rec, err = tr.Next(); err != nil {
 			break
 		}
@@ -130,7 +131,7 @@ func markRecorded(d *Data) {
 
 // feedDelivered feeds s what the recording proxy sent for one record: its
 // "out" lines when it has them, else its line.
-func feedDelivered(s *side, rec proxy.TraceRecord, last time.Duration) time.Duration {
+func feedDelivered(s *side, rec trace.Record, last time.Duration) time.Duration {
 	t := max(rec.T, last)
 	switch {
 	case rec.HasOut:
@@ -146,7 +147,7 @@ func feedDelivered(s *side, rec proxy.TraceRecord, last time.Duration) time.Dura
 }
 
 // analyse feeds the lines of a trace to ss.
-func analyse(tr *proxy.TraceReader, ss *sides) error {
+func analyse(tr *trace.Reader, ss *sides) error {
 	for {
 		rec, err := tr.Next()
 		if err == io.EOF {
@@ -163,7 +164,7 @@ func analyse(tr *proxy.TraceReader, ss *sides) error {
 // (the record's, or the last one's if the clock went back: order wins),
 // and returns that time. Records without a line (the recording proxy's
 // own additions) are skipped, as a replay skips them.
-func feedRecord(s *side, rec proxy.TraceRecord, last time.Duration) time.Duration {
+func feedRecord(s *side, rec trace.Record, last time.Duration) time.Duration {
 	if !rec.HasLine {
 		return last
 	}
@@ -190,7 +191,7 @@ func assemble(opt Options, before, after *side) *Data {
 	start, end := before.first, max(before.last, after.last)
 	d.Duration = secs(end - start)
 	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-		d.Directions = append(d.Directions, proxy.DirectionReport{Direction: dir.String(), Before: before.dirs[dir], After: after.dirs[dir]})
+		d.Directions = append(d.Directions, trace.DirectionReport{Direction: dir.String(), Before: before.dirs[dir], After: after.dirs[dir]})
 	}
 	d.Session = session(before, after)
 	d.Timeline = timeline(before, after, end)

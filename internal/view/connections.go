@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // sides are one side (received, or delivered) of each connection of a
@@ -12,7 +12,7 @@ import (
 // runs, each shown apart.
 type sides struct {
 	all   []*side
-	split proxy.Connections
+	split trace.Connections
 	last  time.Duration // the time of the last line fed, on the connection's clock
 	line  int           // received lines so far, over the whole trace
 }
@@ -26,7 +26,7 @@ type source struct {
 
 // at returns the side rec belongs to, starting a new connection's when rec
 // begins one.
-func (ss *sides) at(rec proxy.TraceRecord) *side {
+func (ss *sides) at(rec trace.Record) *side {
 	starts := ss.split.Starts(rec)
 	if len(ss.all) == 0 || starts && len(ss.all) < ss.split.N() {
 		ss.all = append(ss.all, newSide())
@@ -37,7 +37,7 @@ func (ss *sides) at(rec proxy.TraceRecord) *side {
 
 // feed feeds a received record's line to the side of its connection (see
 // feedRecord), numbered.
-func (ss *sides) feed(rec proxy.TraceRecord) {
+func (ss *sides) feed(rec trace.Record) {
 	s := ss.at(rec)
 	if rec.HasLine {
 		s.cur = source{line: ss.line}
@@ -48,7 +48,7 @@ func (ss *sides) feed(rec proxy.TraceRecord) {
 
 // feedReplayed feeds a line a replay delivered to the side of its
 // connection, with the received line it names as its source.
-func (ss *sides) feedReplayed(rec proxy.TraceRecord) {
+func (ss *sides) feedReplayed(rec trace.Record) {
 	s := ss.at(rec)
 	s.cur = source{line: rec.Src, timer: rec.Timer}
 	ss.last = feedRecord(s, rec, ss.last)
@@ -57,7 +57,7 @@ func (ss *sides) feedReplayed(rec proxy.TraceRecord) {
 // feedDelivered feeds what the recording proxy sent for rec to the side
 // of its connection (see feedDelivered): its "out" was made from its line,
 // and a record of lines the proxy added follows the line before.
-func (ss *sides) feedDelivered(rec proxy.TraceRecord) {
+func (ss *sides) feedDelivered(rec trace.Record) {
 	s := ss.at(rec)
 	s.cur = source{line: ss.line - 1, timer: !rec.HasLine}
 	if rec.HasLine {
@@ -94,7 +94,7 @@ func assembleAll(opt Options, before, after []*side) *Data {
 	d.Session.SessionIDs, d.Session.AuthMethods = []string{}, []string{}
 	d.Session.ClientCapabilities.Changed, d.Session.AgentCapabilities.Changed = []CapChange{}, []CapChange{}
 	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-		total := proxy.DirectionReport{Direction: dir.String()}
+		total := trace.DirectionReport{Direction: dir.String()}
 		for _, c := range conns {
 			total.Before.Plus(c.Directions[dir].Before)
 			total.After.Plus(c.Directions[dir].After)

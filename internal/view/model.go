@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/acp-proxy/acp-proxy/acp"
-	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // ModelVersion changes when Data changes shape.
@@ -28,7 +28,7 @@ type Data struct {
 	Session  Session `json:"session"`
 	// Directions are the messages and bytes of each direction, before and
 	// after the filters, client->agent first.
-	Directions []proxy.DirectionReport `json:"directions"`
+	Directions []trace.DirectionReport `json:"directions"`
 	Timeline   Timeline                `json:"timeline"`
 	Calls      []Call                  `json:"calls"`
 	// Conversation is what a person reads, in order, as the client saw it:

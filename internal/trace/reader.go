@@ -1,4 +1,4 @@
-package proxy
+package trace
 
 import (
 	"bufio"
@@ -16,8 +16,8 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
-// TraceRecord is one record of a trace (see Recorder for the format).
-type TraceRecord struct {
+// Record is one record of a trace (see Recorder for the format).
+type Record struct {
 	T       time.Duration
 	Dir     acp.Direction
 	Line    []byte   // the line as received; nil in a record of added lines
@@ -42,41 +42,41 @@ type TraceRecord struct {
 	JSON bool
 }
 
-// TraceReader reads a trace one record at a time.
-type TraceReader struct {
+// Reader reads a trace one record at a time.
+type Reader struct {
 	r    *bufio.Reader
 	line int
 	// Observe, when set, is given each record Next returns, before Next
 	// returns it: a second reader of the same trace (acp-proxy view
 	// watches what a replay reads) without a second parse. Neither may
 	// modify the record's bytes.
-	Observe func(TraceRecord)
+	Observe func(Record)
 }
 
-// NewTraceReader reads the trace in r.
-func NewTraceReader(r io.Reader) *TraceReader {
-	return &TraceReader{r: bufio.NewReaderSize(r, 64<<10)}
+// NewReader reads the trace in r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// TraceError is a malformed trace record.
-type TraceError struct {
+// Error is a malformed trace record.
+type Error struct {
 	Line int
 	Err  error
 }
 
-func (e *TraceError) Error() string { return fmt.Sprintf("trace line %d: %v", e.Line, e.Err) }
-func (e *TraceError) Unwrap() error { return e.Err }
+func (e *Error) Error() string { return fmt.Sprintf("trace line %d: %v", e.Line, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
 
 // Next returns the next record, or io.EOF after the last. Blank lines are
 // skipped, so traces can be concatenated and hand-edited.
-func (tr *TraceReader) Next() (TraceRecord, error) {
+func (tr *Reader) Next() (Record, error) {
 	for {
 		b, err := tr.r.ReadBytes('\n')
 		if len(b) == 0 && err != nil {
 			if err == io.EOF {
-				return TraceRecord{}, io.EOF
+				return Record{}, io.EOF
 			}
-			return TraceRecord{}, fmt.Errorf("reading trace: %w", err)
+			return Record{}, fmt.Errorf("reading trace: %w", err)
 		}
 		tr.line++
 		if len(b) > 0 && b[len(b)-1] == '\n' {
@@ -87,7 +87,7 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 		}
 		rec, perr := parseRecord(b)
 		if perr != nil {
-			return TraceRecord{}, &TraceError{Line: tr.line, Err: perr}
+			return Record{}, &Error{Line: tr.line, Err: perr}
 		}
 		if tr.Observe != nil {
 			tr.Observe(rec)
@@ -99,8 +99,8 @@ func (tr *TraceReader) Next() (TraceRecord, error) {
 // All returns an iterator over the records that are left: each record with
 // a nil error, then, if the trace is malformed or cannot be read, that error
 // once. It ends at the end of the trace.
-func (tr *TraceReader) All() iter.Seq2[TraceRecord, error] {
-	return func(yield func(TraceRecord, error) bool) {
+func (tr *Reader) All() iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
 		for {
 			rec, err := tr.Next()
 			if err == io.EOF {
@@ -126,8 +126,8 @@ func isMessage(b []byte) bool {
 	return rpc || method || result
 }
 
-func parseRecord(b []byte) (TraceRecord, error) {
-	rec := TraceRecord{EOL: true, Src: -1}
+func parseRecord(b []byte) (Record, error) {
+	rec := Record{EOL: true, Src: -1}
 	var haveT, haveDir bool
 	var err error
 	merr := rawjson.Members(b, func(key, val []byte) bool {

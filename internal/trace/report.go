@@ -1,7 +1,6 @@
-package proxy
+package trace
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,139 +8,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
-	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
-
-// Summary counts what entered and what left the filter chain, per direction
-// and per tool call, for `replay --summary` and the live `--stats`. A nil
-// *Summary counts nothing.
-type Summary struct {
-	mu      sync.Mutex
-	chain   *filters.Chain
-	dirs    [2]struct{ before, after acp.Count }
-	calls   map[string]*CallCount
-	order   int           // calls seen, to list equal ones in order
-	span    time.Duration // the time of the last message (replays)
-	command []string      // the agent's command line, from a "connection" record
-}
-
-// CallCount is what one tool call cost the client, before and after.
-type CallCount struct {
-	ToolCallID string `json:"toolCallId"`
-	// Title is the call's last title as the agent sent it, or, without
-	// one, its command.
-	Title  string    `json:"title,omitempty"`
-	Before acp.Count `json:"before"`
-	After  acp.Count `json:"after"`
-	// Connection numbers the trace's connection the call belongs to,
-	// from 1, in a report of several.
-	Connection int `json:"connection,omitempty"`
-	seen       int
-}
-
-// NewSummary counts traffic through chain (nil: no filters).
-func NewSummary(chain *filters.Chain) *Summary {
-	return &Summary{chain: chain, calls: map[string]*CallCount{}}
-}
-
-func (s *Summary) before(d acp.Direction, raw []byte) { s.count(d, raw, false) }
-func (s *Summary) after(d acp.Direction, raw []byte)  { s.count(d, raw, true) }
-
-// long counts a line streamed through unfiltered: the same before and after.
-func (s *Summary) long(d acp.Direction, n int) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dirs[d].before.Line(n)
-	s.dirs[d].after.Line(n)
-}
-
-func (s *Summary) count(d acp.Direction, raw []byte, after bool) {
-	if s == nil {
-		return
-	}
-	id, title := "", ""
-	if d == acp.AgentToClient && bytes.Contains(raw, []byte(`"toolCallId"`)) {
-		id, _ = rawjson.GetString(raw, "params", "update", "toolCallId")
-		if !after && id != "" {
-			title = callTitle(raw)
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := &s.dirs[d].before
-	if after {
-		c = &s.dirs[d].after
-	}
-	c.Line(len(raw))
-	if id == "" {
-		return
-	}
-	cc := s.calls[id]
-	if cc == nil {
-		s.order++
-		cc = &CallCount{ToolCallID: id, seen: s.order}
-		s.calls[id] = cc
-	}
-	if title != "" {
-		cc.Title = title
-	}
-	if after {
-		cc.After.Line(len(raw))
-	} else {
-		cc.Before.Line(len(raw))
-	}
-}
-
-// callTitle is what a person knows a tool call by: its title, or the
-// command it runs; "" when the update carries neither.
-func callTitle(raw []byte) string {
-	update, _ := rawjson.Get(raw, "params", "update")
-	if t, ok := rawjson.GetString(update, "title"); ok && strings.TrimSpace(t) != "" {
-		return t
-	}
-	if c, ok := rawjson.GetString(update, "rawInput", "command"); ok {
-		return c
-	}
-	if argv, ok := rawjson.Get(update, "rawInput", "command"); ok {
-		var words []string
-		if json.Unmarshal(argv, &words) == nil && len(words) > 0 {
-			return strings.Join(words, " ")
-		}
-	}
-	return ""
-}
-
-// started notes a "connection" record's object (see ConnectionInfo).
-func (s *Summary) started(info []byte) {
-	if s == nil {
-		return
-	}
-	var ci ConnectionInfo
-	if json.Unmarshal(info, &ci) != nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.command = ci.Agent
-}
-
-// at notes the time of a message (a replay's recorded clock).
-func (s *Summary) at(t time.Duration) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.span = max(s.span, t)
-}
 
 // SummaryReport is a Summary's figures.
 type SummaryReport struct {

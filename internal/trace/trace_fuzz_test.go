@@ -1,8 +1,9 @@
-package proxy
+package trace
 
 import (
-	"bytes"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParseRecord: any line is a record or an error, never a panic; a
@@ -26,12 +27,7 @@ func FuzzParseRecord(f *testing.F) {
 			return
 		}
 		again, err := parseRead(appendRead(nil, *rec.Read)[len(`"read":`):])
-		if err != nil {
-			t.Fatalf("a read record written back does not read: %v", err)
-		}
-		if again.Kind != rec.Read.Kind || again.Path != rec.Read.Path || !bytes.Equal(again.Args, rec.Read.Args) ||
-			!bytes.Equal(again.Answer, rec.Read.Answer) || again.Err != rec.Read.Err {
-			t.Fatalf("written back differently: %+v, then %+v", rec.Read, again)
-		}
+		require.NoError(t, err, "a read record written back does not read")
+		require.Equal(t, rec.Read, again, "written back differently")
 	})
 }

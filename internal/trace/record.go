@@ -1,4 +1,4 @@
-package proxy
+package trace
 
 import (
 	"bufio"
@@ -14,10 +14,12 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // Recorder appends a JSONL trace: one record per line that crossed the
-// proxy. The format is documented in README.md ("Trace format"):
+// proxy. It is a tap on the relay (proxy.Tap): the relay hands it every line
+// it read and what it wrote for it. The format is documented in README.md ("Trace format"):
 //
 //	{"t":0.001204,"dir":"client->agent","msg":{...}}        a JSON line, verbatim
 //	{"t":…,"dir":…,"text":"not json"}                      any other UTF-8 line
@@ -48,6 +50,25 @@ type Recorder struct {
 func NewRecorder(w io.Writer, start time.Time) *Recorder {
 	return &Recorder{w: bufio.NewWriterSize(w, 64<<10), start: start}
 }
+
+var _ proxy.Tap = (*Recorder)(nil)
+
+// Passed records a line as it arrived, and what was sent in its place when
+// that differs.
+func (r *Recorder) Passed(p *proxy.Passage) {
+	r.received(p.Time, p.Dir, p.Line, p.EOL, p.Valid, p.Changed(), p.Out)
+}
+
+// Added records a line the proxy sent on its own.
+func (r *Recorder) Added(d acp.Direction, t time.Time, line []byte, _ bool) {
+	r.added(t, d, line)
+}
+
+// Long records a line too long to filter as it streams through.
+func (r *Recorder) Long(d acp.Direction) proxy.LongLine { return r.beginLong(d) }
+
+// End writes out what is buffered: a direction's input has ended.
+func (r *Recorder) End(acp.Direction) error { return r.Flush() }
 
 // AppendLine appends the record field for one line: "msg", "text" or "b64".
 // It is how traces embed lines everywhere, so replays reproduce them exactly.
@@ -85,10 +106,10 @@ func AppendHeader(dst []byte, elapsed time.Duration, d acp.Direction) []byte {
 	return append(dst, '"')
 }
 
-// received records a line as it arrived, and what was sent in its place when
-// that differs (out nil: forwarded unchanged).
-// knownValid says b is a valid JSON object, as the filters' view found.
-func (r *Recorder) received(t time.Time, d acp.Direction, b []byte, eol, knownValid, changed bool, out [][]byte) {
+// received records a line as it arrived, and, when changed, what was sent
+// in its place. knownValid says b is a valid JSON object, as the filters'
+// view found.
+func (r *Recorder) received(t time.Time, d acp.Direction, b []byte, eol, knownValid, changed bool, out []proxy.Sent) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
 	rec = append(rec, ',')
 	rec = appendLine(rec, b, knownValid)
@@ -101,26 +122,32 @@ func (r *Recorder) received(t time.Time, d acp.Direction, b []byte, eol, knownVa
 	r.write(d, append(rec, '}', '\n'))
 }
 
-// added records lines the proxy sent on its own (timers, answers).
-func (r *Recorder) added(t time.Time, d acp.Direction, out [][]byte) {
+// added records a line the proxy sent on its own (timers, answers).
+func (r *Recorder) added(t time.Time, d acp.Direction, line []byte) {
 	rec := AppendHeader(nil, t.Sub(r.start), d)
-	rec = appendOut(rec, out)
-	r.write(d, append(rec, '}', '\n'))
+	rec = append(rec, `,"out":[`...)
+	rec = appendOutLine(rec, line)
+	r.write(d, append(rec, ']', '}', '\n'))
 }
 
-func appendOut(rec []byte, out [][]byte) []byte {
+func appendOut(rec []byte, out []proxy.Sent) []byte {
 	rec = append(rec, `,"out":[`...)
 	for i, o := range out {
 		if i > 0 {
 			rec = append(rec, ',')
 		}
-		if embeddable(o) {
-			rec = append(rec, o...)
-		} else {
-			rec = rawjson.AppendQuote(rec, string(o))
-		}
+		rec = appendOutLine(rec, o.Line)
 	}
 	return append(rec, ']')
+}
+
+// appendOutLine appends one element of "out": the line itself when it can
+// stand as JSON, else as a string.
+func appendOutLine(rec, line []byte) []byte {
+	if embeddable(line) {
+		return append(rec, line...)
+	}
+	return rawjson.AppendQuote(rec, string(line))
 }
 
 // write appends one whole record of direction d.
@@ -169,15 +196,15 @@ func (r *Recorder) beginLong(d acp.Direction) *longLine {
 	return l
 }
 
-// piece records the next part of the line.
-func (l *longLine) piece(b []byte) {
+// Piece records the next part of the line.
+func (l *longLine) Piece(b []byte) {
 	if l.err == nil {
 		_, l.err = l.enc.Write(b)
 	}
 }
 
-// end appends the line's record to the trace, and what waited for it.
-func (l *longLine) end(t time.Time, eol bool) {
+// End appends the line's record to the trace, and what waited for it.
+func (l *longLine) End(t time.Time, eol bool) {
 	if l.err == nil {
 		l.err = l.enc.Close()
 	}
@@ -248,35 +275,4 @@ func (r *Recorder) Flush() error {
 	}
 	r.err = r.w.Flush()
 	return r.err
-}
-
-// emitted records a line as delivered to its receiver: replay output is a
-// trace of what each side received, so it can be replayed again.
-func (r *Recorder) emitted(t time.Time, d acp.Direction, b []byte) {
-	r.emittedFrom(t, d, b, true, nil)
-}
-
-// lineSource is which received line a delivered line was made from.
-type lineSource struct {
-	line  int  // the received line's number, from 0 over the trace's lines
-	timer bool // released by a timer (or at the end) after that line
-}
-
-// emittedFrom is emitted, with "src" (and "timer") naming the received
-// line it came from when src is set.
-func (r *Recorder) emittedFrom(t time.Time, d acp.Direction, b []byte, eol bool, src *lineSource) {
-	rec := AppendHeader(nil, t.Sub(r.start), d)
-	rec = append(rec, ',')
-	rec = AppendLine(rec, b)
-	if !eol {
-		rec = append(rec, `,"eol":false`...)
-	}
-	if src != nil {
-		rec = append(rec, `,"src":`...)
-		rec = strconv.AppendInt(rec, int64(src.line), 10)
-		if src.timer {
-			rec = append(rec, `,"timer":true`...)
-		}
-	}
-	r.write(d, append(rec, '}', '\n'))
 }

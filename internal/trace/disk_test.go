@@ -1,4 +1,4 @@
-package proxy
+package trace
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // fileShowingFilter replaces every agent→client line with one naming what
@@ -46,9 +47,11 @@ func TestAReplayAnswersWhatFiltersReadFromTheTrace(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("recorded"), 0o644))
 	in := "{\"n\":1}\n{\"n\":2}\n"
 	var trace bytes.Buffer
-	r := &Relay{Chain: filters.NewChain(capabilities.New(), fileShowingFilter(path)), Record: NewRecorder(&trace, time.Now())}
+	rec := NewRecorder(&trace, time.Now())
+	chain := filters.NewChain(capabilities.New(), fileShowingFilter(path))
+	chain.Disk = rec.Disk()
+	r := &proxy.Relay{Chain: chain, Taps: []proxy.Tap{rec}}
 	live := relayOnce(t, r, acp.AgentToClient, strings.NewReader(in))
-	require.NoError(t, r.Record.Flush())
 	assert.Equal(t, "{\"file\":\"recorded\"}\n{\"file\":\"recorded\"}\n", string(live))
 	assert.Equal(t, 2, strings.Count(trace.String(), `"read":{"kind":"test"`), "each read is recorded")
 
@@ -62,7 +65,7 @@ func TestAReplayAnswersWhatFiltersReadFromTheTrace(t *testing.T) {
 			chain := filters.NewChain(capabilities.New(), fileShowingFilter(path))
 			chain.Disk = &TraceDisk{Missing: func(q filters.DiskRead, _ error) { missing = append(missing, q.Path) }}
 			var out bytes.Buffer
-			require.NoError(t, Replay(context.Background(), chain, NewTraceReader(bytes.NewReader(trace.Bytes())), &out, nil))
+			require.NoError(t, replayInto(chain, bytes.NewReader(trace.Bytes()), &out))
 			assert.Empty(t, missing)
 			assert.Equal(t, string(live), string(linesOf(t, out.Bytes())))
 			assert.Equal(t, 2, strings.Count(out.String(), `"read":{"kind":"test"`), "the replay's output carries the reads too")
@@ -79,7 +82,7 @@ func TestAReplayOfATraceWithoutReadsSaysWhichFile(t *testing.T) {
 	chain := filters.NewChain(capabilities.New(), fileShowingFilter(path))
 	chain.Disk = &TraceDisk{Missing: func(q filters.DiskRead, err error) { notes = append(notes, MissingNote(q, err)) }}
 	var out bytes.Buffer
-	require.NoError(t, Replay(context.Background(), chain, NewTraceReader(strings.NewReader(trace)), &out, nil))
+	require.NoError(t, replayInto(chain, strings.NewReader(trace), &out))
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], path)
 	assert.Contains(t, notes[0], "could not be used")
@@ -103,7 +106,7 @@ func TestEmbedReadsMakesATraceSelfContained(t *testing.T) {
 	require.NoError(t, os.Remove(path))
 	var out bytes.Buffer
 	chain := filters.NewChain(capabilities.New(), fileShowingFilter(path))
-	require.NoError(t, Replay(context.Background(), chain, NewTraceReader(&embedded), &out, nil))
+	require.NoError(t, replayInto(chain, &embedded, &out))
 	assert.Equal(t, "{\"n\":0}\n{\"file\":\"then\"}\n", string(linesOf(t, out.Bytes())))
 }
 
@@ -116,7 +119,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // linesOf is the stream a trace's records hold.
 func linesOf(t *testing.T, trace []byte) []byte {
 	var lines bytes.Buffer
-	for rec, err := range NewTraceReader(bytes.NewReader(trace)).All() {
+	for rec, err := range NewReader(bytes.NewReader(trace)).All() {
 		require.NoError(t, err)
 		if rec.HasLine {
 			lines.Write(rec.Line)

@@ -1,4 +1,4 @@
-package proxy
+package trace
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ func EmbedReads(ctx context.Context, chain *filters.Chain, r io.Reader, w io.Wri
 		if len(rawjson.TrimSpace(body)) > 0 {
 			rec, err := parseRecord(body)
 			if err != nil {
-				return &TraceError{Line: n, Err: err}
+				return &Error{Line: n, Err: err}
 			}
 			if err := disk.ask(ctx, chain, rec, out); err != nil {
 				return err
@@ -73,7 +73,7 @@ func (d *embedDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([]
 }
 
 // ask runs rec's line through the chain and writes the reads it made.
-func (d *embedDisk) ask(ctx context.Context, chain *filters.Chain, rec TraceRecord, out io.Writer) error {
+func (d *embedDisk) ask(ctx context.Context, chain *filters.Chain, rec Record, out io.Writer) error {
 	if rec.Read != nil {
 		d.trace.add(*rec.Read)
 		return nil

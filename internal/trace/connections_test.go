@@ -1,4 +1,4 @@
-package proxy
+package trace
 
 import (
 	"bytes"
@@ -24,10 +24,10 @@ func oneRun(t *testing.T, marker bool, agent string) string {
 		require.NoError(t, r.Begin(ConnectionInfo{Agent: []string{agent}, Proxy: "test"}))
 	}
 	at := func(s float64) time.Time { return time.Time{}.Add(time.Duration(s * float64(time.Second))) }
-	r.emitted(at(0.1), acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`))
-	r.emitted(at(0.2), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"`+agent+`","version":"1"}}}`))
-	r.emitted(at(0.3), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"`+agent+` runs ls","kind":"execute","status":"pending"}}}`))
-	r.emitted(at(0.4), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}}}`))
+	r.emitted(at(0.1), acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`), true, nil)
+	r.emitted(at(0.2), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"`+agent+`","version":"1"}}}`), true, nil)
+	r.emitted(at(0.3), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"`+agent+` runs ls","kind":"execute","status":"pending"}}}`), true, nil)
+	r.emitted(at(0.4), acp.AgentToClient, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}}}`), true, nil)
 	require.NoError(t, r.Flush())
 	return b.String()
 }
@@ -40,11 +40,12 @@ func TestATraceOfTwoRunsIsTwoConnections(t *testing.T) {
 		trace := oneRun(t, marked, "alpha") + oneRun(t, marked, "beta")
 		var sums []*Summary
 		var out bytes.Buffer
-		err := ReplayConnections(context.Background(), NewTraceReader(strings.NewReader(trace)), &out, func(n int) Connection {
+		delivered := NewDelivered(&out, false)
+		err := Replay(context.Background(), NewReader(strings.NewReader(trace)), func(n int) Connection {
 			assert.Equal(t, len(sums), n)
 			chain := filters.NewChain(capabilities.New())
 			sums = append(sums, NewSummary(chain))
-			return Connection{Chain: chain, Summary: sums[n]}
+			return Connection{Chain: chain, Sinks: []Sink{delivered, sums[n]}}
 		})
 		require.NoError(t, err)
 		require.Len(t, sums, 2, "marked %v", marked)
@@ -77,7 +78,7 @@ func TestATraceOfTwoRunsIsTwoConnections(t *testing.T) {
 // initialize.
 func TestATraceOfOneRunIsOneConnection(t *testing.T) {
 	var n int
-	err := ReplayConnections(context.Background(), NewTraceReader(strings.NewReader(oneRun(t, true, "alpha"))), nil, func(int) Connection {
+	err := Replay(context.Background(), NewReader(strings.NewReader(oneRun(t, true, "alpha"))), func(int) Connection {
 		n++
 		return Connection{}
 	})

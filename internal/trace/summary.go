@@ -1,0 +1,190 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// Summary counts what entered and what left the filter chain, per direction
+// and per tool call, for `replay --summary` and the live `--stats`: a tap on
+// the relay, and a replay's sink.
+type Summary struct {
+	mu      sync.Mutex
+	chain   *filters.Chain
+	dirs    [2]struct{ before, after acp.Count }
+	calls   map[string]*CallCount
+	order   int           // calls seen, to list equal ones in order
+	span    time.Duration // the time of the last message (replays)
+	command []string      // the agent's command line, from a "connection" record
+}
+
+// CallCount is what one tool call cost the client, before and after.
+type CallCount struct {
+	ToolCallID string `json:"toolCallId"`
+	// Title is the call's last title as the agent sent it, or, without
+	// one, its command.
+	Title  string    `json:"title,omitempty"`
+	Before acp.Count `json:"before"`
+	After  acp.Count `json:"after"`
+	// Connection numbers the trace's connection the call belongs to,
+	// from 1, in a report of several.
+	Connection int `json:"connection,omitempty"`
+	seen       int
+}
+
+// NewSummary counts traffic through chain (nil: no filters).
+func NewSummary(chain *filters.Chain) *Summary {
+	return &Summary{chain: chain, calls: map[string]*CallCount{}}
+}
+
+var _ Sink = (*Summary)(nil)
+
+// Passed counts a received line before the filters, and what they wrote
+// for it after.
+func (s *Summary) Passed(p *proxy.Passage) {
+	call := readCall(p.Dir, p.Line, true)
+	s.count(p.Dir, len(p.Line), call, false)
+	for _, o := range p.Out {
+		if o.Original {
+			s.count(p.Dir, len(o.Line), call, true)
+		} else {
+			s.count(p.Dir, len(o.Line), readCall(p.Dir, o.Line, false), true)
+		}
+	}
+}
+
+// Added counts a line the chain wrote on its own, after the filters.
+func (s *Summary) Added(d acp.Direction, _ time.Time, line []byte, _ bool) {
+	s.count(d, len(line), readCall(d, line, false), true)
+}
+
+// Long counts a line streamed through unfiltered once it has ended: the
+// same before and after.
+func (s *Summary) Long(d acp.Direction) proxy.LongLine { return &longCount{s: s, d: d} }
+
+// End does nothing: the figures are read with Report.
+func (s *Summary) End(acp.Direction) error { return nil }
+
+// Record notes what the agent's command was (a "connection" record) and
+// when the last line came.
+func (s *Summary) Record(_ time.Time, rec Record) {
+	switch {
+	case rec.Conn != nil:
+		s.started(rec.Conn)
+	case rec.HasLine:
+		s.at(rec.T)
+	}
+}
+
+// longCount counts the pieces of a long line.
+type longCount struct {
+	s *Summary
+	d acp.Direction
+	n int
+}
+
+func (l *longCount) Piece(b []byte) { l.n += len(b) }
+func (l *longCount) End(time.Time, bool) {
+	s := l.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dirs[l.d].before.Line(l.n)
+	s.dirs[l.d].after.Line(l.n)
+}
+
+var quotedToolCallID = []byte(`"toolCallId"`)
+
+// call is the tool call a line updates: its id ("" for a line that is
+// not a tool call's update) and, when read, its title.
+type call struct{ id, title string }
+
+// readCall reads the call a line of direction d updates, with its title
+// when withTitle. Most lines name no call: those are passed over at the
+// cost of a search, not a parse.
+func readCall(d acp.Direction, line []byte, withTitle bool) call {
+	if d != acp.AgentToClient || !bytes.Contains(line, quotedToolCallID) {
+		return call{}
+	}
+	u, ok := acp.NewMessage(d, line, time.Time{}).ToolUpdate()
+	if !ok {
+		return call{}
+	}
+	c := call{id: u.ID}
+	if withTitle {
+		c.title = callTitle(u)
+	}
+	return c
+}
+
+// count adds a line of n bytes to a direction's figures, before or after
+// the filters, and to its call's.
+func (s *Summary) count(d acp.Direction, n int, c call, after bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	dir := &s.dirs[d].before
+	if after {
+		dir = &s.dirs[d].after
+	}
+	dir.Line(n)
+	if c.id == "" {
+		return
+	}
+	cc := s.calls[c.id]
+	if cc == nil {
+		s.order++
+		cc = &CallCount{ToolCallID: c.id, seen: s.order}
+		s.calls[c.id] = cc
+	}
+	if c.title != "" {
+		cc.Title = c.title
+	}
+	if after {
+		cc.After.Line(n)
+	} else {
+		cc.Before.Line(n)
+	}
+}
+
+// callTitle is what a person knows a tool call by: its title, or the
+// command it runs; "" when the update carries neither.
+func callTitle(u acp.ToolUpdate) string {
+	if t, ok := rawjson.GetString(u.Raw, "title"); ok && strings.TrimSpace(t) != "" {
+		return t
+	}
+	if c, ok := rawjson.GetString(u.RawInput, "command"); ok {
+		return c
+	}
+	if argv, ok := rawjson.Get(u.RawInput, "command"); ok {
+		var words []string
+		if json.Unmarshal(argv, &words) == nil && len(words) > 0 {
+			return strings.Join(words, " ")
+		}
+	}
+	return ""
+}
+
+// started notes a "connection" record's object (see ConnectionInfo).
+func (s *Summary) started(info []byte) {
+	var ci ConnectionInfo
+	if json.Unmarshal(info, &ci) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.command = ci.Agent
+}
+
+// at notes the time of a message (a replay's recorded clock).
+func (s *Summary) at(t time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.span = max(s.span, t)
+}
