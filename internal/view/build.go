@@ -65,13 +65,7 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 		out.abandon() // the replay need not wait for a failed analysis
 		afterErr <- err
 	}()
-	delivered := []trace.Sink{trace.NewDelivered(out, true)}
-	err := trace.Replay(ctx, in, func(n int) trace.Connection {
-		if n == 0 || opt.NewChain == nil {
-			return trace.Connection{Chain: opt.Chain, Sinks: delivered}
-		}
-		return trace.Connection{Chain: opt.NewChain(), Sinks: delivered}
-	})
+	err := replay(ctx, in, out, opt)
 	close(received)
 	out.CloseWithError(nil) // the replay's own error is the one to report
 	<-beforeDone
