@@ -1,5 +1,4 @@
-// Package proxy relays ACP between an editor and an agent process, and
-// records, reads and replays what crossed it.
+// Package proxy relays ACP between an editor and an agent process.
 //
 //   - The relay: Relay and Conn (relay.go), the framer that splits a stream
 //     into lines (framing.go) and the one writer per direction (writer.go).
@@ -8,14 +7,11 @@
 //     status. Starting, stopping and signalling the agent is
 //     internal/agentproc's; Agent, StartError, DefaultGrace and NoGrace are
 //     its, declared here for the CLI and embedders.
-//   - Traces: Recorder writes the JSONL trace (record.go), with what the
-//     filters read from the disk (disk.go); TraceReader reads it back
-//     (trace.go); Replay runs a trace's lines through a filter chain as the
-//     relay would (replay.go); EmbedReads adds the disk reads to a trace
-//     recorded without them (embed.go).
-//   - Summary counts messages and bytes per direction and per tool call,
-//     before and after the filters, for --stats and replay --summary
-//     (summary.go, table.go).
+//   - Taps (tap.go): what watches a connection at the edges of its chain —
+//     each line read with what the chain wrote for it (a Passage), the
+//     lines the proxy wrote on its own, long lines streamed through. The
+//     trace recorder (--record) and the figures of --stats are taps, in
+//     internal/trace; the relay knows nothing else of them.
 //
 // Each direction has one reader, runs the filter chain synchronously and has
 // one writer, so output order is input order and a slow reader slows the

@@ -90,7 +90,7 @@ func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
 	}
 	for _, t := range c.r.Taps {
 		if terr := t.End(d); terr != nil {
-			c.r.log().Warn("recording failed; the trace is incomplete", "dir", d.String(), "err", terr)
+			c.r.log().Warn("tap failed; what it records is incomplete", "dir", d.String(), "err", terr)
 		}
 	}
 	return err

@@ -98,25 +98,27 @@ func (c *choppyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestFiltersMayReplaceDropAndAddButNeverReorder(t *testing.T) {
-	// "drop" lines vanish, "dup" lines come out twice, "ans" lines are also
-	// answered to the other side, everything else passes.
-	f := filters.Func{FilterName: "t", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
-		switch m.Method() {
-		case "drop":
-			return nil
-		case "dup":
-			if err := out.Emit(m.Dir, m.Raw); err != nil {
-				return err
-			}
-			return out.Emit(m.Dir, []byte(`{"method":"dup","copy":true}`))
-		case "ans":
-			if err := out.Emit(m.Dir.Reverse(), []byte(`{"id":1,"result":{}}`)); err != nil {
-				return err
-			}
+// rewritingFilter drops "drop" lines, writes "dup" lines twice, answers
+// "ans" lines to the other side too, and passes everything else.
+var rewritingFilter = filters.Func{FilterName: "t", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	switch m.Method() {
+	case "drop":
+		return nil
+	case "dup":
+		if err := out.Emit(m.Dir, m.Raw); err != nil {
+			return err
 		}
-		return out.Emit(m.Dir, m.Raw)
-	}}
+		return out.Emit(m.Dir, []byte(`{"method":"dup","copy":true}`))
+	case "ans":
+		if err := out.Emit(m.Dir.Reverse(), []byte(`{"id":1,"result":{}}`)); err != nil {
+			return err
+		}
+	}
+	return out.Emit(m.Dir, m.Raw)
+}}
+
+func TestFiltersMayReplaceDropAndAddButNeverReorder(t *testing.T) {
+	f := rewritingFilter
 	in := "{\"method\":\"a\"}\n{\"method\":\"drop\"}\n{\"method\":\"dup\"}\n{\"method\":\"ans\"}\n{\"id\":9,\"result\":null}\n"
 	var toAgent, toClient bytes.Buffer
 	r := &Relay{Chain: filters.NewChain(capabilities.New(), f)}

@@ -13,8 +13,8 @@ import (
 //
 // A direction's calls come from its pump, one at a time; Added may come
 // from the other pump or a timer meanwhile, so a tap that keeps state
-// across directions guards it. Every slice is valid only during the call: a
-// tap copies what it keeps.
+// across directions guards it. A Passage and every slice are valid only
+// during the call (the relay reuses them): a tap copies what it keeps.
 type Tap interface {
 	// Passed is called once per whole line read, after the chain has
 	// written what it makes of it.

@@ -119,19 +119,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	start := time.Now()
 	if opts.record != "" {
-		f, err := os.OpenFile(opts.record, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		done, err := recordTo(relay, opts.record, start, trace.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)})
 		if err != nil {
 			fmt.Fprintf(stderr, "acp-proxy: --record: %v\n", err)
 			return exitUsage
 		}
-		defer f.Close()
-		rec := trace.NewRecorder(f, start)
-		_ = rec.Begin(trace.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)})
-		defer rec.Flush()
-		relay.Taps = append(relay.Taps, rec)
-		if relay.Chain != nil {
-			relay.Chain.Disk = rec.Disk() // the trace holds what the filters read
-		}
+		defer done()
 	}
 
 	sigs := make(chan os.Signal, 8)
@@ -244,6 +237,24 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 		a.Value = slog.StringValue(a.Value.Duration().String())
 	}
 	return a
+}
+
+// recordTo appends the connection's trace to the file at path (--record),
+// with times from start: the recorder becomes one of relay's taps, and the
+// chain's disk, so that the trace holds what the filters read. done flushes
+// and closes the file.
+func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.ConnectionInfo) (done func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	rec := trace.NewRecorder(f, start)
+	_ = rec.Begin(info)
+	relay.Taps = append(relay.Taps, rec)
+	if relay.Chain != nil {
+		relay.Chain.Disk = rec.Disk()
+	}
+	return func() { _ = rec.Flush(); _ = f.Close() }, nil
 }
 
 // writeStats reports --stats: into the log when there is a log file,

@@ -131,83 +131,19 @@ func parseRecord(b []byte) (Record, error) {
 	var haveT, haveDir bool
 	var err error
 	merr := rawjson.Members(b, func(key, val []byte) bool {
-		switch string(key) {
+		switch k := string(key); k {
 		case "t":
-			var secs float64
-			if err = json.Unmarshal(val, &secs); err != nil || secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) {
-				err = fmt.Errorf(`"t" must be seconds since the start, got %s`, val)
-				return false
-			}
-			rec.T, haveT = time.Duration(math.Round(secs*1e6))*time.Microsecond, true
+			haveT = true
+			rec.T, err = parseSeconds(val)
 		case "dir":
-			s, _ := rawjson.Unquote(val)
-			switch s {
-			case acp.ClientToAgent.String():
-				rec.Dir = acp.ClientToAgent
-			case acp.AgentToClient.String():
-				rec.Dir = acp.AgentToClient
-			default:
-				err = fmt.Errorf(`"dir" must be %q or %q, got %s`, acp.ClientToAgent, acp.AgentToClient, val)
-				return false
-			}
 			haveDir = true
-		case "msg":
-			rec.Line, rec.HasLine, rec.JSON = append([]byte(nil), val...), true, true
-		case "text":
-			s, uerr := rawjson.Unquote(val)
-			if uerr != nil {
-				err = fmt.Errorf(`"text" must be a string`)
-				return false
-			}
-			rec.Line, rec.HasLine = []byte(s), true
-		case "b64":
-			s, uerr := rawjson.Unquote(val)
-			if uerr == nil {
-				rec.Line, uerr = base64.StdEncoding.DecodeString(s)
-			}
-			if uerr != nil {
-				err = fmt.Errorf(`"b64" must be base64: %v`, uerr)
-				return false
-			}
-			rec.HasLine = true
-		case "connection":
-			if len(val) == 0 || val[0] != '{' {
-				err = errors.New(`"connection" must be an object`)
-				return false
-			}
-			rec.Conn = append([]byte(nil), val...)
-		case "read":
-			if rec.Read, err = parseRead(val); err != nil {
-				return false
-			}
-		case "src":
-			n, perr := strconv.Atoi(string(val))
-			if perr != nil || n < 0 {
-				err = fmt.Errorf(`"src" must be a line number, got %s`, val)
-				return false
-			}
-			rec.Src = n
-		case "timer":
-			rec.Timer = string(val) == "true"
-		case "eol":
-			rec.EOL = string(val) != "false"
-		case "out":
-			rec.HasOut = true
-			err = rawjson.Elements(val, func(_ int, el []byte) bool {
-				if len(el) > 0 && el[0] == '"' {
-					s, _ := rawjson.Unquote(el)
-					rec.Out = append(rec.Out, []byte(s))
-				} else {
-					rec.Out = append(rec.Out, append([]byte(nil), el...))
-				}
-				return true
-			})
-			if err != nil {
-				err = fmt.Errorf(`"out" must be an array: %v`, err)
-				return false
-			}
+			rec.Dir, err = parseDirection(val)
+		case "msg", "text", "b64":
+			err = rec.parseLine(k, val)
+		default:
+			err = rec.parseField(k, val)
 		}
-		return true
+		return err == nil
 	})
 	switch {
 	case err != nil:
@@ -226,4 +162,89 @@ func parseRecord(b []byte) (Record, error) {
 		return rec, errors.New(`record has none of "msg", "text", "b64", "out" or "read"`)
 	}
 	return rec, nil
+}
+
+// parseSeconds reads "t".
+func parseSeconds(val []byte) (time.Duration, error) {
+	var secs float64
+	if err := json.Unmarshal(val, &secs); err != nil || secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) {
+		return 0, fmt.Errorf(`"t" must be seconds since the start, got %s`, val)
+	}
+	return time.Duration(math.Round(secs*1e6)) * time.Microsecond, nil
+}
+
+// parseDirection reads "dir".
+func parseDirection(val []byte) (acp.Direction, error) {
+	s, _ := rawjson.Unquote(val)
+	switch s {
+	case acp.ClientToAgent.String():
+		return acp.ClientToAgent, nil
+	case acp.AgentToClient.String():
+		return acp.AgentToClient, nil
+	}
+	return 0, fmt.Errorf(`"dir" must be %q or %q, got %s`, acp.ClientToAgent, acp.AgentToClient, val)
+}
+
+// parseLine reads the line, from "msg" (JSON), "text" or "b64".
+func (rec *Record) parseLine(key string, val []byte) error {
+	rec.HasLine = true
+	switch key {
+	case "msg":
+		rec.Line, rec.JSON = append([]byte(nil), val...), true
+	case "text":
+		s, err := rawjson.Unquote(val)
+		if err != nil {
+			return fmt.Errorf(`"text" must be a string`)
+		}
+		rec.Line = []byte(s)
+	case "b64":
+		s, err := rawjson.Unquote(val)
+		if err == nil {
+			rec.Line, err = base64.StdEncoding.DecodeString(s)
+		}
+		if err != nil {
+			return fmt.Errorf(`"b64" must be base64: %v`, err)
+		}
+	}
+	return nil
+}
+
+// parseField reads the fields besides "t", "dir" and the line; it ignores
+// those it does not know.
+func (rec *Record) parseField(key string, val []byte) error {
+	var err error
+	switch key {
+	case "connection":
+		if len(val) == 0 || val[0] != '{' {
+			return errors.New(`"connection" must be an object`)
+		}
+		rec.Conn = append([]byte(nil), val...)
+	case "read":
+		rec.Read, err = parseRead(val)
+	case "src":
+		n, perr := strconv.Atoi(string(val))
+		if perr != nil || n < 0 {
+			return fmt.Errorf(`"src" must be a line number, got %s`, val)
+		}
+		rec.Src = n
+	case "timer":
+		rec.Timer = string(val) == "true"
+	case "eol":
+		rec.EOL = string(val) != "false"
+	case "out":
+		rec.HasOut = true
+		err = rawjson.Elements(val, func(_ int, el []byte) bool {
+			if len(el) > 0 && el[0] == '"' {
+				s, _ := rawjson.Unquote(el)
+				rec.Out = append(rec.Out, []byte(s))
+			} else {
+				rec.Out = append(rec.Out, append([]byte(nil), el...))
+			}
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf(`"out" must be an array: %v`, err)
+		}
+	}
+	return err
 }

@@ -1,0 +1,140 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// eventTap writes down what the relay tells it, one line per call.
+type eventTap struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (e *eventTap) note(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.events = append(e.events, fmt.Sprintf(format, args...))
+}
+
+func (e *eventTap) Passed(p *Passage) {
+	var out []string
+	for _, s := range p.Out {
+		if s.Original {
+			out = append(out, "=")
+		} else {
+			out = append(out, string(s.Line))
+		}
+	}
+	e.note("passed %s %s eol=%v changed=%v -> [%s]", p.Dir, p.Line, p.EOL, p.Changed(), strings.Join(out, " "))
+}
+
+func (e *eventTap) Added(d acp.Direction, _ time.Time, line []byte, timed bool) {
+	e.note("added %s %s timed=%v", d, line, timed)
+}
+
+func (e *eventTap) Long(d acp.Direction) LongLine { return &longEvents{tap: e, d: d} }
+
+func (e *eventTap) End(d acp.Direction) error { e.note("end %s", d); return nil }
+
+type longEvents struct {
+	tap  *eventTap
+	d    acp.Direction
+	line []byte
+}
+
+func (l *longEvents) Piece(b []byte) { l.line = append(l.line, b...) }
+func (l *longEvents) End(_ time.Time, eol bool) {
+	l.tap.note("long %s %d bytes eol=%v", l.d, len(l.line), eol)
+}
+
+// endHolder holds "chunk" lines until its direction's input ends: a timed
+// filter whose timer never runs, so what it releases is known in advance.
+type endHolder struct{ held [][]byte }
+
+func (h *endHolder) Name() string { return "end-holder" }
+func (h *endHolder) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	if m.Method() == "chunk" {
+		h.held = append(h.held, append([]byte(nil), m.Raw...))
+		return nil
+	}
+	return out.Emit(m.Dir, m.Raw)
+}
+func (h *endHolder) Tick(acp.Direction, time.Time, filters.Emitter) time.Time { return time.Time{} }
+func (h *endHolder) Drain(d acp.Direction, out filters.Emitter) {
+	for _, b := range h.held {
+		_ = out.Emit(d, b)
+	}
+	h.held = nil
+}
+
+// The relay tells its taps each line it read with what it wrote for it,
+// each line it wrote on its own, and each long line, in the order they
+// happened, and that the direction ended.
+func TestTapsSeeEachLineWithWhatTheRelayWroteForIt(t *testing.T) {
+	rewriting := rewritingFilter
+	long := `{"method":"long","p":"` + strings.Repeat("x", 70<<10) // past the read buffer, where the framer streams + `"}`
+	cases := []struct {
+		name   string
+		relay  *Relay
+		in     string
+		events []string
+	}{
+		{
+			name:  "no filters",
+			relay: &Relay{},
+			in:    "{\"method\":\"a\"}\n{\"method\":\"b\"}",
+			events: []string{
+				`passed client->agent {"method":"a"} eol=true changed=false -> [=]`,
+				`passed client->agent {"method":"b"} eol=false changed=false -> [=]`,
+				`end client->agent`,
+			},
+		},
+		{
+			name:  "filters",
+			relay: &Relay{Chain: filters.NewChain(capabilities.New(), rewriting, &endHolder{})},
+			in:    "{\"method\":\"a\"}\n{\"method\":\"drop\"}\n{\"method\":\"dup\"}\n{\"method\":\"ans\"}\n{\"method\":\"chunk\"}\n",
+			events: []string{
+				`passed client->agent {"method":"a"} eol=true changed=false -> [=]`,
+				`passed client->agent {"method":"drop"} eol=true changed=true -> []`,
+				`passed client->agent {"method":"dup"} eol=true changed=true -> [= {"method":"dup","copy":true}]`,
+				`added agent->client {"id":1,"result":{}} timed=false`,
+				`passed client->agent {"method":"ans"} eol=true changed=false -> [=]`,
+				`passed client->agent {"method":"chunk"} eol=true changed=true -> []`,
+				`added client->agent {"method":"chunk"} timed=true`,
+				`end client->agent`,
+			},
+		},
+		{
+			name:  "a line too long to filter",
+			relay: &Relay{Chain: filters.NewChain(capabilities.New(), rewriting), MaxFilterLine: 100},
+			in:    "{\"method\":\"a\"}\n" + long + "\n",
+			events: []string{
+				`passed client->agent {"method":"a"} eol=true changed=false -> [=]`,
+				fmt.Sprintf(`long client->agent %d bytes eol=true`, len(long)),
+				`end client->agent`,
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tap := &eventTap{}
+			c.relay.Taps = []Tap{tap}
+			var toAgent, toClient bytes.Buffer
+			require.NoError(t, c.relay.Open(&toAgent, &toClient).Pump(context.Background(), acp.ClientToAgent, strings.NewReader(c.in)))
+			assert.Equal(t, c.events, tap.events)
+		})
+	}
+}
