@@ -119,25 +119,20 @@ func readToolUpdate(raw []byte) (ToolUpdate, bool) {
 	return u, u.ID != ""
 }
 
-// read takes one member of the update other than _meta.
+// read takes one member of the update other than _meta, and counts it in
+// Others unless it is sessionUpdate, toolCallId or content.
 func (u *ToolUpdate) read(key, val []byte) {
 	switch {
 	case rawjson.KeyIs(key, "sessionUpdate"):
 		u.SessionUpdate, _ = rawjson.Unquote(val)
+		return
 	case rawjson.KeyIs(key, "toolCallId"):
 		u.ID, _ = rawjson.Unquote(val)
+		return
 	case rawjson.KeyIs(key, "content"):
 		u.Content = val
 		u.saw(MemberContent)
-	default:
-		u.Others++
-		u.readOther(key, val)
-	}
-}
-
-// readOther takes one of the members Others counts.
-func (u *ToolUpdate) readOther(key, val []byte) {
-	switch {
+		return
 	case rawjson.KeyIs(key, "title"):
 		u.Title, _ = rawjson.Unquote(val)
 		u.saw(MemberTitle)
@@ -157,4 +152,5 @@ func (u *ToolUpdate) readOther(key, val []byte) {
 		u.RawOutput = val
 		u.saw(MemberRawOutput)
 	}
+	u.Others++
 }
