@@ -57,7 +57,7 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *summary {
-		report := trace.NewTraceReport(sums)
+		report := trace.NewReport(sums)
 		var err error
 		if *asJSON {
 			err = report.WriteJSON(stdout)

@@ -105,7 +105,7 @@ func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.
 	chain.OnError = func(d acp.Direction, filter string, err error) {
 		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)
 	}
-	chain.Disk = &trace.TraceDisk{Missing: func(q filters.DiskRead, err error) {
+	chain.Disk = &trace.Disk{Missing: func(q filters.DiskRead, err error) {
 		fmt.Fprintf(stderr, "%s: %s: %s\n", prog, name, trace.MissingNote(q, err))
 	}}
 	return chain

@@ -51,7 +51,7 @@ func TestATraceOfTwoRunsIsTwoConnections(t *testing.T) {
 		require.Len(t, sums, 2, "marked %v", marked)
 		assert.Equal(t, trace, out.String(), "a replay with no filter is the trace, markers included")
 
-		r := NewTraceReport(sums)
+		r := NewReport(sums)
 		require.Len(t, r.Connections, 2)
 		for i, agent := range []string{"alpha", "beta"} {
 			c := r.Connections[i]

@@ -97,11 +97,11 @@ func (r *Recorder) read(t time.Time, d acp.Direction, a DiskAnswer) {
 	r.write(d, append(rec, '}', '\n'))
 }
 
-// TraceDisk answers the filters' questions from a trace's "read" records,
+// Disk answers the filters' questions from a trace's "read" records,
 // in a replay: each answer once, in the order they were recorded. A question
 // the trace does not answer is read from this machine's disk, and Missing
 // (if set) is told, once per file.
-type TraceDisk struct {
+type Disk struct {
 	Missing func(q filters.DiskRead, err error)
 
 	mu      sync.Mutex
@@ -114,7 +114,7 @@ func diskKey(q filters.DiskRead) string {
 }
 
 // add keeps a recorded answer.
-func (td *TraceDisk) add(a DiskAnswer) {
+func (td *Disk) add(a DiskAnswer) {
 	td.mu.Lock()
 	defer td.mu.Unlock()
 	if td.answers == nil {
@@ -124,7 +124,7 @@ func (td *TraceDisk) add(a DiskAnswer) {
 	td.answers[k] = append(td.answers[k], a)
 }
 
-func (td *TraceDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([]byte, error)) ([]byte, error) {
+func (td *Disk) Read(_ *filters.Message, q filters.DiskRead, read func() ([]byte, error)) ([]byte, error) {
 	if answer, err, ok := td.take(q); ok {
 		return answer, err
 	}
@@ -145,7 +145,7 @@ func (td *TraceDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([
 }
 
 // take returns the next recorded answer to q, if there is one left.
-func (td *TraceDisk) take(q filters.DiskRead) (answer []byte, err error, ok bool) {
+func (td *Disk) take(q filters.DiskRead) (answer []byte, err error, ok bool) {
 	k := diskKey(q)
 	td.mu.Lock()
 	defer td.mu.Unlock()

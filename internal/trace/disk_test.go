@@ -63,7 +63,7 @@ func TestAReplayAnswersWhatFiltersReadFromTheTrace(t *testing.T) {
 			change()
 			var missing []string
 			chain := filters.NewChain(capabilities.New(), fileShowingFilter(path))
-			chain.Disk = &TraceDisk{Missing: func(q filters.DiskRead, _ error) { missing = append(missing, q.Path) }}
+			chain.Disk = &Disk{Missing: func(q filters.DiskRead, _ error) { missing = append(missing, q.Path) }}
 			var out bytes.Buffer
 			require.NoError(t, replayInto(chain, bytes.NewReader(trace.Bytes()), &out))
 			assert.Empty(t, missing)
@@ -80,7 +80,7 @@ func TestAReplayOfATraceWithoutReadsSaysWhichFile(t *testing.T) {
 	trace := "{\"t\":0.1,\"dir\":\"agent->client\",\"msg\":{\"n\":1}}\n{\"t\":0.2,\"dir\":\"agent->client\",\"msg\":{\"n\":2}}\n"
 	var notes []string
 	chain := filters.NewChain(capabilities.New(), fileShowingFilter(path))
-	chain.Disk = &TraceDisk{Missing: func(q filters.DiskRead, err error) { notes = append(notes, MissingNote(q, err)) }}
+	chain.Disk = &Disk{Missing: func(q filters.DiskRead, err error) { notes = append(notes, MissingNote(q, err)) }}
 	var out bytes.Buffer
 	require.NoError(t, replayInto(chain, strings.NewReader(trace), &out))
 	require.Len(t, notes, 1)

@@ -11,7 +11,7 @@
 //     relay would, on the recorded clock, one connection of the trace
 //     (connections.go) at a time, and hands what happens to Sinks: a
 //     relay's taps that also see each record. Delivered (delivered.go)
-//     writes the output trace; TraceDisk answers the filters from the
+//     writes the output trace; Disk answers the filters from the
 //     trace's "read" records.
 //   - Summary (summary.go) counts messages and bytes per direction and per
 //     tool call, before and after the filters; it is both a tap (--stats)

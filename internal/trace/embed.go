@@ -55,7 +55,7 @@ func EmbedReads(ctx context.Context, chain *filters.Chain, r io.Reader, w io.Wri
 // embedDisk answers from the trace's own "read" records, else from the OS,
 // collecting the OS's answers.
 type embedDisk struct {
-	trace TraceDisk
+	trace Disk
 	got   []DiskAnswer
 }
 

@@ -40,7 +40,7 @@ type Connection struct {
 //
 // Records without a received line (lines the recording proxy added) are
 // skipped: the chain adds its own. What the recording's filters read from
-// the disk ("read" records) answers the chain's filters (see TraceDisk).
+// the disk ("read" records) answers the chain's filters (see Disk).
 func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) error {
 	rp := &replayer{ctx: ctx, newConn: newConn}
 	rp.begin()
@@ -76,7 +76,7 @@ type replayer struct {
 
 	n       int // connections begun
 	conn    Connection
-	disk    *TraceDisk
+	disk    *Disk
 	next    [2]time.Time // when each direction's timed filters want to run
 	last    time.Time
 	passage proxy.Passage
@@ -85,7 +85,7 @@ type replayer struct {
 func (rp *replayer) begin() {
 	rp.conn = rp.newConn(rp.n)
 	rp.n++
-	rp.disk = traceDisk(rp.conn.Chain)
+	rp.disk = replayDisk(rp.conn.Chain)
 	rp.next, rp.last = [2]time.Time{}, time.Time{}
 }
 
@@ -198,15 +198,15 @@ func (rp *replayer) end() error {
 	return nil
 }
 
-// traceDisk is the chain's Disk for a replay: the trace's answers (a
-// TraceDisk the caller set, to hear of what the trace lacks, or a new one).
-func traceDisk(chain *filters.Chain) *TraceDisk {
+// replayDisk is the chain's Disk for a replay: the trace's answers (a
+// Disk the caller set, to hear of what the trace lacks, or a new one).
+func replayDisk(chain *filters.Chain) *Disk {
 	if chain == nil {
-		return &TraceDisk{}
+		return &Disk{}
 	}
-	disk, ok := chain.Disk.(*TraceDisk)
+	disk, ok := chain.Disk.(*Disk)
 	if !ok {
-		disk = &TraceDisk{}
+		disk = &Disk{}
 		chain.Disk = disk
 	}
 	return disk

@@ -243,16 +243,16 @@ func ratio(after, before int64) string {
 	return fmt.Sprintf("%.3f", float64(after)/float64(before))
 }
 
-// TraceReport is the figures of a replayed trace: its totals, and those of
+// Report is the figures of a replayed trace: its totals, and those of
 // each of its connections (one per proxy run it holds).
-type TraceReport struct {
+type Report struct {
 	SummaryReport
 	Connections []SummaryReport `json:"connections"`
 }
 
-// NewTraceReport reports the summaries of a trace's connections, in order.
-func NewTraceReport(conns []*Summary) TraceReport {
-	tr := TraceReport{Connections: []SummaryReport{}}
+// NewReport reports the summaries of a trace's connections, in order.
+func NewReport(conns []*Summary) Report {
+	tr := Report{Connections: []SummaryReport{}}
 	var calls []CallCount
 	for i, s := range conns {
 		r := s.Report()
@@ -286,7 +286,7 @@ func (s *Summary) allCalls() []CallCount {
 }
 
 // add counts a connection's figures into the totals.
-func (tr *TraceReport) add(r SummaryReport, first bool) {
+func (tr *Report) add(r SummaryReport, first bool) {
 	if first {
 		tr.Directions = append([]DirectionReport(nil), r.Directions...)
 		tr.Filters = []FilterFigures{}
@@ -319,7 +319,7 @@ func (tr *TraceReport) add(r SummaryReport, first bool) {
 }
 
 // WriteText writes the report for people: how many connections, then each.
-func (tr TraceReport) WriteText(w io.Writer) error {
+func (tr Report) WriteText(w io.Writer) error {
 	n := len(tr.Connections)
 	for i, r := range tr.Connections {
 		head := "1 connection"
@@ -345,4 +345,4 @@ func (tr TraceReport) WriteText(w io.Writer) error {
 
 // WriteJSON writes the report as one JSON object: the totals, and
 // "connections".
-func (tr TraceReport) WriteJSON(w io.Writer) error { return writeJSON(w, tr) }
+func (tr Report) WriteJSON(w io.Writer) error { return writeJSON(w, tr) }

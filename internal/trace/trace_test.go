@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -39,4 +41,17 @@ func TestMalformedTracesNameTheLine(t *testing.T) {
 		require.ErrorAs(t, err, &te, name)
 		assert.Equal(t, strings.Count(trace, "\n"), te.Line, name)
 	}
+}
+
+// A replay stops when its context is done, before the next record.
+func TestReplayStopsWhenItsContextIsDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	trace := "{\"t\":0.1,\"dir\":\"client->agent\",\"msg\":{\"n\":1}}\n"
+	var out bytes.Buffer
+	err := Replay(ctx, NewReader(strings.NewReader(trace)), func(int) Connection {
+		return Connection{Sinks: []Sink{NewDelivered(&out, false)}}
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, out.String())
 }
