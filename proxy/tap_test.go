@@ -65,12 +65,12 @@ func (l *longEvents) End(_ time.Time, eol bool) {
 type endHolder struct{ held [][]byte }
 
 func (h *endHolder) Name() string { return "end-holder" }
-func (h *endHolder) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (h *endHolder) Apply(m *filters.Message, _ filters.Emitter) error {
 	if m.Method() == "chunk" {
 		h.held = append(h.held, append([]byte(nil), m.Raw...))
-		return nil
+		return filters.Drop
 	}
-	return out.Emit(m.Dir, m.Raw)
+	return nil
 }
 func (h *endHolder) Tick(acp.Direction, time.Time, filters.Emitter) time.Time { return time.Time{} }
 func (h *endHolder) Drain(d acp.Direction, out filters.Emitter) {

@@ -42,7 +42,7 @@ type Connection struct {
 // skipped: the chain adds its own. What the recording's filters read from
 // the disk ("read" records) answers the chain's filters (see Disk).
 func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) error {
-	rp := &replayer{ctx: ctx, newConn: newConn}
+	rp := &replayer{newConn: newConn}
 	rp.begin()
 	var split Connections
 	var epoch time.Time // the recorded clock: t is relative to it
@@ -71,14 +71,13 @@ func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) err
 
 // replayer is the state of a replay: the connection being replayed.
 type replayer struct {
-	ctx     context.Context
 	newConn func(int) Connection
 
 	n       int // connections begun
 	conn    Connection
 	disk    *Disk
-	next    [2]time.Time // when each direction's timed filters want to run
-	last    time.Time
+	clock   *filters.ManualClock // the recorded clock
+	driver  *filters.Driver
 	passage proxy.Passage
 }
 
@@ -86,23 +85,22 @@ func (rp *replayer) begin() {
 	rp.conn = rp.newConn(rp.n)
 	rp.n++
 	rp.disk = replayDisk(rp.conn.Chain)
-	rp.next, rp.last = [2]time.Time{}, time.Time{}
+	rp.clock = filters.NewManualClock(time.Time{})
+	rp.driver = filters.NewDriver(rp.conn.Chain, rp.clock, rp.released)
 }
 
-// record replays one record at now.
-func (rp *replayer) record(now time.Time, rec Record) error {
-	if now.Before(rp.last) {
-		now = rp.last // a hand-edited trace may go back in time; order wins
-	}
-	rp.last = now
+// record replays one record, recorded at at.
+func (rp *replayer) record(at time.Time, rec Record) error {
 	if rec.Read != nil {
 		// What a filter read, for the filters of this replay
 		// (a timer due now may ask) and of a replay of its output.
 		rp.disk.add(*rec.Read)
 	}
-	if err := rp.fire(now); err != nil {
+	// A hand-edited trace may go back in time: the clock does not, order wins.
+	if err := rp.clock.Advance(at); err != nil {
 		return err
 	}
+	now := rp.clock.Now()
 	for _, s := range rp.conn.Sinks {
 		s.Record(now, rec)
 	}
@@ -112,81 +110,56 @@ func (rp *replayer) record(now time.Time, rec Record) error {
 	if err := rp.pass(now, rec); err != nil {
 		return err
 	}
-	if rp.conn.Chain.Len() > 0 {
-		n, err := rp.conn.Chain.Tick(rp.ctx, rec.Dir, now, rp.added(now, true))
-		if err != nil {
-			return err
-		}
-		rp.next[rec.Dir] = n
-	}
-	return nil
+	return rp.driver.Tick(rec.Dir) // what is due now was held
 }
 
 // pass runs a received line through the chain and tells the sinks what it
 // wrote for it.
 func (rp *replayer) pass(now time.Time, rec Record) error {
 	p := &rp.passage
-	*p = proxy.Passage{Dir: rec.Dir, Time: now, Line: rec.Line, EOL: rec.EOL, Out: p.Out[:0]}
+	*p = proxy.Passage{Dir: rec.Dir, Time: now, Line: rec.Line, EOL: rec.EOL, Valid: rec.JSON, Out: p.Out[:0]}
 	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
-	other := rp.added(now, false)
-	err := rp.conn.Chain.Process(rp.ctx, m, func(d acp.Direction, raw []byte, original bool) error {
-		if d != rec.Dir {
-			return other(d, raw, original)
+	err := rp.driver.Process(m, func(l filters.Line) error {
+		if l.Dir != rec.Dir {
+			rp.added(now, l, false)
+			return nil
 		}
-		if !original {
-			raw = append([]byte(nil), raw...)
+		kept := l.Raw
+		if !l.Original {
+			kept = append([]byte(nil), l.Raw...) // a filter may reuse its buffer
 		}
-		p.Out = append(p.Out, proxy.Sent{Line: raw, Original: original})
+		p.Out = append(p.Out, proxy.Sent{Line: kept, Original: l.Original})
 		return nil
 	})
-	p.Valid = rec.JSON
 	for _, s := range rp.conn.Sinks {
 		s.Passed(p)
 	}
 	return err
 }
 
-// added is the chain's sink for lines it writes on its own at at: timed,
-// released by a timer or the end.
-func (rp *replayer) added(at time.Time, timed bool) filters.Sink {
-	return func(d acp.Direction, raw []byte, _ bool) error {
-		for _, s := range rp.conn.Sinks {
-			s.Added(d, at, raw, timed)
-		}
-		return nil
-	}
+// released takes what the filters emit on their own (due, or drained), at
+// the recorded clock's time.
+func (rp *replayer) released(l filters.Line) error {
+	rp.added(rp.clock.Now(), l, true)
+	return nil
 }
 
-// fire runs due timers of both directions, earliest first, up to now.
-func (rp *replayer) fire(now time.Time) error {
-	for {
-		d := acp.ClientToAgent
-		if rp.next[d].IsZero() || (!rp.next[1-d].IsZero() && rp.next[1-d].Before(rp.next[d])) {
-			d = 1 - d
-		}
-		at := rp.next[d]
-		if at.IsZero() || at.After(now) {
-			return nil
-		}
-		n, err := rp.conn.Chain.Tick(rp.ctx, d, at, rp.added(at, true))
-		if err != nil {
-			return err
-		}
-		if !n.After(at) && !n.IsZero() {
-			n = at.Add(time.Microsecond) // a filter must not spin the clock
-		}
-		rp.next[d] = n
+// added tells the sinks of a line the chain wrote on its own at t: timed,
+// released by a timer or the end.
+func (rp *replayer) added(t time.Time, l filters.Line, timed bool) {
+	for _, s := range rp.conn.Sinks {
+		s.Added(l.Dir, t, l.Raw, timed)
 	}
 }
 
 // end ends the connection's streams at its last record: what is held is
 // due then.
 func (rp *replayer) end() error {
-	if err := rp.fire(rp.last); err != nil {
+	if err := rp.clock.Advance(rp.clock.Now()); err != nil {
 		return err
 	}
 	for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-		if err := rp.conn.Chain.Drain(rp.ctx, d, rp.last, rp.added(rp.last, true)); err != nil {
+		if err := rp.driver.Drain(d); err != nil {
 			return err
 		}
 		for _, s := range rp.conn.Sinks {

@@ -64,8 +64,8 @@ func (s *Summary) Report() SummaryReport {
 	for _, f := range s.chain.Stats() {
 		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]acp.Count{}, Out: map[string]acp.Count{}, Counts: f.Counts}
 		for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-			ff.In[d.String()] = acp.Count{Messages: f.In[d][0], Bytes: f.In[d][1] + f.In[d][0]}
-			ff.Out[d.String()] = acp.Count{Messages: f.Out[d][0], Bytes: f.Out[d][1] + f.Out[d][0]}
+			ff.In[d.String()] = f.In[d]
+			ff.Out[d.String()] = f.Out[d]
 			if f.Notes[d] != "" {
 				if ff.Notes == nil {
 					ff.Notes = map[string]string{}
