@@ -8,7 +8,8 @@ import (
 )
 
 // replay runs the trace in reads through the chain, as acp-proxy replay
-// does, and writes what it delivers to out as a trace whose lines name the
+// does (trace.Replay: the chain's one driver, filters.Driver, on the
+// recorded clock), and writes what it delivers to out as a trace whose lines name the
 // received line they were made from. It is the view's one use of the
 // replay: each connection gets a chain of its own (opt.Chain for the
 // first, opt.NewChain's for the others).
