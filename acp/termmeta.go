@@ -18,10 +18,12 @@ type TermMeta struct {
 	Others                          int    // other _meta keys
 
 	// Read on the same walk: the terminal_id of each value (Info,
-	// Output, OutputDelta, Exit), and the data of Output and OutputDelta
-	// (see RawData).
+	// Output, OutputDelta, Exit), the data of Output and OutputDelta, as
+	// JSON strings with their quotes (see RawData), and Exit's exit_code
+	// and signal.
 	ids                   [4]string
 	outputData, deltaData []byte
+	exitCode, signal      []byte
 }
 
 // Any reports whether any of the extension's keys is present.
@@ -45,62 +47,81 @@ func parseTermMeta(meta []byte) (TermMeta, int) {
 		return t, -1
 	}
 	end := rawjson.TrustedWalk(meta, func(key []byte, vs int) (int, bool) {
-		var n int
-		switch {
-		case rawjson.KeyIs(key, MetaTerminalInfo):
-			n = 0
-		case rawjson.KeyIs(key, MetaTerminalOutput):
-			n = 1
-		case rawjson.KeyIs(key, MetaTerminalOutputDelta):
-			n = 2
-		case rawjson.KeyIs(key, MetaTerminalExit):
-			n = 3
-		default:
+		n := termKey(key)
+		if n < 0 {
 			t.Others++
 			return rawjson.TrustedSkip(meta, vs), true
 		}
-		var id, data []byte
-		ve := rawjson.TrustedWalk(meta[vs:], func(k []byte, s int) (int, bool) {
-			e := rawjson.TrustedSkip(meta[vs:], s)
-			switch {
-			case rawjson.KeyIs(k, "terminal_id"):
-				id = meta[vs+s : vs+e]
-			case rawjson.KeyIs(k, "data"):
-				data = meta[vs+s : vs+e]
-			}
-			return e, true
-		})
-		if ve < 0 { // not an object
-			ve = rawjson.TrustedSkip(meta, vs)
-		} else {
-			ve += vs
-		}
-		val := meta[vs:ve]
-		if id != nil {
-			t.ids[n], _ = rawjson.Unquote(id)
+		tv := readTermValue(meta, vs)
+		val := meta[vs:tv.end]
+		if tv.id != nil {
+			t.ids[n], _ = rawjson.Unquote(tv.id) // "" when not a string
 		}
 		switch n {
 		case 0:
 			t.Info = val
 		case 1:
-			t.Output, t.outputData = val, stringBody(data)
+			t.Output, t.outputData = val, quoted(tv.data)
 		case 2:
-			t.OutputDelta, t.deltaData = val, stringBody(data)
+			t.OutputDelta, t.deltaData = val, quoted(tv.data)
 		case 3:
-			t.Exit = val
+			t.Exit, t.exitCode, t.signal = val, tv.exitCode, tv.signal
 		}
-		return ve, true
+		return tv.end, true
 	})
 	return t, end
 }
 
-// stringBody is the bytes between the quotes of a raw JSON string, or nil
-// when raw is not one.
-func stringBody(raw []byte) []byte {
+// termKey is the index of an extension key (Info, Output, OutputDelta,
+// Exit), or -1.
+func termKey(key []byte) int {
+	for n, k := range [...]string{MetaTerminalInfo, MetaTerminalOutput, MetaTerminalOutputDelta, MetaTerminalExit} {
+		if rawjson.KeyIs(key, k) {
+			return n
+		}
+	}
+	return -1
+}
+
+// termValue is what an extension value holds, as spans of the _meta, and
+// the index past it.
+type termValue struct {
+	id, data, exitCode, signal []byte
+	end                        int
+}
+
+// readTermValue reads the extension value at vs of meta.
+func readTermValue(meta []byte, vs int) termValue {
+	var tv termValue
+	v := meta[vs:]
+	end := rawjson.TrustedWalk(v, func(k []byte, s int) (int, bool) {
+		e := rawjson.TrustedSkip(v, s)
+		switch {
+		case rawjson.KeyIs(k, "terminal_id"):
+			tv.id = v[s:e]
+		case rawjson.KeyIs(k, "data"):
+			tv.data = v[s:e]
+		case rawjson.KeyIs(k, "exit_code"):
+			tv.exitCode = v[s:e]
+		case rawjson.KeyIs(k, "signal"):
+			tv.signal = v[s:e]
+		}
+		return e, true
+	})
+	if end < 0 { // not an object
+		tv.end = rawjson.TrustedSkip(meta, vs)
+	} else {
+		tv.end = vs + end
+	}
+	return tv
+}
+
+// quoted is raw when it is a JSON string (with its quotes), else nil.
+func quoted(raw []byte) []byte {
 	if len(raw) < 2 || raw[0] != '"' {
 		return nil
 	}
-	return raw[1 : len(raw)-1]
+	return raw
 }
 
 // TerminalIDs are the terminal_id of Info, Output, OutputDelta and Exit,
@@ -139,4 +160,26 @@ func StripTermMeta(msg []byte, base []string, t TermMeta) ([]byte, error) {
 // terminal_output, then of terminal_output_delta, each nil when absent,
 // null or not a string. It does not decode, and t must come from a
 // validated message.
-func RawData(t TermMeta) (output, delta []byte) { return t.outputData, t.deltaData }
+func RawData(t TermMeta) (output, delta []byte) {
+	return unquoted(t.outputData), unquoted(t.deltaData)
+}
+
+// unquoted is the bytes between the quotes of a JSON string, or nil.
+func unquoted(s []byte) []byte {
+	if s == nil {
+		return nil
+	}
+	return s[1 : len(s)-1]
+}
+
+// Data is the output an update streams, decoded: RawData unescaped, ""
+// where RawData is nil (or its escapes are not valid).
+func Data(t TermMeta) (output, delta string) {
+	output, _ = rawjson.Unquote(t.outputData)
+	delta, _ = rawjson.Unquote(t.deltaData)
+	return output, delta
+}
+
+// ExitStatus is the raw exit_code and signal of terminal_exit, each nil
+// when absent.
+func (t TermMeta) ExitStatus() (code, signal []byte) { return t.exitCode, t.signal }

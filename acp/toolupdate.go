@@ -8,9 +8,11 @@ type ToolUpdate struct {
 	Raw           []byte // params.update, a subslice of the message
 	SessionUpdate string
 	ID            string // toolCallId
+	Title         string
 	Status        string
 	Kind          string
 	Content       []byte
+	Locations     []byte
 	Meta          []byte
 	Term          TermMeta // the terminal-output extension's part of Meta
 	RawInput      []byte
@@ -18,6 +20,44 @@ type ToolUpdate struct {
 	// Others counts the members besides sessionUpdate, toolCallId,
 	// content and _meta: an update with none carries only output.
 	Others int
+
+	// order lists the Members read, as the update carries them.
+	order  [maxOrder]Member
+	nOrder uint8
+}
+
+// Member names a member of a tool update that ToolUpdate reads besides
+// sessionUpdate and toolCallId.
+type Member uint8
+
+const (
+	MemberTitle Member = iota + 1
+	MemberKind
+	MemberStatus
+	MemberContent
+	MemberLocations
+	MemberRawInput
+	MemberRawOutput
+	MemberMeta
+)
+
+// maxOrder bounds Order: an update that repeats keys past it has the
+// repeats read (the last one counts) but not listed.
+const maxOrder = 12
+
+// Order lists the Members the update carries, in the order it carries
+// them (a member set to null included): what a reader that shows an
+// update's fields (the view's one-line description) shows, and in the
+// agent's order. The string members (Title, Status, Kind) are "" both
+// when absent and when null or empty; Order tells those apart.
+func (u *ToolUpdate) Order() []Member { return u.order[:u.nOrder] }
+
+// saw appends k to Order.
+func (u *ToolUpdate) saw(k Member) {
+	if int(u.nOrder) < maxOrder {
+		u.order[u.nOrder] = k
+		u.nOrder++
+	}
 }
 
 // Final reports whether the update ends its call.
@@ -69,6 +109,7 @@ func readToolUpdate(raw []byte) (ToolUpdate, bool) {
 				end = rawjson.TrustedSkip(raw, vs) - vs
 			}
 			u.Meta, u.Term = raw[vs:vs+end], tm
+			u.saw(MemberMeta)
 			return vs + end, true
 		}
 		ve := rawjson.TrustedSkip(raw, vs)
@@ -90,15 +131,26 @@ func (u *ToolUpdate) read(key, val []byte) {
 		return
 	case rawjson.KeyIs(key, "content"):
 		u.Content = val
+		u.saw(MemberContent)
 		return
+	case rawjson.KeyIs(key, "title"):
+		u.Title, _ = rawjson.Unquote(val)
+		u.saw(MemberTitle)
 	case rawjson.KeyIs(key, "status"):
 		u.Status, _ = rawjson.Unquote(val)
+		u.saw(MemberStatus)
 	case rawjson.KeyIs(key, "kind"):
 		u.Kind, _ = rawjson.Unquote(val)
+		u.saw(MemberKind)
+	case rawjson.KeyIs(key, "locations"):
+		u.Locations = val
+		u.saw(MemberLocations)
 	case rawjson.KeyIs(key, "rawInput"):
 		u.RawInput = val
+		u.saw(MemberRawInput)
 	case rawjson.KeyIs(key, "rawOutput"):
 		u.RawOutput = val
+		u.saw(MemberRawOutput)
 	}
 	u.Others++
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +63,46 @@ func TestToolUpdateReadsTheTerminalKeysAsParseTermMetaDoes(t *testing.T) {
 		assert.Equal(t, string(wantOut), string(out), meta)
 		assert.Equal(t, string(wantDelta), string(delta), meta)
 	}
+}
+
+// Order lists the members a reader shows, as the agent ordered them, and
+// tells a member set to null or "" from an absent one.
+func TestToolUpdateOrderListsTheMembersAsTheUpdateCarriesThem(t *testing.T) {
+	for _, tc := range []struct {
+		update string
+		want   []Member
+		title  string
+	}{
+		{`"title":"ls","status":"pending"`, []Member{MemberTitle, MemberStatus}, "ls"},
+		{`"status":"pending","title":"ls"`, []Member{MemberStatus, MemberTitle}, "ls"},
+		{`"_meta":{},"title":null,"content":[],"rawOutput":1`, []Member{MemberMeta, MemberTitle, MemberContent, MemberRawOutput}, ""},
+		{`"kind":"execute","locations":[{"path":"/a"}],"rawInput":{},"title":""`, []Member{MemberKind, MemberLocations, MemberRawInput, MemberTitle}, ""},
+		{`"other":1`, []Member{}, ""},
+		{`"title":"a","title":"b"`, []Member{MemberTitle, MemberTitle}, "b"},
+	} {
+		raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c1",` + tc.update + `}}}`
+		u, ok := NewMessage(AgentToClient, []byte(raw), time.Time{}).ToolUpdate()
+		require.True(t, ok, tc.update)
+		assert.Equal(t, tc.want, u.Order(), tc.update)
+		assert.Equal(t, tc.title, u.Title, tc.update)
+	}
+}
+
+func TestToolUpdateReadsLocations(t *testing.T) {
+	raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c1","locations":[{"path":"/a","line":3}]}}}`
+	u, ok := NewMessage(AgentToClient, []byte(raw), time.Time{}).ToolUpdate()
+	require.True(t, ok)
+	assert.Equal(t, `[{"path":"/a","line":3}]`, string(u.Locations))
+	assert.Equal(t, 1, u.Others)
+}
+
+// Order is bounded: an update that repeats a key many times has every
+// repeat read, the last one counting, and the first maxOrder listed.
+func TestToolUpdateOrderIsBounded(t *testing.T) {
+	update := strings.Repeat(`"status":"pending",`, maxOrder+3) + `"status":"completed"`
+	raw := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c1",` + update + `}}}`
+	u, ok := NewMessage(AgentToClient, []byte(raw), time.Time{}).ToolUpdate()
+	require.True(t, ok)
+	assert.Len(t, u.Order(), maxOrder)
+	assert.Equal(t, "completed", u.Status)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkViewAgainstReplay makes a trace's page and, in the same
@@ -37,9 +39,7 @@ func BenchmarkViewAgainstReplay(b *testing.B) {
 					view += time.Since(start)
 				}
 				st, err := os.Stat(page)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				b.ReportMetric(view.Seconds()/replay.Seconds(), "view/replay")
 				b.ReportMetric(replay.Seconds()/float64(b.N), "replay-s/op")
 				b.ReportMetric(view.Seconds()/float64(b.N), "view-s/op")
@@ -51,7 +51,6 @@ func BenchmarkViewAgainstReplay(b *testing.B) {
 
 func benchRun(b *testing.B, args []string) {
 	var stderr strings.Builder
-	if code := run(args, strings.NewReader(""), io.Discard, &stderr); code != 0 {
-		b.Fatalf("%q: exit %d: %s", args, code, stderr.String())
-	}
+	code := run(args, strings.NewReader(""), io.Discard, &stderr)
+	require.Equal(b, 0, code, "%q: %s", args, stderr.String())
 }

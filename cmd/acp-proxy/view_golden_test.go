@@ -44,8 +44,8 @@ func TestViewGoldens(t *testing.T) {
 			require.NoError(t, err)
 			page := viewOK(t, append(viewFlags(trace), path)...)
 			golden := filepath.Join(viewGoldenDir, name+".json")
-			if _, err := os.Stat(golden); err != nil && !*update {
-				t.Fatalf("no golden %s: run go test ./cmd/acp-proxy -run TestViewGoldens -update, and review it", golden)
+			if !*update {
+				require.FileExists(t, golden, "no golden: run go test ./cmd/acp-proxy -run TestViewGoldens -update, and review it")
 			}
 			checkGolden(t, golden, pageData(t, page))
 		})

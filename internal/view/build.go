@@ -65,13 +65,7 @@ func Build(ctx context.Context, r io.Reader, opt Options) (*Data, error) {
 		out.abandon() // the replay need not wait for a failed analysis
 		afterErr <- err
 	}()
-	delivered := []trace.Sink{trace.NewDelivered(out, true)}
-	err := trace.Replay(ctx, in, func(n int) trace.Connection {
-		if n == 0 || opt.NewChain == nil {
-			return trace.Connection{Chain: opt.Chain, Sinks: delivered}
-		}
-		return trace.Connection{Chain: opt.NewChain(), Sinks: delivered}
-	})
+	err := replay(ctx, in, out, opt)
 	close(received)
 	out.CloseWithError(nil) // the replay's own error is the one to report
 	<-beforeDone
@@ -182,7 +176,6 @@ func assemble(opt Options, before, after *side) *Data {
 		Trace:        opt.Name,
 		Flags:        nonNil(opt.Flags),
 		Filters:      []string{},
-		Calls:        []Call{},
 		Conversation: nonNil(after.conv),
 		Messages:     []Msg{},
 	}
@@ -197,21 +190,27 @@ func assemble(opt Options, before, after *side) *Data {
 	d.Session = session(before, after)
 	d.Timeline = timeline(before, after, end)
 
+	var index map[string]int
+	d.Calls, index = calls(before, after)
+	d.Messages, d.MessagesOmitted = interleave(before, after, index)
+	return d
+}
+
+// calls pairs each tool call's accumulations on the two sides, in the
+// order they first appear (received first), and indexes them by id.
+func calls(before, after *side) ([]Call, map[string]int) {
+	out := []Call{}
 	index := map[string]int{}
-	add := func(c *callAcc) {
-		if _, ok := index[c.id]; !ok {
-			index[c.id] = len(d.Calls)
-			d.Calls = append(d.Calls, Call{ID: c.id})
+	for _, order := range [][]*callAcc{before.callOrder, after.callOrder} {
+		for _, c := range order {
+			if _, ok := index[c.id]; !ok {
+				index[c.id] = len(out)
+				out = append(out, Call{ID: c.id})
+			}
 		}
 	}
-	for _, c := range before.callOrder {
-		add(c)
-	}
-	for _, c := range after.callOrder {
-		add(c)
-	}
-	for i := range d.Calls {
-		call := &d.Calls[i]
+	for i := range out {
+		call := &out[i]
 		b, a := before.calls[call.ID], after.calls[call.ID]
 		if after == before {
 			b = nil // no filters: one side, shown as what the client saw
@@ -238,9 +237,7 @@ func assemble(opt Options, before, after *side) *Data {
 		call.Start, call.End = secs(shown.first), secs(shown.last)
 		call.Raw.Before, call.Raw.After = nonNil(call.Raw.Before), nonNil(call.Raw.After)
 	}
-
-	d.Messages, d.MessagesOmitted = interleave(before, after, index)
-	return d
+	return out, index
 }
 
 // interleave lists the messages of both sides, each received message

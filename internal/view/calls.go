@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
@@ -43,69 +44,68 @@ type sample struct {
 
 func newCall(id string, t time.Duration) *callAcc { return &callAcc{id: id, first: t} }
 
-// apply takes the members of one tool_call or tool_call_update of the
-// line, and returns a one-line description of it.
-func (c *callAcc) apply(t time.Duration, fields [][2][]byte, line []byte, src source) string {
+// apply takes one tool_call or tool_call_update of the line, and returns
+// a one-line description of it: the members it carries, in its order.
+func (c *callAcc) apply(t time.Duration, u *acp.ToolUpdate, line []byte, src source) string {
 	c.last = max(c.last, t)
 	c.count.Line(len(line))
 	c.keep(t, line, src)
 	var desc []string
-	for _, f := range fields {
-		key, val := f[0], f[1]
-		switch string(key) {
-		case "title":
-			c.title, _ = rawjson.Unquote(val)
+	for _, k := range u.Order() {
+		switch k {
+		case acp.MemberTitle:
+			c.title = u.Title
 			desc = append(desc, c.title)
-		case "kind":
-			c.kind, _ = rawjson.Unquote(val)
-		case "status":
-			c.status, _ = rawjson.Unquote(val)
+		case acp.MemberKind:
+			c.kind = u.Kind
+		case acp.MemberStatus:
+			c.status = u.Status
 			desc = append(desc, c.status)
-		case "content":
-			c.content = val
-			desc = append(desc, "content "+size(len(val)))
-		case "locations":
-			c.locations = val
-		case "rawInput":
-			c.rawInput = val
-		case "rawOutput":
-			c.rawOutput = val
-			desc = append(desc, "rawOutput "+size(len(val)))
-		case "_meta":
-			desc = append(desc, c.meta(val)...)
+		case acp.MemberContent:
+			c.content = u.Content
+			desc = append(desc, "content "+size(len(u.Content)))
+		case acp.MemberLocations:
+			c.locations = u.Locations
+		case acp.MemberRawInput:
+			c.rawInput = u.RawInput
+		case acp.MemberRawOutput:
+			c.rawOutput = u.RawOutput
+			desc = append(desc, "rawOutput "+size(len(u.RawOutput)))
+		case acp.MemberMeta:
+			desc = append(desc, c.meta(u.Term)...)
 		}
 	}
 	return joinNonEmpty(desc)
 }
 
 // meta applies the terminal-output extension's keys.
-func (c *callAcc) meta(m []byte) []string {
+func (c *callAcc) meta(tm acp.TermMeta) []string {
 	var desc []string
-	_ = rawjson.Members(m, func(key, val []byte) bool {
-		k := string(key)
-		switch k {
-		case "terminal_info", "terminal_output", "terminal_output_delta", "terminal_exit":
-		default:
-			return true
+	ids := tm.TerminalIDs()
+	if tm.Info != nil {
+		c.terminal(ids[0])
+		desc = append(desc, acp.MetaTerminalInfo)
+	}
+	output, delta := acp.Data(tm)
+	for i, o := range [...]struct {
+		key  string
+		val  []byte
+		data string
+	}{{acp.MetaTerminalOutput, tm.Output, output}, {acp.MetaTerminalOutputDelta, tm.OutputDelta, delta}} {
+		if o.val == nil {
+			continue
 		}
-		id, _ := rawjson.GetString(val, "terminal_id")
-		term := c.terminal(id)
-		switch k {
-		case "terminal_output", "terminal_output_delta":
-			data, _ := rawjson.GetString(val, "data")
-			term.out.write([]byte(data))
-			term.stream = true
-			desc = append(desc, k+" "+size(len(data)))
-		case "terminal_exit":
-			term.exited = true
-			term.exit, _ = rawjson.Get(val, "exit_code")
-			term.signal, _ = rawjson.Get(val, "signal")
-			desc = append(desc, "terminal_exit "+string(term.exit))
-		default:
-			desc = append(desc, k)
-		}
-		return true
-	})
+		term := c.terminal(ids[1+i])
+		term.out.write([]byte(o.data))
+		term.stream = true
+		desc = append(desc, o.key+" "+size(len(o.data)))
+	}
+	if tm.Exit != nil {
+		term := c.terminal(ids[3])
+		term.exited = true
+		term.exit, term.signal = tm.ExitStatus()
+		desc = append(desc, acp.MetaTerminalExit+" "+string(term.exit))
+	}
 	return desc
 }
 

@@ -96,10 +96,8 @@ func assembleAll(opt Options, before, after []*side) *Data {
 	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
 		total := trace.DirectionReport{Direction: dir.String()}
 		for _, c := range conns {
-			total.Before.Messages += c.Directions[dir].Before.Messages
-			total.Before.Bytes += c.Directions[dir].Before.Bytes
-			total.After.Messages += c.Directions[dir].After.Messages
-			total.After.Bytes += c.Directions[dir].After.Bytes
+			total.Before.Plus(c.Directions[dir].Before)
+			total.After.Plus(c.Directions[dir].After)
 		}
 		d.Directions = append(d.Directions, total)
 	}

@@ -8,4 +8,9 @@
 // payload is elided to its size and its first and last lines. WriteHTML
 // embeds that model as JSON in a page whose script renders it; trace
 // content only ever reaches the page as text, never as markup or a URL.
+//
+// Each line is read through package acp, as the filters read it: the
+// message view (acp.Message) and the tool-call and terminal-output reader
+// (acp.ToolUpdate, acp.TermMeta); what is the view's own is the page's
+// model and how each message is described in it.
 package view

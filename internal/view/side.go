@@ -2,7 +2,6 @@ package view
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"time"
 
@@ -46,9 +45,7 @@ type side struct {
 	convText *textAcc // the open agent/thought/user message, appended to
 	convOpen int      // its index in conv, or -1
 
-	// pending are the requests sent in each direction, by raw id: the
-	// method, and for a permission request its event.
-	pending [2]map[string]pendingReq
+	requests *requests // each request until its response
 
 	badLines              int    // lines that are not JSON objects
 	convBytes             int    // text in conv, for convBudget
@@ -67,22 +64,16 @@ type msgRec struct {
 	call string
 }
 
-type pendingReq struct {
-	method string
-	event  int // permission: index in conv
-	opts   map[string]string
-}
-
 func newSide() *side {
 	return &side{
 		calls:    map[string]*callAcc{},
 		convOpen: -1,
-		pending:  [2]map[string]pendingReq{{}, {}},
+		requests: newRequests(),
 	}
 }
 
 // feed takes one line that crossed in direction d at t; valid says it is
-// known to be valid JSON.
+// known to be valid JSON (the trace reader checked it).
 func (s *side) feed(t time.Duration, d acp.Direction, line []byte, valid bool) {
 	if !s.seen || t < s.first {
 		s.first = t
@@ -93,240 +84,49 @@ func (s *side) feed(t time.Duration, d acp.Direction, line []byte, valid bool) {
 	s.points[d] = append(s.points[d], point{t, int32(min(len(line)+1, 1<<31-1))})
 
 	rec := msgRec{Msg: Msg{T: secs(t), Dir: int(d), Bytes: len(line) + 1, Call: -1, Src: s.cur.line, Timer: s.cur.timer}}
-	m, ok := parseMessage(line, valid)
-	if !ok {
-		rec.Label = "(not a JSON object)"
-		rec.Brief = brief(string(firstLines(line, 1, 400)))
-		// An agent that logs to stdout writes many: the first few are
-		// shown, and the message list has them all.
-		if s.badLines++; s.badLines <= maxBadLineEvents {
-			txt := makeText(line)
-			title := "a line that is not a JSON-RPC message"
-			if s.badLines == maxBadLineEvents {
-				title += " (the last one shown here; the message list has the others)"
-			}
-			s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: title, Text: &txt})
-		}
-		s.addMsg(rec)
-		return
-	}
-	switch {
-	case m.method != "":
-		rec.Label = m.method
-		if m.id != nil {
-			s.pending[d][string(m.id)] = pendingReq{method: m.method, event: -1}
-		}
-		s.request(t, d, m, &rec)
-	case m.id != nil:
-		req, ok := s.pending[d.Reverse()][string(m.id)]
-		delete(s.pending[d.Reverse()], string(m.id))
-		if !ok {
-			req.method = "?"
-		}
-		s.response(t, d, m, req, &rec)
-	default:
-		rec.Label = "(no method, no id)"
+	m := acp.NewMessage(d, line, time.Time{})
+	// A line the trace reader did not check (a string of a record's
+	// "out") is checked in full, escapes included.
+	if !m.Valid() || !valid && !m.Checked() {
+		s.notMessage(t, d, line, &rec)
+	} else {
+		s.message(t, m, &rec)
 	}
 	s.addMsg(rec)
 }
 
-var errNotObject = errors.New("not a JSON object")
-
-// message is the top level of a JSON-RPC message, as spans of its line.
-type message struct {
-	line                       []byte
-	method                     string
-	id, params, result, errorV []byte
-}
-
-// parseMessage reads the top level of line in one walk; ok is false when
-// it is not a JSON object. valid says line is known to be valid JSON (the
-// trace reader checked it): then it is not validated again, so that a
-// large snapshot costs the trace reader's scan and a memchr, not two
-// scans.
-func parseMessage(line []byte, valid bool) (m message, ok bool) {
-	m.line = line
-	members := func(obj []byte, fn func(key, val []byte) bool) error {
-		if len(obj) == 0 || obj[0] != '{' {
-			return errNotObject
+// notMessage takes a line that is not a JSON object.
+func (s *side) notMessage(t time.Duration, d acp.Direction, line []byte, rec *msgRec) {
+	rec.Label = "(not a JSON object)"
+	rec.Brief = brief(string(firstLines(line, 1, 400)))
+	// An agent that logs to stdout writes many: the first few are
+	// shown, and the message list has them all.
+	if s.badLines++; s.badLines <= maxBadLineEvents {
+		txt := makeText(line)
+		title := "a line that is not a JSON-RPC message"
+		if s.badLines == maxBadLineEvents {
+			title += " (the last one shown here; the message list has the others)"
 		}
-		rawjson.TrustedMembers(obj, fn)
-		return nil
-	}
-	if !valid {
-		members = rawjson.Members
-	}
-	err := members(line, func(key, val []byte) bool {
-		switch string(key) {
-		case "method":
-			m.method, _ = rawjson.Unquote(val)
-		case "id":
-			m.id = val
-		case "params":
-			m.params = val
-		case "result":
-			m.result = val
-		case "error":
-			m.errorV = val
-		}
-		return true
-	})
-	return m, err == nil
-}
-
-func (s *side) request(t time.Duration, d acp.Direction, m message, rec *msgRec) {
-	params := m.params
-	switch m.method {
-	case "initialize":
-		if d == acp.ClientToAgent {
-			s.clientInit = params
-		}
-	case "session/new", "session/load", "session/resume":
-		if cwd, ok := rawjson.GetString(params, "cwd"); ok {
-			s.cwd = cwd
-			rec.Brief = brief(cwd)
-		}
-		if id, ok := rawjson.GetString(params, "sessionId"); ok {
-			s.addSession(id)
-		}
-	case "session/prompt":
-		prompt, _ := rawjson.Get(params, "prompt")
-		text := blocksText(prompt)
-		rec.Brief = brief(text)
-		txt := makeText([]byte(text))
-		s.event(Event{T: secs(t), Kind: "prompt", Dir: d.String(), Text: &txt})
-	case "session/update":
-		s.update(t, d, m, rec)
-	case "session/request_permission":
-		tc, _ := rawjson.Get(params, "toolCall")
-		title, _ := rawjson.GetString(tc, "title")
-		id, _ := rawjson.GetString(tc, "toolCallId")
-		ev := Event{T: secs(t), Kind: "permission", Dir: d.String(), Call: id, Title: title}
-		req := pendingReq{method: m.method, opts: map[string]string{}}
-		opts, _ := rawjson.Get(params, "options")
-		_ = rawjson.Elements(opts, func(_ int, o []byte) bool {
-			name, _ := rawjson.GetString(o, "name")
-			kind, _ := rawjson.GetString(o, "kind")
-			oid, _ := rawjson.GetString(o, "optionId")
-			ev.Options = append(ev.Options, name+" ("+kind+")")
-			req.opts[oid] = name
-			return true
-		})
-		rec.Brief = brief(title)
-		if c := s.calls[id]; c != nil {
-			rec.call = id
-		}
-		req.event = s.event(ev)
-		s.pending[d][string(m.id)] = req
-	case "session/cancel":
-		s.event(Event{T: secs(t), Kind: "stop", Dir: d.String(), Title: "session/cancel"})
+		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: title, Text: &txt})
 	}
 }
 
-func (s *side) response(t time.Duration, d acp.Direction, m message, req pendingReq, rec *msgRec) {
-	if e := m.errorV; e != nil {
-		rec.Label = "error of " + req.method
-		msg, _ := rawjson.GetString(e, "message")
-		code, _ := rawjson.Get(e, "code")
-		rec.Brief = brief(string(code) + " " + msg)
-		txt := makeText(elideJSON(e))
-		s.event(Event{T: secs(t), Kind: "error", Dir: d.String(), Title: "error in answer to " + req.method, Text: &txt})
-		return
-	}
-	rec.Label = "result of " + req.method
-	res := m.result
-	switch req.method {
-	case "initialize":
-		if d == acp.AgentToClient {
-			s.agentInit = res
+// message takes a JSON object: a request or notification (it has a
+// method), a response (an id and no method), or neither.
+func (s *side) message(t time.Duration, m *acp.Message, rec *msgRec) {
+	s.requests.Observe(m)
+	switch {
+	case m.Method() != "":
+		rec.Label = m.Method()
+		s.request(t, m, rec)
+	case m.ID() != nil:
+		req, ok := s.requests.Answered(m)
+		if !ok {
+			req = &request{Method: "?", event: -1}
 		}
-	case "session/new":
-		if id, ok := rawjson.GetString(res, "sessionId"); ok {
-			s.addSession(id)
-			rec.Brief = id
-		}
-	case "session/prompt":
-		stop, _ := rawjson.GetString(res, "stopReason")
-		rec.Brief = stop
-		s.event(Event{T: secs(t), Kind: "stop", Dir: d.String(), Title: "end of turn: " + stop})
-	case "session/request_permission":
-		outcome, _ := rawjson.GetString(res, "outcome", "outcome")
-		answer := outcome
-		if oid, ok := rawjson.GetString(res, "outcome", "optionId"); ok {
-			answer = oid
-			if name := req.opts[oid]; name != "" {
-				answer = name + " (" + oid + ")"
-			}
-		}
-		rec.Brief = answer
-		if req.event >= 0 && req.event < len(s.conv) {
-			s.conv[req.event].Answer = answer
-			s.conv[req.event].AnswerT = secs(t)
-		}
-	}
-}
-
-// update handles a session/update notification.
-func (s *side) update(t time.Duration, d acp.Direction, m message, rec *msgRec) {
-	// parseMessage validated the line: walks below trust it, so a large
-	// snapshot costs a memchr, not another validation.
-	upd, _ := rawjson.TrustedGet(m.params, "update")
-	var kind, id string
-	var fields [][2][]byte
-	rawjson.TrustedMembers(upd, func(key, val []byte) bool {
-		switch string(key) {
-		case "sessionUpdate":
-			kind, _ = rawjson.Unquote(val)
-		case "toolCallId":
-			id, _ = rawjson.Unquote(val)
-		}
-		fields = append(fields, [2][]byte{key, val})
-		return true
-	})
-	rec.Label = "session/update " + kind
-	switch kind {
-	case "tool_call", "tool_call_update":
-		s.closeMessage() // text after a tool call is a new message
-		if id == "" {
-			return
-		}
-		c := s.calls[id]
-		if c == nil {
-			c = newCall(id, t)
-			s.calls[id] = c
-			s.callOrder = append(s.callOrder, c)
-		}
-		rec.call = id
-		rec.Brief = brief(c.apply(t, fields, m.line, s.cur))
-	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
-		ev := map[string]string{"agent_message_chunk": "agent", "agent_thought_chunk": "thought", "user_message_chunk": "user"}[kind]
-		block, _ := rawjson.Get(upd, "content")
-		text := blockText(block)
-		rec.Brief = brief(text)
-		if s.convOpen < 0 || s.conv[s.convOpen].Kind != ev {
-			s.closeMessage()
-			s.convText = &textAcc{}
-			s.conv = append(s.conv, Event{T: secs(t), Kind: ev, Dir: d.String()})
-			s.convOpen = len(s.conv) - 1
-		}
-		s.convText.write([]byte(text))
-		txt := s.convText.text()
-		s.conv[s.convOpen].Text = &txt
-	case "plan":
-		entries, _ := rawjson.Get(upd, "entries")
-		var b strings.Builder
-		_ = rawjson.Elements(entries, func(_ int, e []byte) bool {
-			status, _ := rawjson.GetString(e, "status")
-			content, _ := rawjson.GetString(e, "content")
-			b.WriteString("[" + status + "] " + content + "\n")
-			return true
-		})
-		txt := makeText([]byte(b.String()))
-		s.event(Event{T: secs(t), Kind: "plan", Dir: d.String(), Text: &txt})
+		s.response(t, m, req, rec)
 	default:
-		if len(upd) < 400 {
-			rec.Brief = brief(string(upd))
-		}
+		rec.Label = "(no method, no id)"
 	}
 }
 
