@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
 
@@ -31,9 +34,7 @@ func TestRunRecordsTurn(t *testing.T) {
 
 	lines := c.Lines()
 	// initialize, session/new, tool_call, permission, fs, final update, prompt result
-	if len(lines) != 7 {
-		t.Fatalf("got %d lines, want 7\n%s", len(lines), c.Report())
-	}
+	require.Len(t, lines, 7, "got %d lines, want 7\n%s", len(lines), c.Report())
 	var total int64
 	largest := 0
 	for i, l := range lines {
@@ -44,26 +45,25 @@ func TestRunRecordsTurn(t *testing.T) {
 		largest = max(largest, l.Size)
 	}
 	st := c.Stats()
-	if st.Bytes != total || st.Messages != 7 || st.LargestLine != largest || largest < 3<<20 {
-		t.Errorf("stats %+v, want %d bytes, 7 messages, largest %d (> 3 MiB)", st, total, largest)
+	assert.False(t, st.Bytes != total || st.Messages != 7 || st.LargestLine != largest || largest < 3<<20, "stats %+v, want %d bytes, 7 messages, largest %d (> 3 MiB)", st, total, largest)
+	if assert.NotNil(t, lines[2].Update, "line 2 update head") {
+		if assert.Equal(t, "tool_call", lines[2].Update.SessionUpdate, "line 2 update head = %+v, want tool_call t1", lines[2].Update) {
+			assert.Equal(t, "t1", lines[2].Update.ToolCallID, "line 2 update head = %+v, want tool_call t1", lines[2].Update)
+		}
 	}
-	if lines[2].Update == nil || lines[2].Update.SessionUpdate != "tool_call" || lines[2].Update.ToolCallID != "t1" {
-		t.Errorf("line 2 update head = %+v, want tool_call t1", lines[2].Update)
-	}
-	if lines[3].Method != "session/request_permission" || string(lines[3].ID) != "0" {
-		t.Errorf("line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID)
+	if assert.Equal(t, "session/request_permission", lines[3].Method, "line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID) {
+		assert.Equal(t, "0", string(lines[3].ID), "line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID)
 	}
 
 	calls := c.ToolCalls()
-	if len(calls) != 1 || calls[0].ID != "t1" || calls[0].Count != 2 || len(calls[0].Updates) != 2 {
-		t.Fatalf("tool calls = %+v, want t1 with 2 updates", calls)
-	}
+	require.Len(t, calls, 1, "tool calls")
+	require.Equal(t, "t1", calls[0].ID, "tool calls = %+v, want t1 with 2 updates", calls)
+	require.Equal(t, 2, calls[0].Count, "tool calls = %+v, want t1 with 2 updates", calls)
+	require.Len(t, calls[0].Updates, 2, "tool calls = %+v, want t1 with 2 updates", calls)
 	updates, err := calls[0].Decoded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if updates[1].Status != "completed" || len(updates[1].RawOutput) != bigLine+2 {
-		t.Errorf("final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput))
+	require.NoError(t, err)
+	if assert.Equal(t, "completed", updates[1].Status, "final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput)) {
+		assert.Len(t, updates[1].RawOutput, bigLine+2, "final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput))
 	}
 	if n := len(c.PermissionRequests()); n != 1 {
 		t.Errorf("got %d permission requests, want 1", n)
@@ -87,20 +87,18 @@ func TestMaxRetainedBytesKeepsMetadataAndLastUpdate(t *testing.T) {
 	}, "go")
 	lines := c.Lines()
 	big := lines[5]
-	if big.Raw != nil || big.Size < bigLine || big.Update == nil || big.Update.ToolCallID != "t1" {
-		t.Errorf("over-budget line: %d raw bytes, size %d, update %+v; want no body but its metadata", len(big.Raw), big.Size, big.Update)
-	}
-	if lines[6].Raw == nil {
-		t.Errorf("small line after the big one lost its body")
-	}
+	assert.False(t, big.Raw != nil || big.Size < bigLine || big.Update == nil || big.Update.ToolCallID != "t1", "over-budget line: %d raw bytes, size %d, update %+v; want no body but its metadata", len(big.Raw), big.Size, big.Update)
+	assert.NotNil(t, lines[6].Raw, "small line after the big one lost its body")
 	tc := c.ToolCall("t1")
-	if tc.Count != 2 || len(tc.Updates) != 1 || len(tc.Last) < bigLine {
-		t.Errorf("tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last))
+	if assert.Equal(t, 2, tc.Count, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last)) {
+		if assert.Len(t, tc.Updates, 1, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last)) {
+			assert.GreaterOrEqual(t, len(tc.Last), bigLine, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last))
+		}
 	}
 	// OnLine runs on the reader goroutine, before the line is recorded;
 	// Run has returned, so the reader is past the last line.
-	if len(seen) != 7 || seen[5] < bigLine {
-		t.Errorf("OnLine saw %v, want 7 lines with the full big one", seen)
+	if assert.Len(t, seen, 7, "OnLine saw") {
+		assert.GreaterOrEqual(t, seen[5], bigLine, "OnLine saw %v, want 7 lines with the full big one", seen)
 	}
 }
 
@@ -113,9 +111,7 @@ func TestWaitLine(t *testing.T) {
 	l := c.WaitLine("the final update", func(l acpclient.Line) bool {
 		return l.Update != nil && l.Size > bigLine
 	})
-	if l.Update.ToolCallID != "t1" {
-		t.Errorf("matched %+v", l.Update)
-	}
+	assert.Equal(t, "t1", l.Update.ToolCallID, "matched %+v", l.Update)
 	if r := p.Wait(); r.Error != nil {
 		t.Errorf("prompt: %v", r.Error)
 	}
@@ -152,9 +148,7 @@ func TestAgentExitFailsWithStderr(t *testing.T) {
 	}()
 	<-done
 	for _, want := range []string{"stdout ended before the session/prompt response", "crashing on purpose", `"method":"session/prompt"`} {
-		if !strings.Contains(rec.msg, want) {
-			t.Errorf("failure message lacks %q:\n%s", want, rec.msg)
-		}
+		assert.Contains(t, rec.msg, want, "failure message lacks %q:\n%s", want, rec.msg)
 	}
 }
 
@@ -175,9 +169,7 @@ func TestCleanupEndsProcessGroup(t *testing.T) {
 func liveGroupMembers(t *testing.T, pgid int) []string {
 	t.Helper()
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var live []string
 	for _, path := range stats {
 		b, err := os.ReadFile(path)

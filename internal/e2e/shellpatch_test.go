@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
@@ -53,9 +56,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			s := launch(t, tc.agent, []string{heredocScript, "ls"}, tc.unified, tc.policy)
 			target := filepath.Join(s.agent.Dir, heredocFile)
 			if tc.exists {
-				if err := os.WriteFile(target, []byte(oldContent), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(target, []byte(oldContent), 0o644))
 			}
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			opts := acpclient.Options{
@@ -77,9 +78,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 				t.Fatalf("%s = %q (%v), want %q", heredocFile, written, err, heredocContent)
 			}
 			calls := c.ToolCalls()
-			if len(calls) != 2 {
-				t.Fatalf("%d tool calls, want the write and ls\n%s", len(calls), c.Report())
-			}
+			require.Len(t, calls, 2, "%d tool calls, want the write and ls\n%s", len(calls), c.Report())
 			writeID, lsID := calls[0].ID, calls[1].ID
 			var oldText *string
 			if tc.exists {
@@ -128,9 +127,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 					t.Errorf("the proxy changed a message that is not the write's:\n%s", shorten(r.Line))
 					continue
 				}
-				if len(r.Out) != 1 {
-					t.Fatalf("the proxy sent %d lines for one message of the write", len(r.Out))
-				}
+				require.Len(t, r.Out, 1, "the proxy sent %d lines for one message of the write", len(r.Out))
 				checkRewrite(t, r.Line, r.Out[0], wantDiff)
 				if e.Method == "session/request_permission" {
 					permID = e.ID
@@ -141,8 +138,8 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			// shows the diff and nothing else, no terminal, and the call
 			// ends as an edit of the file.
 			st := finalStates(t, clientLines(c))[writeID]
-			if st["kind"] != `"edit"` || !strings.Contains(st["title"], heredocFile) {
-				t.Errorf("the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile)
+			if assert.Equal(t, `"edit"`, st["kind"], "the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile) {
+				assert.Contains(t, st["title"], heredocFile, "the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile)
 			}
 			if want := mustJSON(t, []map[string]string{{"path": target}}); !jsonEqual(st["locations"], want) {
 				t.Errorf("locations %s, want %s", st["locations"], want)
@@ -150,8 +147,10 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			if want := mustJSON(t, []diffItem{wantDiff}); !jsonEqual(st["content"], want) {
 				t.Errorf("content %s,\nwant %s", st["content"], want)
 			}
-			if st["status"] != `"completed"` || st["terminal data"] != "" || st["terminal exit"] != "" {
-				t.Errorf("status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"])
+			if assert.Equal(t, `"completed"`, st["status"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"]) {
+				if assert.Empty(t, st["terminal data"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"]) {
+					assert.Empty(t, st["terminal exit"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"])
+				}
 			}
 
 			// Permission: the request for the write was rewritten (its
@@ -159,18 +158,14 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			// agent as the client sent it.
 			perms := c.PermissionRequests()
 			asks := tc.policy == "untrusted" || strings.HasPrefix(tc.agent, "claude")
-			if asks && permID == nil {
-				t.Errorf("no permission request for the write was rewritten; got %d requests", len(perms))
+			if asks {
+				assert.NotNil(t, permID, "no permission request for the write was rewritten; got %d requests", len(perms))
 			}
 			if permID != nil {
 				answer := answerTo(t, recs, permID)
-				if answer == nil {
-					t.Errorf("the client's answer to permission request %s is not in the trace", permID)
-				}
+				assert.NotNil(t, answer, "the client's answer to permission request %s is not in the trace", permID)
 				sent := clientSent(c)
-				if !containsLine(sent, answer) {
-					t.Errorf("the answer the proxy got is not what the client sent: %s", shorten(answer))
-				}
+				assert.True(t, containsLine(sent, answer), "the answer the proxy got is not what the client sent: %s", shorten(answer))
 			}
 			if tc.unified && tc.policy == "untrusted" {
 				// Observed: unified exec asks before it announces the call,
@@ -183,8 +178,8 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 
 			// ls is untouched: its lines are the agent's.
 			for _, r := range recs {
-				if r.Dir == acp.AgentToClient && r.HasLine && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID && r.HasOut {
-					t.Errorf("the ls call was changed:\n%s\n→ %s", shorten(r.Line), shorten(r.Out[0]))
+				if r.Dir == acp.AgentToClient && r.HasLine && r.HasOut && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID {
+					assert.Fail(t, "the ls call was changed", "%s\n→ %s", shorten(r.Line), shorten(r.Out[0]))
 				}
 			}
 			if t.Failed() {
@@ -224,9 +219,7 @@ func mustJSON(t *testing.T, v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, enc.Encode(v))
 	return compact(bytes.TrimSpace(b.Bytes()))
 }
 
@@ -277,14 +270,12 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	t.Helper()
 	oe, o := callOf(t, orig)
 	ge, g := callOf(t, got)
-	if oe.Method != ge.Method || !bytes.Equal(oe.ID, ge.ID) {
-		t.Errorf("method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID)
+	if assert.Equal(t, ge.Method, oe.Method, "method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID) {
+		assert.Equal(t, string(ge.ID), string(oe.ID), "method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID)
 	}
 	// Outside the tool call object, nothing changes (the permission
 	// request's options, the session id, the envelope).
-	if !reflect.DeepEqual(outsideCall(t, orig), outsideCall(t, got)) {
-		t.Errorf("the message outside its tool call changed:\n%s\n→ %s", shorten(orig), shorten(got))
-	}
+	assert.Equal(t, outsideCall(t, got), outsideCall(t, orig), "the message outside its tool call changed:\n%s\n→ %s", shorten(orig), shorten(got))
 	if oe.Method == "session/request_permission" {
 		var op, gp struct {
 			Params struct {
@@ -293,8 +284,8 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 		}
 		json.Unmarshal(orig, &op)
 		json.Unmarshal(got, &gp)
-		if len(op.Params.Options) == 0 || !bytes.Equal(op.Params.Options, gp.Params.Options) {
-			t.Errorf("permission options changed: %s → %s", op.Params.Options, gp.Params.Options)
+		if assert.NotEmpty(t, op.Params.Options, "permission options changed: %s → %s", op.Params.Options, gp.Params.Options) {
+			assert.Equal(t, string(gp.Params.Options), string(op.Params.Options), "permission options changed: %s → %s", op.Params.Options, gp.Params.Options)
 		}
 	}
 	// Kept as they were: the id, status, rawInput, rawOutput and anything
@@ -304,9 +295,7 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 		case "kind", "title", "locations", "content", "_meta":
 			continue
 		}
-		if !bytes.Equal(v, g[k]) {
-			t.Errorf("%s changed: %s → %s", k, shorten(v), shorten(g[k]))
-		}
+		assert.Equal(t, string(g[k]), string(v), "%s changed: %s → %s", k, shorten(v), shorten(g[k]))
 	}
 	// _meta: as it was, without the terminal keys.
 	var om, gm map[string]json.RawMessage
@@ -319,9 +308,7 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 		}
 	}
 	if len(om) > 0 || len(gm) > 0 {
-		if !reflect.DeepEqual(om, gm) {
-			t.Errorf("_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
-		}
+		assert.Equal(t, gm, om, "_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
 	}
 	// The edit's own members, where set.
 	if v, ok := g["kind"]; ok && string(v) != `"edit"` {
@@ -388,9 +375,7 @@ func checkUnchangedWriteMessage(t *testing.T, line []byte) {
 func outsideCall(t *testing.T, line []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(line, &m))
 	if p, ok := m["params"].(map[string]any); ok {
 		delete(p, "update")
 		delete(p, "toolCall")
@@ -408,9 +393,7 @@ func answerTo(t *testing.T, recs []proxy.TraceRecord, id json.RawMessage) []byte
 		}
 		e := decodeEnvelope(t, r.Line)
 		if e.Method == "" && bytes.Equal(e.ID, id) {
-			if r.HasOut {
-				t.Errorf("the proxy changed the client's answer: %s → %q", shorten(r.Line), r.Out)
-			}
+			assert.False(t, r.HasOut, "the proxy changed the client's answer: %s → %q", shorten(r.Line), r.Out)
 			return r.Line
 		}
 	}
@@ -544,13 +527,9 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				policy = "ask"
 			}
 			s := launchScript(t, tc.agent, mockmodel.Script{Commands: tc.commands, Workdirs: tc.workdirs}, false, policy)
-			if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755))
 			for rel, content := range tc.before {
-				if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644))
 			}
 			if tc.hook != "" {
 				addClaudeHook(t, s.agent.ConfigDir, tc.hook)
@@ -607,18 +586,14 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			for id, st := range finalStates(t, clientLines(c)) {
 				if st["kind"] == `"edit"` {
 					edits++
-					if early[id] {
-						t.Errorf("call %s was shown as an edit, though its permission request came before its command", id)
-					}
+					assert.False(t, early[id], "call %s was shown as an edit, though its permission request came before its command", id)
 				}
 			}
 			if tc.edits > 0 && len(early) > 0 {
 				t.Logf("%d of the calls asked before reporting their command", len(early))
 				wantEdits = max(tc.edits-len(early), 0)
 			}
-			if edits != wantEdits {
-				t.Errorf("%d calls shown as edits, want %d", edits, wantEdits)
-			}
+			assert.Equal(t, wantEdits, edits)
 			if tc.agent == "opencode" {
 				// Every edit was shown in the request that asked to run it; opencode's defaults
 				// never ask.
@@ -629,8 +604,8 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 						asked++
 					}
 				}
-				if tc.allow && len(perms) > 0 || !tc.allow && asked != edits {
-					t.Errorf("%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits)
+				if assert.False(t, tc.allow && len(perms) > 0, "%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits) {
+					assert.False(t, !tc.allow && asked != edits, "%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits)
 				}
 			}
 			if t.Failed() {
@@ -750,27 +725,19 @@ func addClaudeHook(t *testing.T, configDir, command string) {
 	path := filepath.Join(configDir, "settings.json")
 	settings := map[string]any{}
 	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &settings); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(b, &settings))
 	}
 	out := mustJSON(t, map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": "PreToolUse",
 		"updatedInput":  map[string]any{"command": command, "description": "rewritten by a hook"},
 	}})
 	hook := filepath.Join(configDir, "rewrite-hook.sh")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n"), 0o755))
 	settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{
 		"matcher": "Bash",
 		"hooks":   []any{map[string]any{"type": "command", "command": hook}},
 	}}}
 	b, err := json.Marshal(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 }

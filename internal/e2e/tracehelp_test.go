@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
 
@@ -25,9 +28,7 @@ func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
 	t.Helper()
 	var recs []proxy.TraceRecord
 	for rec, err := range proxy.NewTraceReader(r).All() {
-		if err != nil {
-			t.Fatalf("reading trace: %v", err)
-		}
+		require.NoError(t, err, "reading trace")
 		if rec.Conn != nil {
 			continue
 		}
@@ -39,9 +40,7 @@ func readTrace(t *testing.T, r io.Reader) []proxy.TraceRecord {
 func readTraceFile(t *testing.T, path string) []proxy.TraceRecord {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	return readTrace(t, f)
 }
@@ -104,9 +103,7 @@ func replayTrace(t *testing.T, trace string, flags ...string) []proxy.TraceRecor
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("acp-proxy replay %q: %v\n%s", flags, err, stderr.String())
 	}
-	if stderr.Len() > 0 {
-		t.Errorf("acp-proxy replay %q wrote to stderr: %s", flags, stderr.String())
-	}
+	assert.Empty(t, stderr.String(), "acp-proxy replay %q wrote to stderr: %s", flags, stderr.String())
 	return readTrace(t, &stdout)
 }
 

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -56,9 +59,7 @@ type chatChunk struct {
 func postChat(t *testing.T, url, body string) []chatChunk {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
@@ -80,14 +81,10 @@ func postChat(t *testing.T, url, body string) []chatChunk {
 			continue
 		}
 		var c chatChunk
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(data), &c))
 		chunks = append(chunks, c)
 	}
-	if !done {
-		t.Errorf("the stream does not end with [DONE]")
-	}
+	assert.True(t, done, "the stream does not end with [DONE]")
 	return chunks
 }
 
@@ -116,9 +113,7 @@ func TestChatTurn(t *testing.T) {
 	if err := json.Unmarshal([]byte(args.String()), &in); err != nil || name != "bash" || id != "call_mock_1" || in.Command != "echo hi" || in.Description == "" {
 		t.Errorf("tool call %s %s %q (%v), want bash call_mock_1 with the command and a description", name, id, args.String(), err)
 	}
-	if finish(chunks) != "tool_calls" {
-		t.Errorf("finish_reason %q, want tool_calls", finish(chunks))
-	}
+	assert.Equal(t, "tool_calls", finish(chunks), "finish_reason")
 
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone))
 	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.DefaultAnswer || finish(chunks) != "stop" {
@@ -126,9 +121,7 @@ func TestChatTurn(t *testing.T) {
 	}
 	// A new prompt starts the script again.
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, `{"role":"assistant","content":"done"}`, chatPrompt))
-	if len(chunks[0].Choices[0].Delta.ToolCalls) != 1 {
-		t.Errorf("second prompt: %+v, want a tool call", chunks[0])
-	}
+	assert.Len(t, chunks[0].Choices[0].Delta.ToolCalls, 1, "second prompt: %+v, want a tool call", chunks[0])
 
 	// The title request: no tools, streamed or not.
 	chunks = postChat(t, url, chatBody(false, true, chatSystem, chatPrompt))
@@ -136,9 +129,7 @@ func TestChatTurn(t *testing.T) {
 		t.Errorf("streamed title reply %+v", chunks)
 	}
 	resp, err := http.Post(url, "application/json", strings.NewReader(chatBody(false, false, chatPrompt)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var full struct {
 		Choices []struct {
@@ -150,9 +141,7 @@ func TestChatTurn(t *testing.T) {
 	}
 	want := []string{"tool bash", "answer", "tool bash", "aux", "aux"}
 	for i, r := range m.Requests() {
-		if r.Reply != want[i] {
-			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
-		}
+		assert.Equal(t, want[i], r.Reply, "request %d reply %q, want %q", i, r.Reply, want[i])
 	}
 }
 
@@ -170,11 +159,9 @@ func TestChatCallsAfterCommands(t *testing.T) {
 			args.WriteString(tc.Function.Arguments)
 		}
 	}
-	if name != "edit" || args.String() != `{"filePath":"a.txt","newString":"b","oldString":"a"}` {
-		t.Errorf("second step: %s %s, want the edit call", name, args.String())
+	if assert.Equal(t, "edit", name, "second step: %s %s, want the edit call", name, args.String()) {
+		assert.Equal(t, `{"filePath":"a.txt","newString":"b","oldString":"a"}`, args.String(), "second step: %s %s, want the edit call", name, args.String())
 	}
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, chatCall, chatToolDone))
-	if finish(chunks) != "stop" {
-		t.Errorf("after both: finish %q, want the answer", finish(chunks))
-	}
+	assert.Equal(t, "stop", finish(chunks), "after both: finish")
 }

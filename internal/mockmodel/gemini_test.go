@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -56,9 +59,7 @@ type geminiReply struct {
 func postGemini(t *testing.T, url, body string) []geminiReply {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
@@ -67,9 +68,7 @@ func postGemini(t *testing.T, url, body string) []geminiReply {
 	var out []geminiReply
 	if !strings.Contains(url, "alt=sse") {
 		var r geminiReply
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
 		return append(out, r)
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
@@ -82,13 +81,9 @@ func postGemini(t *testing.T, url, body string) []geminiReply {
 			continue
 		}
 		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			t.Fatalf("unexpected SSE line %q (gemini-cli reads only data lines)", line)
-		}
+		require.True(t, ok, "unexpected SSE line %q (gemini-cli reads only data lines)", line)
 		var r geminiReply
-		if err := json.Unmarshal([]byte(data), &r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(data), &r))
 		out = append(out, r)
 	}
 	return out
@@ -99,9 +94,8 @@ func TestGeminiTurn(t *testing.T) {
 	stream := m.URL() + "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 
 	got := postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt))
-	if len(got) != 1 || len(got[0].Candidates) != 1 {
-		t.Fatalf("replies %+v, want one frame with one candidate", got)
-	}
+	require.Len(t, got, 1, "replies")
+	require.Len(t, got[0].Candidates, 1, "replies %+v, want one frame with one candidate", got)
 	c := got[0].Candidates[0]
 	if fc := c.Content.Parts[0].FunctionCall; c.Content.Role != "model" || fc == nil || fc.Name != mockmodel.GeminiShellTool || fc.Args["command"] != "echo hi" {
 		t.Errorf("reply %+v, want a run_shell_command call of the script", c)
@@ -113,9 +107,7 @@ func TestGeminiTurn(t *testing.T) {
 	}
 	// A new prompt starts the script again.
 	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse, `{"role":"model","parts":[{"text":"done"}]}`, geminiPrompt))
-	if got[0].Candidates[0].Content.Parts[0].FunctionCall == nil {
-		t.Errorf("second prompt: %+v, want a call", got[0])
-	}
+	assert.NotNil(t, got[0].Candidates[0].Content.Parts[0].FunctionCall, "second prompt: %+v, want a call", got[0])
 	// A request without the shell tool (the model router's classifier),
 	// not streamed.
 	got = postGemini(t, m.URL()+"/v1beta/models/gemini-2.5-flash-lite:generateContent", geminiBody(false, geminiPrompt))
@@ -124,8 +116,6 @@ func TestGeminiTurn(t *testing.T) {
 	}
 	want := []string{"tool run_shell_command", "answer", "tool run_shell_command", "aux"}
 	for i, r := range m.Requests() {
-		if r.Reply != want[i] {
-			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
-		}
+		assert.Equal(t, want[i], r.Reply, "request %d reply %q, want %q", i, r.Reply, want[i])
 	}
 }

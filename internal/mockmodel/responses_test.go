@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -51,18 +53,14 @@ func TestResponsesPicksShellTool(t *testing.T) {
 				t.Fatalf("events = %s, want %s", got, toolTurn)
 			}
 			added, done := events[1].Data, events[2].Data
-			if field(added, "item", "type") != "function_call" || field(added, "item", "arguments") != "" {
-				t.Errorf("output_item.added item = %v, want a function_call with empty arguments", added["item"])
+			if assert.Equal(t, "function_call", field(added, "item", "type"), "output_item.added item = %v, want a function_call with empty arguments", added["item"]) {
+				assert.Empty(t, field(added, "item", "arguments"), "output_item.added item = %v, want a function_call with empty arguments", added["item"])
 			}
-			if field(done, "item", "name") != tc.wantName || field(done, "item", "arguments") != tc.wantArgs {
-				t.Errorf("output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs)
+			if assert.Equal(t, tc.wantName, field(done, "item", "name"), "output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs) {
+				assert.Equal(t, tc.wantArgs, field(done, "item", "arguments"), "output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs)
 			}
-			if field(done, "item", "call_id") != "call_mock_1" {
-				t.Errorf("call_id = %v, want call_mock_1", field(done, "item", "call_id"))
-			}
-			if field(events[3].Data, "response", "usage", "total_tokens") == nil {
-				t.Errorf("response.completed lacks usage: %v", events[3].Data)
-			}
+			assert.Equal(t, "call_mock_1", field(done, "item", "call_id"), "call_id")
+			assert.False(t, field(events[3].Data, "response", "usage", "total_tokens") == nil, "response.completed lacks usage: %v", events[3].Data)
 			if r := m.Requests(); len(r) != 1 || r[0].Reply != "tool "+tc.wantName || r[0].URL != "/v1/responses" {
 				t.Errorf("requests = %+v", r)
 			}
@@ -95,8 +93,8 @@ func TestResponsesTurnSequence(t *testing.T) {
 		if got := types(events); got != want {
 			t.Fatalf("step %d: events = %s, want %s", i, got, want)
 		}
-		if events[2].Data["delta"] != "fin" || fmt.Sprint(field(events[3].Data, "item", "content")) != "[map[annotations:[] text:fin type:output_text]]" {
-			t.Errorf("step %d: answer events %v / %v", i, events[2].Data, events[3].Data)
+		if assert.Equal(t, "fin", events[2].Data["delta"], "step %d: answer events %v / %v", i, events[2].Data, events[3].Data) {
+			assert.Equal(t, "[map[annotations:[] text:fin type:output_text]]", fmt.Sprint(field(events[3].Data, "item", "content")), "step %d: answer events %v / %v", i, events[2].Data, events[3].Data)
 		}
 	}
 	if n := len(m.Requests()); n != len(steps) {
@@ -117,9 +115,7 @@ func TestResponsesAnswerDelay(t *testing.T) {
 func TestResponsesWithoutShellToolAnswers(t *testing.T) {
 	m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"a"}})
 	events := post(t, m.BaseURL()+"/responses", responsesBody(nil, userMsg))
-	if events[2].Data["delta"] != mockmodel.DefaultAnswer {
-		t.Errorf("events = %v, want the text answer", events)
-	}
+	assert.Equal(t, mockmodel.DefaultAnswer, events[2].Data["delta"], "events = %v, want the text answer", events)
 	if r := m.Requests(); r[0].Reply != "aux" {
 		t.Errorf("reply = %q, want aux", r[0].Reply)
 	}
@@ -132,9 +128,7 @@ func TestHeredocWrite(t *testing.T) {
 		{"", "cat > f.txt <<'EOF'\nEOF", ""},
 	} {
 		script := mockmodel.HeredocWrite("f.txt", tc.content)
-		if script != tc.want {
-			t.Errorf("HeredocWrite(%q) = %q, want %q", tc.content, script, tc.want)
-		}
+		assert.Equal(t, tc.want, script, "HeredocWrite(%q) = %q, want %q", tc.content, script, tc.want)
 		// The script must do what it says in a real shell.
 		dir := t.TempDir()
 		cmd := exec.Command("bash", "-c", script)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
@@ -31,8 +33,6 @@ func TestAcpxAroundCodex(t *testing.T) {
 	}
 	got := strings.Join(lines, "\n")
 	for _, want := range []string{strings.TrimSuffix(fiveLinesOutput, "\n"), "[done] end_turn"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("acpx stdout lacks %q:\n%s\nstderr:\n%s", want, run.Stdout, run.Stderr)
-		}
+		assert.Contains(t, got, want, "acpx stdout lacks %q:\n%s\nstderr:\n%s", want, run.Stdout, run.Stderr)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Agent is how to launch one real agent offline: run Argv with Env in Dir,
@@ -27,9 +29,7 @@ func newDirs(t testing.TB, configName string) (home, config, project string) {
 	config = filepath.Join(home, configName)
 	project = filepath.Join(root, "project")
 	for _, d := range []string{home, config, project} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatalf("realagent: %v", err)
-		}
+		require.NoError(t, os.MkdirAll(d, 0o755), "realagent")
 	}
 	return home, config, project
 }
@@ -52,10 +52,6 @@ func baseEnv(home string) []string {
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatalf("realagent: %v", err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatalf("realagent: write %s: %v", path, err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755), "realagent")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644), "realagent: write %s", path)
 }

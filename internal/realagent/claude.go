@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // ClaudeOptions configures a claude-agent-acp run (docs/agents.md, "Running
@@ -40,16 +42,12 @@ var ClaudeVersions = []string{"0.23", "0.101"}
 // private HOME and CLAUDE_CONFIG_DIR, offline.
 func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 	t.Helper()
-	if opts.ModelURL == "" {
-		t.Fatal("realagent.Claude: ClaudeOptions.ModelURL is required")
-	}
+	require.NotEmpty(t, opts.ModelURL, "realagent.Claude: ClaudeOptions.ModelURL is required")
 	if opts.Version == "" {
 		opts.Version = "0.23"
 	}
 	p, ok := claudeVersions[opts.Version]
-	if !ok {
-		t.Fatalf("realagent.Claude: unknown version %q", opts.Version)
-	}
+	require.True(t, ok, "realagent.Claude: unknown version %q", opts.Version)
 	index := installed(t, p.dir, filepath.Join(p.pkg, "dist", "index.js"))
 	version := packageVersion(t, p.dir, p.pkg)
 	nodeBin := node(t)
@@ -94,8 +92,6 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 func writeJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("realagent: marshal %s: %v", path, err)
-	}
+	require.NoError(t, err, "realagent: marshal %s", path)
 	writeFile(t, path, string(b))
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -51,8 +53,8 @@ var claudeOptionIDs = map[string][]string{
 func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, updates []acpclient.ToolUpdate) {
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
-	if first.Kind != "execute" || first.Status != "pending" {
-		t.Errorf("tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status)
+	if assert.Equal(t, "execute", first.Kind, "tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status) {
+		assert.Equal(t, "pending", first.Status, "tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status)
 	}
 	var tool struct {
 		ClaudeCode struct {
@@ -62,12 +64,8 @@ func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, u
 	if b, err := json.Marshal(first.Meta); err != nil || json.Unmarshal(b, &tool) != nil || tool.ClaudeCode.ToolName != "Bash" {
 		t.Errorf("tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta)
 	}
-	if !hasClaudeCommand(updates) {
-		t.Errorf("no update carries rawInput.command = the script")
-	}
-	if last.Status != "completed" {
-		t.Errorf("final status = %q, want completed", last.Status)
-	}
+	assert.True(t, hasClaudeCommand(updates), "no update carries rawInput.command = the script")
+	assert.Equal(t, "completed", last.Status, "final status")
 	// With the extension, 0.101's final update is only the status and
 	// terminal_exit: the output went out as terminal_output.
 	if version == "0.23" || !termOutput {
@@ -80,21 +78,19 @@ func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, u
 	}
 
 	if !termOutput {
-		if !first.HasContent || len(first.Content) != 0 {
-			t.Errorf("tool_call content = %+v, want []", first.Content)
+		if assert.True(t, first.HasContent, "tool_call content = %+v, want []", first.Content) {
+			assert.Empty(t, first.Content, "tool_call content")
 		}
 		for i, u := range updates {
-			if hasTerminalMeta(u) {
-				t.Errorf("update %d has terminal _meta %v without the capability", i, u.Meta)
-			}
+			assert.False(t, hasTerminalMeta(u), "update %d has terminal _meta %v without the capability", i, u.Meta)
 		}
 		if got, want := last.Text(), "```console\n"+claudeOutput+"\n```"; got != want {
 			t.Errorf("final content = %q, want %q", got, want)
 		}
 		return
 	}
-	if !terminalContent(first, id) || version == "0.23" && !terminalContent(last, id) {
-		t.Errorf("tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
+	if assert.True(t, terminalContent(first, id), "tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id) {
+		assert.False(t, version == "0.23" && !terminalContent(last, id), "tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
 	}
 	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id {
 		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id)
@@ -125,7 +121,7 @@ func hasClaudeCommand(updates []acpclient.ToolUpdate) bool {
 func checkClaudePermission(t *testing.T, c *acpclient.Client, id string, want []string) {
 	t.Helper()
 	tc, ids := onlyPermission(t, c)
-	if tc.ToolCallID != id || !slices.Equal(ids, want) {
-		t.Errorf("permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
+	if assert.Equal(t, id, tc.ToolCallID, "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want) {
+		assert.True(t, slices.Equal(ids, want), "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
 	}
 }

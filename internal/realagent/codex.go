@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // CodexOptions configures a codex-acp run (docs/agents.md, "Running the
@@ -41,12 +43,8 @@ var codexVersions = map[string]string{
 func Codex(t testing.TB, version string, opts CodexOptions) *Agent {
 	t.Helper()
 	dir, ok := codexVersions[version]
-	if !ok {
-		t.Fatalf("realagent.Codex: unknown version %q", version)
-	}
-	if opts.ModelBaseURL == "" {
-		t.Fatal("realagent.Codex: CodexOptions.ModelBaseURL is required")
-	}
+	require.True(t, ok, "realagent.Codex: unknown version %q", version)
+	require.NotEmpty(t, opts.ModelBaseURL, "realagent.Codex: CodexOptions.ModelBaseURL is required")
 	bin := installed(t, dir, filepath.Join("@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp"))
 	installedVersion := packageVersion(t, dir, filepath.Join("@zed-industries", "codex-acp"))
 	home, codexHome, project := newDirs(t, ".codex")

@@ -3,6 +3,8 @@ package realagent
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // GeminiOptions configures a gemini-cli run.
@@ -34,9 +36,7 @@ const (
 // its settings turn off telemetry, usage statistics and the update check.
 func Gemini(t testing.TB, opts GeminiOptions) *Agent {
 	t.Helper()
-	if opts.ModelURL == "" {
-		t.Fatal("realagent.Gemini: GeminiOptions.ModelURL is required")
-	}
+	require.NotEmpty(t, opts.ModelURL, "realagent.Gemini: GeminiOptions.ModelURL is required")
 	cli := installed(t, geminiDir, filepath.Join(geminiPkg, "bundle", "gemini.js"))
 	version := packageVersion(t, geminiDir, geminiPkg)
 	nodeBin := node(t)

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -37,31 +40,26 @@ func TestGeminiSmoke(t *testing.T) {
 					t.Errorf("model replies = %q, want a shell call and an answer", got)
 				}
 				calls := c.ToolCalls()
-				if len(calls) != 1 {
-					t.Fatalf("%d tool calls, want 1\n%s", len(calls), c.Report())
-				}
+				require.Len(t, calls, 1, "%d tool calls, want 1\n%s", len(calls), c.Report())
 				id := calls[0].ID
 				checkGeminiPermission(t, c, id)
 				updates, err := calls[0].Decoded()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(updates) != 1 || updates[0].SessionUpdate != "tool_call_update" {
-					t.Fatalf("updates %+v, want one tool_call_update", updates)
-				}
+				require.NoError(t, err)
+				require.Len(t, updates, 1, "updates")
+				require.Equal(t, "tool_call_update", updates[0].SessionUpdate, "updates %+v, want one tool_call_update", updates)
 				u := updates[0]
-				if u.Status != "completed" || u.Kind != "execute" || u.Title == nil || *u.Title != fiveLinesLiteral {
-					t.Errorf("final update status/kind/title = %q/%q/%v, want completed/execute/the command", u.Status, u.Kind, u.Title)
-				}
-				if u.Meta != nil || u.RawInput != nil || u.RawOutput != nil {
-					t.Errorf("final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput)
+				assert.False(t, u.Status != "completed" || u.Kind != "execute" || u.Title == nil || *u.Title != fiveLinesLiteral, "final update status/kind/title = %q/%q/%v, want completed/execute/the command", u.Status, u.Kind, u.Title)
+				if assert.Nil(t, u.Meta, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput) {
+					if assert.Nil(t, u.RawInput, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput) {
+						assert.Nil(t, u.RawOutput, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput)
+					}
 				}
 				want := ""
 				if noPTY {
 					want = claudeOutput // trimmed, unfenced
 				}
-				if !u.HasContent || u.Text() != want {
-					t.Errorf("final content %+v (text %q), want %q", u.Content, u.Text(), want)
+				if assert.True(t, u.HasContent, "final content %+v (text %q), want %q", u.Content, u.Text(), want) {
+					assert.Equal(t, want, u.Text(), "final content %+v (text %q), want %q", u.Content, u.Text(), want)
 				}
 				if p := c.Problems(); len(p) > 0 {
 					t.Errorf("client problems: %q", p)
@@ -83,7 +81,5 @@ func checkGeminiPermission(t *testing.T, c *acpclient.Client, id string) {
 	if want := []string{"proceed_always", "proceed_once", "cancel"}; !slices.Equal(ids, want) {
 		t.Errorf("options %q, want %q", ids, want)
 	}
-	if tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral {
-		t.Errorf("permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
-	}
+	assert.False(t, tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral, "permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
 }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // outcomeRecorder is a testing.TB whose Skip and Fatal end only the
@@ -44,8 +46,8 @@ func TestMissingAgentSkipsUnlessRequired(t *testing.T) {
 			rec.outcome = "found"
 		}()
 		<-done
-		if !strings.HasPrefix(rec.outcome, tc.want) || !strings.Contains(rec.outcome, "npm install") {
-			t.Errorf("%s=%q: outcome %q, want %q… with an install hint", RequireEnv, tc.require, rec.outcome, tc.want)
+		if assert.True(t, strings.HasPrefix(rec.outcome, tc.want), "%s=%q: outcome %q, want %q… with an install hint", RequireEnv, tc.require, rec.outcome, tc.want) {
+			assert.Contains(t, rec.outcome, "npm install", "%s=%q: outcome %q, want %q… with an install hint", RequireEnv, tc.require, rec.outcome, tc.want)
 		}
 	}
 }
@@ -60,8 +62,6 @@ func TestCodexConfig(t *testing.T) {
 		`wire_api = "responses"`,
 		"[features]\nunified_exec = false\n",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("config.toml lacks %q:\n%s", want, got)
-		}
+		assert.Contains(t, got, want, "config.toml lacks %q:\n%s", want, got)
 	}
 }

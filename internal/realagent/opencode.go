@@ -3,6 +3,8 @@ package realagent
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // OpencodeOptions configures an opencode run.
@@ -32,9 +34,7 @@ const (
 // "there").
 func Opencode(t testing.TB, opts OpencodeOptions) *Agent {
 	t.Helper()
-	if opts.ModelBaseURL == "" {
-		t.Fatal("realagent.Opencode: OpencodeOptions.ModelBaseURL is required")
-	}
+	require.NotEmpty(t, opts.ModelBaseURL, "realagent.Opencode: OpencodeOptions.ModelBaseURL is required")
 	bin := installed(t, opencodeDir, filepath.Join("opencode-linux-x64", "bin", "opencode"))
 	version := packageVersion(t, opencodeDir, opencodePkg)
 	home, _, project := newDirs(t, ".config")

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The sandboxed bash has no network interface but loopback, finds only
@@ -17,21 +20,13 @@ func TestBashRunnerSandbox(t *testing.T) {
 		t.Skipf("no sandboxed bash here: %v", err)
 	}
 	dir := filepath.Join(tmp, "d")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := handOver(dir); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, handOver(dir))
 	script := "cat /proc/net/dev > net; echo $EUID > uid; type python3 git curl > found 2>&1; ulimit -f > fsize; echo x > " + filepath.Join(tmp, "above")
-	if err := run(dir, script); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, run(dir, script))
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return string(b)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(read("net")), "\n")[2:] {
@@ -39,9 +34,7 @@ func TestBashRunnerSandbox(t *testing.T) {
 			t.Errorf("interface %q in the sandbox", iface)
 		}
 	}
-	if strings.Contains(read("found"), " is /") {
-		t.Errorf("programs outside Tools found: %s", read("found"))
-	}
+	assert.NotContains(t, read("found"), " is /", "programs outside Tools found: %s", read("found"))
 	if _, err := exec.LookPath("prlimit"); err == nil {
 		if got := strings.TrimSpace(read("fsize")); got != "65536" { // bash counts 1024-byte blocks
 			t.Errorf("ulimit -f = %s KiB, want 64 MiB", got)

@@ -1,6 +1,10 @@
 package shellcorpus
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestClassify(t *testing.T) {
 	tests := []struct {
@@ -78,9 +82,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("Classify(%q): %v", tt.script, err)
 			continue
 		}
-		if got != tt.want {
-			t.Errorf("Classify(%q) = %v, want %v", tt.script, got, tt.want)
-		}
+		assert.Equal(t, tt.want, got, "Classify(%q) = %v, want %v", tt.script, got, tt.want)
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // parseCase is one row of the spec: a script and the file it writes, or why it is rejected.
@@ -353,26 +356,17 @@ func TestParse(t *testing.T) {
 			script := tc.scriptIn(testCWD)
 			w, err := Parse(script, testCWD)
 			if !tc.accepted() {
-				if err == nil {
-					t.Fatalf("accepted, want rejection (%s); wrote %s: %q", tc.reason, w.Path, w.Content)
-				}
-				if !strings.Contains(err.Error(), tc.reason) {
-					t.Fatalf("rejected for %q, want %q", err, tc.reason)
-				}
-				if w.Path != "" || w.Content != nil {
-					t.Fatalf("rejected but returned %+v", w)
-				}
+				require.Error(t, err, "accepted, want rejection (%s); wrote %s: %q", tc.reason, w.Path, w.Content)
+				require.Contains(t, err.Error(), tc.reason, "rejected for %q, want %q", err, tc.reason)
+				require.Empty(t, w.Path, "rejected but returned %+v", w)
+				require.Nil(t, w.Content, "rejected but returned %+v", w)
 				return
 			}
-			if err != nil {
-				t.Fatalf("rejected: %v", err)
-			}
+			require.NoError(t, err, "rejected")
 			if want := filepath.Join(testCWD, tc.path); w.Path != want {
 				t.Errorf("Path = %q, want %q", w.Path, want)
 			}
-			if string(w.Content) != tc.content {
-				t.Errorf("Content = %q, want %q", w.Content, tc.content)
-			}
+			assert.Equal(t, tc.content, string(w.Content), "Content")
 		})
 	}
 }
@@ -426,13 +420,9 @@ func TestLoginShellsWriteTheSame(t *testing.T) {
 				}
 				cwd := shellDir(t)
 				w, err := Parse(tc.script, cwd)
-				if err != nil {
-					t.Fatalf("%q: %v", tc.script, err)
-				}
+				require.NoError(t, err, "%q", tc.script)
 				for _, d := range append(tc.dirs, strings.TrimPrefix(filepath.Dir(w.Path), cwd)) {
-					if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, os.MkdirAll(filepath.Join(cwd, d), 0o755))
 				}
 				run := runShellFlag(t, sh, "-lc", tc.script, cwd, "/usr/bin:/bin")
 				want := map[string][]byte{w.Path: w.Content}
@@ -455,9 +445,7 @@ func TestDependsOnCwd(t *testing.T) {
 		"cd ./sub/.. && echo hi > /abs/f": true,
 	} {
 		w, err := Parse(script, testCWD)
-		if err != nil {
-			t.Fatalf("%q: %v", script, err)
-		}
+		require.NoError(t, err, "%q", script)
 		if got := w.DependsOnCwd(); got != want {
 			t.Errorf("%q: DependsOnCwd() = %v, want %v", script, got, want)
 		}
@@ -476,9 +464,7 @@ func TestSearchesCDPATH(t *testing.T) {
 		"cd .hidden && echo hi > f": true,
 	} {
 		w, err := Parse(script, testCWD)
-		if err != nil {
-			t.Fatalf("%q: %v", script, err)
-		}
+		require.NoError(t, err, "%q", script)
 		if got := w.SearchesCDPATH(); got != want {
 			t.Errorf("%q: SearchesCDPATH() = %v, want %v", script, got, want)
 		}

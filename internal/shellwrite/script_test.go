@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // scriptCase is one row of the spec for whole scripts: the files before, the script, the files it
@@ -174,16 +177,12 @@ func (c scriptCase) setUp(tb testing.TB) string {
 		if strings.HasSuffix(c.files[i], "/") {
 			path += "/"
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, os.MkdirAll(filepath.Dir(path), 0o755))
 		if strings.HasSuffix(c.files[i], "/") {
 			continue
 		}
 		i++
-		if err := os.WriteFile(path, []byte(c.files[i]), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, os.WriteFile(path, []byte(c.files[i]), 0o644))
 	}
 	return dir
 }
@@ -205,14 +204,10 @@ func TestScript(t *testing.T) {
 			dir := tc.setUp(t)
 			files, cut, err := scriptEdits(t, tc.script, dir)
 			if tc.refused != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.refused) {
-					t.Fatalf("ParseScript error %v, want %q", err, tc.refused)
-				}
+				require.ErrorContains(t, err, tc.refused, "ParseScript error")
 				return
 			}
-			if err != nil {
-				t.Fatalf("ParseScript: %v", err)
-			}
+			require.NoError(t, err, "ParseScript")
 			if got, want := describeEdits(dir, files), describePairs(tc.want); got != want {
 				t.Errorf("shown:\n%swant:\n%s", got, want)
 			}
@@ -284,9 +279,7 @@ func checkScriptInShell(t *testing.T, shell, flag string, tc scriptCase) {
 	dir := tc.setUp(t)
 	before := regularFiles(t, dir)
 	files, cut, err := scriptEdits(t, tc.script, dir)
-	if err != nil {
-		t.Fatalf("ParseScript: %v", err)
-	}
+	require.NoError(t, err, "ParseScript")
 	run := runShellFlag(t, sh, flag, tc.script, dir, "/usr/bin:/bin")
 	after := regularFiles(t, dir)
 	want := before
@@ -296,8 +289,8 @@ func checkScriptInShell(t *testing.T, shell, flag string, tc scriptCase) {
 		}
 		want[f.Path] = f.New
 	}
-	if cut == nil && !sameFiles(after, want) {
-		t.Errorf("%s -c %q (err %v) wrote\n%sshown\n%s", shell, tc.script, run.err, describeFiles(after), describeFiles(want))
+	if cut == nil {
+		assert.True(t, sameFiles(after, want), "%s -c %q (err %v) wrote\n%sshown\n%s", shell, tc.script, run.err, describeFiles(after), describeFiles(want))
 	}
 }
 
@@ -311,12 +304,8 @@ func TestSedThroughASymlink(t *testing.T) {
 		for _, shell := range oracleShells {
 			t.Run(shell+"/"+script, func(t *testing.T) {
 				dir := shellDir(t)
-				if err := os.WriteFile(filepath.Join(dir, "t"), []byte("x\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink("t", filepath.Join(dir, "link")); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "t"), []byte("x\n"), 0o644))
+				require.NoError(t, os.Symlink("t", filepath.Join(dir, "link")))
 				files, _, err := scriptEdits(t, script, dir)
 				if err != nil || len(files) != 1 || string(files[0].New) != want {
 					t.Fatalf("shown %+v (%v), want one file holding %q", files, err, want)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkSedOutput is what one `sed -i` costs the proxy: GNU sed run in each of sedEnvs on a
@@ -23,9 +25,7 @@ func BenchmarkSedOutput(b *testing.B) {
 func TestFindGNUSedRefusesOtherSeds(t *testing.T) {
 	dir := shellDir(t)
 	fake := "#!/bin/sh\necho 'sed: illegal option -- -' >&2\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(dir, "sed"), []byte(fake), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sed"), []byte(fake), 0o755))
 	if _, err := findGNUSed(dir + ":/usr/bin:/bin"); err == nil || !strings.Contains(err.Error(), "not GNU sed") {
 		t.Fatalf("err = %v, want the fake sed refused", err)
 	}
