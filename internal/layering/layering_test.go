@@ -44,7 +44,7 @@ var rules = []rule{
 		mustNotUse: []string{"filters/output/...", "filters/shellpatch/..."},
 	},
 	{
-		says: "the public packages use of internal/ only rawjson, toolcall, shellwrite and the relay's own parts",
+		says:  "the public packages use of internal/ only rawjson, toolcall, shellwrite and the relay's own parts",
 		scope: []string{"acp/...", "capabilities/...", "filters/...", "proxy/..."},
 		mayUse: append([]string{"acp/...", "capabilities/...", "filters/...", "proxy/...",
 			"internal/rawjson/...", "internal/toolcall/...", "internal/shellwrite/..."}, theProxyParts...),
