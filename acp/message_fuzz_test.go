@@ -45,8 +45,7 @@ func FuzzMessageView(f *testing.F) {
 			_ = json.Unmarshal(params["sessionId"], &session)
 		}
 		require.Equal(t, session, m.SessionID(), "SessionID(%q) = %q, want %q", raw, m.SessionID(), session)
-		if update := params["update"]; !bytes.Equal(m.Update(), update) {
-			t.Fatalf("Update(%q) = %q, want %q", raw, m.Update(), update)
-		}
+		update := params["update"]
+		require.Equal(t, string(update), string(m.Update()), "Update(%q) = %q, want %q", raw, m.Update(), update)
 	})
 }

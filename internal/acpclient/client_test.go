@@ -65,12 +65,10 @@ func TestRunRecordsTurn(t *testing.T) {
 	if assert.Equal(t, "completed", updates[1].Status, "final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput)) {
 		assert.Len(t, updates[1].RawOutput, bigLine+2, "final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput))
 	}
-	if n := len(c.PermissionRequests()); n != 1 {
-		t.Errorf("got %d permission requests, want 1", n)
-	}
-	if p := c.Problems(); len(p) > 0 {
-		t.Errorf("problems: %q", p)
-	}
+	n := len(c.PermissionRequests())
+	assert.Equal(t, 1, n, "got %d permission requests, want 1", n)
+	p := c.Problems()
+	assert.Empty(t, p, "problems: %q", p)
 	// initialize, session/new, permission answer, fs answer, prompt.
 	if n := len(c.Sent()); n != 5 {
 		t.Errorf("sent %d lines, want 5", n)
@@ -112,9 +110,8 @@ func TestWaitLine(t *testing.T) {
 		return l.Update != nil && l.Size > bigLine
 	})
 	assert.Equal(t, "t1", l.Update.ToolCallID, "matched %+v", l.Update)
-	if r := p.Wait(); r.Error != nil {
-		t.Errorf("prompt: %v", r.Error)
-	}
+	r := p.Wait()
+	assert.Nil(t, r.Error, "prompt: %v", r.Error)
 	// Past lines match too.
 	c.WaitLine("initialize response", func(l acpclient.Line) bool { return string(l.ID) == "1" })
 }
@@ -159,9 +156,8 @@ func TestCleanupEndsProcessGroup(t *testing.T) {
 		c := acpclient.Start(t, acpclient.Options{Argv: []string{"sh", "-c", "sleep 60 & sleep 60"}, Dir: t.TempDir()})
 		pid = c.PID()
 	})
-	if live := liveGroupMembers(t, pid); len(live) > 0 {
-		t.Errorf("process group %d still has live processes after cleanup: %v", pid, live)
-	}
+	live := liveGroupMembers(t, pid)
+	assert.Empty(t, live, "process group %d still has live processes after cleanup: %v", pid, live)
 }
 
 // liveGroupMembers lists the processes of group pgid that are not zombies

@@ -243,20 +243,18 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 		start := time.Now()
 		c := acpclient.Run(t, opts, fx.prompt)
 		stats = c.Stats()
-		if p := c.Problems(); len(p) > 0 {
-			t.Errorf("client problems: %q", p)
-		}
-		if n := len(c.ToolCalls()); n != len(fx.commands)+len(fx.calls) {
-			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands)+len(fx.calls), c.Report())
-		}
+		p := c.Problems()
+		assert.Empty(t, p, "client problems: %q", p)
+		n := len(c.ToolCalls())
+		assert.Equal(t, len(fx.commands)+len(fx.calls), n, "%d tool calls, want %d\n%s", n, len(fx.commands)+len(fx.calls), c.Report())
 		t.Logf("%s: %v, %d messages, %d bytes to the client", fx.name, time.Since(start).Round(time.Millisecond), stats.Messages, stats.Bytes)
 	})
 	if t.Failed() {
 		t.FailNow()
 	}
-	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
-		t.Fatalf("model replies %q, want the tool calls then the answer", got)
-	}
+	got := s.replies()
+	require.GreaterOrEqual(t, len(got), 2, "model replies %q, want the tool calls then the answer", got)
+	require.Equal(t, "answer", got[len(got)-1], "model replies %q, want the tool calls then the answer", got)
 	dropFilterOutput(t, tmp.Name())
 	checkRecording(t, tmp.Name(), fx, s.agent)
 

@@ -42,8 +42,9 @@ func TestPersistedOutputClaude101Stderr(t *testing.T) {
 				all[i] = true
 			}
 			checkLines(t, "client", shown, all)
-			if n := strings.Count(shown, stderrLine); n != 1 || !strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine) {
-				t.Errorf("the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine))
+			n := strings.Count(shown, stderrLine)
+			if assert.Equal(t, 1, n, "the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine)) {
+				assert.True(t, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine), "the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine))
 			}
 			assert.Equal(t, 1, run.whole)
 		})

@@ -83,9 +83,8 @@ func TestPersistedOutputClaude101(t *testing.T) {
 					all[i] = true
 				}
 				checkLines(t, "client", shown, all)
-				if got := run.whole; got != 1 {
-					t.Errorf("%d messages carry the output's last line, want 1: the whole output travels once", got)
-				}
+				got := run.whole
+				assert.Equal(t, 1, got, "%d messages carry the output's last line, want 1: the whole output travels once", got)
 				return
 			}
 			checkClipped(t, shown, agent.ConfigDir)
@@ -102,9 +101,8 @@ func checkClipped(t *testing.T, shown, configDir string) {
 	t.Helper()
 	m := savedNote.FindStringSubmatchIndex(shown)
 	require.NotNil(t, m, "the client does not show the note naming the saved file: …%q", shown[max(0, len(shown)-300):])
-	if path := shown[m[2]:m[3]]; !strings.HasPrefix(path, configDir+string(filepath.Separator)) {
-		t.Errorf("the note names %s, not a file under %s", path, configDir)
-	}
+	path := shown[m[2]:m[3]]
+	assert.True(t, strings.HasPrefix(path, configDir+string(filepath.Separator)), "the note names %s, not a file under %s", path, configDir)
 	text := shown[:m[0]]
 	text = text[:strings.LastIndexByte(text, '\n')+1] // the clip cuts the last line short
 	for i, n := range numbered(text) {
@@ -143,13 +141,11 @@ func runSaved(t *testing.T, agent *realagent.Agent, zed bool, flags []string, la
 		cl := acpclient.Start(t, opts)
 		cl.Initialize()
 		sid := cl.NewSession(agent.Dir)
-		if stop := cl.Prompt(sid, "print the lines"); stop != "end_turn" {
-			t.Errorf("stopReason %q", stop)
-		}
+		stop := cl.Prompt(sid, "print the lines")
+		assert.Equal(t, "end_turn", stop, "stopReason %q", stop)
 		r.stats = cl.Stats()
-		if p := cl.Problems(); len(p) > 0 {
-			t.Errorf("client problems: %q", p)
-		}
+		p := cl.Problems()
+		assert.Empty(t, p, "client problems: %q", p)
 	})
 	r.whole = int(whole.Load())
 	return r

@@ -152,9 +152,8 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 	var c *acpclient.Client
 	t.Run("session", func(t *testing.T) { // its end stops the proxy: the trace is complete
 		c = acpclient.Run(t, opts, "print the lines")
-		if p := c.Problems(); len(p) > 0 {
-			t.Errorf("client problems: %q", p)
-		}
+		p := c.Problems()
+		assert.Empty(t, p, "client problems: %q", p)
 	})
 	if t.Failed() {
 		t.FailNow()

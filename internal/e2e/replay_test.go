@@ -72,9 +72,8 @@ func TestLiveAndReplayAgree(t *testing.T) {
 			var c *acpclient.Client
 			t.Run("live", func(t *testing.T) { // its end stops the proxy: the trace is complete
 				c = acpclient.Run(t, opts, "run it")
-				if n := len(c.ToolCalls()); n != len(tc.commands) {
-					t.Errorf("%d tool calls, want %d\n%s", n, len(tc.commands), c.Report())
-				}
+				n := len(c.ToolCalls())
+				assert.Equal(t, len(tc.commands), n, "%d tool calls, want %d\n%s", n, len(tc.commands), c.Report())
 			})
 			if t.Failed() {
 				t.FailNow()
@@ -141,8 +140,9 @@ func checkFiltersWorked(t *testing.T, flags, commands []string, zed bool, oldTex
 			if !zed {
 				assert.Contains(t, st["content"], "line 500", "call %s: final content %s lacks the end of the output", id, shorten([]byte(st["content"])))
 			}
-			if n := c.ToolCall(id).Count; !zed && n > 100 {
-				t.Errorf("call %s: %d updates reached the plain client; coalesced, 500 lines take far fewer", id, n)
+			n := c.ToolCall(id).Count
+			if !zed {
+				assert.LessOrEqual(t, n, 100, "call %s: %d updates reached the plain client; coalesced, 500 lines take far fewer", id, n)
 			}
 		}
 	}

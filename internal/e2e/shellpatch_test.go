@@ -141,9 +141,8 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			if assert.Equal(t, `"edit"`, st["kind"], "the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile) {
 				assert.Contains(t, st["title"], heredocFile, "the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile)
 			}
-			if want := mustJSON(t, []map[string]string{{"path": target}}); !jsonEqual(st["locations"], want) {
-				t.Errorf("locations %s, want %s", st["locations"], want)
-			}
+			want := mustJSON(t, []map[string]string{{"path": target}})
+			assert.True(t, jsonEqual(st["locations"], want), "locations %s, want %s", st["locations"], want)
 			if want := mustJSON(t, []diffItem{wantDiff}); !jsonEqual(st["content"], want) {
 				t.Errorf("content %s,\nwant %s", st["content"], want)
 			}
@@ -171,9 +170,8 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 				// Observed: unified exec asks before it announces the call,
 				// so the rewritten request is the first the client hears
 				// of it.
-				if first := firstMessageOf(t, clientLines(c), writeID); first != "session/request_permission" {
-					t.Errorf("the first message of the write is %q, want the permission request", first)
-				}
+				first := firstMessageOf(t, clientLines(c), writeID)
+				assert.Equal(t, "session/request_permission", first, "the first message of the write is %q, want the permission request", first)
 			}
 
 			// ls is untouched: its lines are the agent's.
@@ -303,16 +301,16 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	json.Unmarshal(g["_meta"], &gm)
 	for _, k := range terminalKeys {
 		delete(om, k)
-		if _, ok := gm[k]; ok {
-			t.Errorf("_meta.%s survived the rewrite", k)
-		}
+		_, ok := gm[k]
+		assert.False(t, ok, "_meta.%s survived the rewrite", k)
 	}
 	if len(om) > 0 || len(gm) > 0 {
 		assert.Equal(t, gm, om, "_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
 	}
 	// The edit's own members, where set.
-	if v, ok := g["kind"]; ok && string(v) != `"edit"` {
-		t.Errorf("kind %s, want \"edit\"", v)
+	v, ok := g["kind"]
+	if ok {
+		assert.Equal(t, `"edit"`, string(v), "kind %s, want \"edit\"", v)
 	}
 	if v, ok := g["title"]; ok && !strings.Contains(string(v), heredocFile) {
 		t.Errorf("title %s does not name %s", v, heredocFile)
@@ -326,9 +324,8 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	_, announces := o["rawInput"]
 	if ge.Method == "session/request_permission" || announces {
 		for _, k := range []string{"kind", "title", "locations", "content"} {
-			if _, ok := g[k]; !ok {
-				t.Errorf("%s: the message that shows the command lacks %s", ge.Method, k)
-			}
+			_, ok := g[k]
+			assert.True(t, ok, "%s: the message that shows the command lacks %s", ge.Method, k)
 		}
 	}
 }
@@ -362,13 +359,11 @@ func checkUnchangedWriteMessage(t *testing.T, line []byte) {
 	var meta map[string]json.RawMessage
 	json.Unmarshal(m["_meta"], &meta)
 	for _, k := range terminalKeys {
-		if _, ok := meta[k]; ok {
-			t.Errorf("a message of the write went through with _meta.%s: %s", k, shorten(line))
-		}
+		_, ok := meta[k]
+		assert.False(t, ok, "a message of the write went through with _meta.%s: %s", k, shorten(line))
 	}
-	if _, ok := m["content"]; ok {
-		t.Errorf("a message of the write went through with its own content: %s", shorten(line))
-	}
+	_, ok := m["content"]
+	assert.False(t, ok, "a message of the write went through with its own content: %s", shorten(line))
 }
 
 // outsideCall is the message with its tool call object removed.
@@ -556,9 +551,8 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				}
 			}
 			for _, rel := range tc.absent {
-				if _, err := os.Stat(filepath.Join(s.agent.Dir, rel)); err == nil {
-					t.Errorf("the agent wrote %s", rel)
-				}
+				_, err := os.Stat(filepath.Join(s.agent.Dir, rel))
+				assert.Error(t, err, "the agent wrote %s", rel)
 			}
 			shown := shownDiffs(t, clientLines(c))
 			for path, d := range shown {
@@ -567,13 +561,15 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, d.NewText, got, err)
 				}
 				rel, _ := filepath.Rel(s.agent.Dir, path)
-				if old, existed := tc.before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
-					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
+				old, existed := tc.before[rel]
+				if assert.False(t, d.OldText == nil && existed, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed) {
+					assert.False(t, d.OldText != nil && *d.OldText != old, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
 				}
 			}
 			for _, rel := range tc.shown {
-				if _, ok := shown[filepath.Join(s.agent.Dir, rel)]; !ok && tc.agent != "opencode" {
-					t.Errorf("no diff showed %s", rel)
+				_, ok := shown[filepath.Join(s.agent.Dir, rel)]
+				if !ok {
+					assert.Equal(t, "opencode", tc.agent, "no diff showed %s", rel)
 				}
 			}
 			// opencode may ask before it reports the command (and its workdir): the proxy

@@ -92,9 +92,8 @@ func TestShellToPatchClaudeShellAcrossTurns(t *testing.T) {
 				"first turn": {"cd sub && echo a > x.txt"}, "second turn": {"echo b > notes.md"}}}
 			c, dir := claudeProxy(t, tc.agent, script, nil, nil)
 			sid := c.NewSession(dir)
-			if stop := c.Prompt(sid, "first turn"); stop != "end_turn" {
-				t.Fatalf("first turn: %s", stop)
-			}
+			stop := c.Prompt(sid, "first turn")
+			require.Equal(t, "end_turn", stop, "first turn: %s", stop)
 			if tc.between != "" {
 				c.Call(tc.between, map[string]any{"sessionId": sid, "cwd": dir, "mcpServers": []any{}})
 			}

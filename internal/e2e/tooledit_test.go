@@ -66,8 +66,9 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 				if got, err := os.ReadFile(path); err != nil || string(got) != d.NewText {
 					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", rel, d.NewText, got, err)
 				}
-				if old, existed := before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
-					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
+				old, existed := before[rel]
+				if assert.False(t, d.OldText == nil && existed, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed) {
+					assert.False(t, d.OldText != nil && *d.OldText != old, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
 				}
 			}
 			whole := wholeFileDiffsAtTheEnd(t, lines)

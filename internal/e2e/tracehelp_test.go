@@ -110,9 +110,8 @@ func replayTrace(t *testing.T, trace string, flags ...string) []proxy.TraceRecor
 // sameLines fails at the first line where two streams differ.
 func sameLines(t *testing.T, what string, want, got [][]byte) {
 	t.Helper()
-	if d := linediff.First(want, got); d != "" {
-		t.Errorf("%s: %s", what, d)
-	}
+	d := linediff.First(want, got)
+	assert.Empty(t, d, "%s: %s", what, d)
 }
 
 func shorten(b []byte) string {

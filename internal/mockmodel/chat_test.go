@@ -116,8 +116,11 @@ func TestChatTurn(t *testing.T) {
 	assert.Equal(t, "tool_calls", finish(chunks), "finish_reason")
 
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone))
-	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.DefaultAnswer || finish(chunks) != "stop" {
-		t.Errorf("after the tool result: %+v, want the answer", chunks)
+	c := chunks[0].Choices[0].Delta.Content
+	if assert.NotNil(t, c, "after the tool result: %+v, want the answer", chunks) {
+		if assert.Equal(t, mockmodel.DefaultAnswer, *c, "after the tool result: %+v, want the answer", chunks) {
+			assert.Equal(t, "stop", finish(chunks), "after the tool result: %+v, want the answer", chunks)
+		}
 	}
 	// A new prompt starts the script again.
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, `{"role":"assistant","content":"done"}`, chatPrompt))

@@ -71,9 +71,8 @@ func postGemini(t *testing.T, url, body string) []geminiReply {
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
 		return append(out, r)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("Content-Type %q", ct)
-	}
+	ct := resp.Header.Get("Content-Type")
+	require.Equal(t, "text/event-stream", ct, "Content-Type %q", ct)
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
@@ -97,13 +96,13 @@ func TestGeminiTurn(t *testing.T) {
 	require.Len(t, got, 1, "replies")
 	require.Len(t, got[0].Candidates, 1, "replies %+v, want one frame with one candidate", got)
 	c := got[0].Candidates[0]
-	if fc := c.Content.Parts[0].FunctionCall; c.Content.Role != "model" || fc == nil || fc.Name != mockmodel.GeminiShellTool || fc.Args["command"] != "echo hi" {
-		t.Errorf("reply %+v, want a run_shell_command call of the script", c)
-	}
+	fc := c.Content.Parts[0].FunctionCall
+	assert.False(t, c.Content.Role != "model" || fc == nil || fc.Name != mockmodel.GeminiShellTool || fc.Args["command"] != "echo hi", "reply %+v, want a run_shell_command call of the script", c)
 
 	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse))
-	if p := got[0].Candidates[0].Content.Parts[0]; p.FunctionCall != nil || p.Text != mockmodel.DefaultAnswer {
-		t.Errorf("after the function response: %+v, want the answer", p)
+	p := got[0].Candidates[0].Content.Parts[0]
+	if assert.Nil(t, p.FunctionCall, "after the function response: %+v, want the answer", p) {
+		assert.Equal(t, mockmodel.DefaultAnswer, p.Text, "after the function response: %+v, want the answer", p)
 	}
 	// A new prompt starts the script again.
 	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse, `{"role":"model","parts":[{"text":"done"}]}`, geminiPrompt))

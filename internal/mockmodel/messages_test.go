@@ -42,12 +42,14 @@ func TestMessagesTurn(t *testing.T) {
 	url := m.URL() + "/v1/messages?beta=true"
 
 	events := post(t, url, messagesBody(true, true, prompt))
-	if got := types(events); got != messageStream {
-		t.Fatalf("events = %s, want %s", got, messageStream)
-	}
+	got := types(events)
+	require.Equal(t, messageStream, got, "events")
 	block := field(events[1].Data, "content_block")
-	if b, _ := block.(map[string]any); b["type"] != "tool_use" || b["name"] != "Bash" || b["id"] != "toolu_mock_1" {
-		t.Errorf("content_block = %v, want tool_use Bash toolu_mock_1", block)
+	b, _ := block.(map[string]any)
+	if assert.Equal(t, "tool_use", b["type"], "content_block = %v, want tool_use Bash toolu_mock_1", block) {
+		if assert.Equal(t, "Bash", b["name"], "content_block = %v, want tool_use Bash toolu_mock_1", block) {
+			assert.Equal(t, "toolu_mock_1", b["id"], "content_block = %v, want tool_use Bash toolu_mock_1", block)
+		}
 	}
 	var input struct{ Command, Description string }
 	partial, _ := field(events[2].Data, "delta", "partial_json").(string)
@@ -61,8 +63,9 @@ func TestMessagesTurn(t *testing.T) {
 		messagesBody(true, true, stringPrompt, toolUse, toolResult),
 	} {
 		events = post(t, url, body)
-		if got := types(events); got != messageStream || field(events[2].Data, "delta", "text") != mockmodel.DefaultAnswer {
-			t.Errorf("after the tool result: %v, want the text answer", events)
+		got := types(events)
+		if assert.Equal(t, messageStream, got, "after the tool result: %v, want the text answer", events) {
+			assert.Equal(t, mockmodel.DefaultAnswer, field(events[2].Data, "delta", "text"), "after the tool result: %v, want the text answer", events)
 		}
 		assert.Equal(t, "end_turn", field(events[4].Data, "delta", "stop_reason"), "message_delta = %v, want stop_reason end_turn", events[4].Data)
 	}
@@ -100,9 +103,8 @@ func TestMessagesAuxiliaryRequests(t *testing.T) {
 	}
 
 	// Streamed without tools: text too.
-	if events := post(t, m.URL()+"/v1/messages", messagesBody(false, true, prompt)); field(events[2].Data, "delta", "text") != mockmodel.AuxText {
-		t.Errorf("streamed aux reply %v", events)
-	}
+	events := post(t, m.URL()+"/v1/messages", messagesBody(false, true, prompt))
+	assert.Equal(t, mockmodel.AuxText, field(events[2].Data, "delta", "text"), "streamed aux reply %v", events)
 
 	got := m.Requests()
 	assert.False(t, len(got) != 3 || got[0].Reply != "probe" || got[1].Reply != "aux" || got[2].Reply != "aux", "requests = %+v", got)

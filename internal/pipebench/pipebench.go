@@ -43,9 +43,8 @@ func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reade
 	cpu0 := CPUTime()
 	require.NoError(b, relay(outW, inR))
 	outW.Close()
-	if n, want := <-drained, int64(len(head)+b.N*len(line)); n < want {
-		b.Fatalf("relayed %d bytes, want at least %d", n, want)
-	}
+	n, want := <-drained, int64(len(head)+b.N*len(line))
+	require.GreaterOrEqual(b, n, want, "relayed %d bytes, want at least %d", n, want)
 	b.ReportMetric(float64(CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	inR.Close()
 	outR.Close()

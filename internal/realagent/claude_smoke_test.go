@@ -23,15 +23,15 @@ func TestClaudeSmoke(t *testing.T) {
 				model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{fiveLines}})
 				agent := realagent.Claude(t, realagent.ClaudeOptions{Version: version, ModelURL: model.URL()})
 				c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-				if got := replies(model.Requests()); !slices.Contains(got, "tool Bash") || !slices.Contains(got, "answer") {
-					t.Errorf("model replies = %q, want a Bash call and an answer", got)
+				got := replies(model.Requests())
+				if assert.True(t, slices.Contains(got, "tool Bash"), "model replies = %q, want a Bash call and an answer", got) {
+					assert.True(t, slices.Contains(got, "answer"), "model replies = %q, want a Bash call and an answer", got)
 				}
 				id, updates := onlyToolCall(t, c)
 				checkClaudeCall(t, version, cl.termOutput, id, updates)
 				checkClaudePermission(t, c, id, claudeOptionIDs[version])
-				if p := c.Problems(); len(p) > 0 {
-					t.Errorf("client problems: %q", p)
-				}
+				p := c.Problems()
+				assert.Empty(t, p, "client problems: %q", p)
 				if t.Failed() {
 					t.Log(c.Report())
 				}
@@ -61,8 +61,11 @@ func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, u
 			ToolName string `json:"toolName"`
 		} `json:"claudeCode"`
 	}
-	if b, err := json.Marshal(first.Meta); err != nil || json.Unmarshal(b, &tool) != nil || tool.ClaudeCode.ToolName != "Bash" {
-		t.Errorf("tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta)
+	b, err := json.Marshal(first.Meta)
+	if assert.NoError(t, err, "tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta) {
+		if assert.NoError(t, json.Unmarshal(b, &tool), "tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta) {
+			assert.Equal(t, "Bash", tool.ClaudeCode.ToolName, "tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta)
+		}
 	}
 	assert.True(t, hasClaudeCommand(updates), "no update carries rawInput.command = the script")
 	assert.Equal(t, "completed", last.Status, "final status")
@@ -84,21 +87,20 @@ func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, u
 		for i, u := range updates {
 			assert.False(t, hasTerminalMeta(u), "update %d has terminal _meta %v without the capability", i, u.Meta)
 		}
-		if got, want := last.Text(), "```console\n"+claudeOutput+"\n```"; got != want {
-			t.Errorf("final content = %q, want %q", got, want)
-		}
+		got, want := last.Text(), "```console\n"+claudeOutput+"\n```"
+		assert.Equal(t, want, got, "final content")
 		return
 	}
 	if assert.True(t, terminalContent(first, id), "tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id) {
 		assert.False(t, version == "0.23" && !terminalContent(last, id), "tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
 	}
-	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id {
-		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id)
+	info, ok := first.Terminal("terminal_info")
+	if assert.True(t, ok, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id) {
+		assert.Equal(t, id, info.TerminalID, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id)
 	}
 	// No live streaming: the whole output arrives as one terminal_output.
-	if data := acpclient.TerminalData(updates); data != claudeOutput {
-		t.Errorf("terminal_output data = %q, want %q", data, claudeOutput)
-	}
+	data := acpclient.TerminalData(updates)
+	assert.Equal(t, claudeOutput, data, "terminal_output data")
 	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.ExitCode == nil || *exit.ExitCode != 0 {
 		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
 	}

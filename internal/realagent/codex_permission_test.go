@@ -67,9 +67,8 @@ func TestCodexAsksPermission(t *testing.T) {
 				}
 				id, updates := onlyToolCall(t, c)
 				assert.Equal(t, id, p.ToolCall.ToolCallID, "permission for %q, tool call %q", p.ToolCall.ToolCallID, id)
-				if last := updates[len(updates)-1]; last.Status != "completed" {
-					t.Errorf("final status %q, want completed (the client allowed it)", last.Status)
-				}
+				last := updates[len(updates)-1]
+				assert.Equal(t, "completed", last.Status, "final status %q, want completed (the client allowed it)", last.Status)
 				if t.Failed() {
 					t.Log(c.Report())
 				}

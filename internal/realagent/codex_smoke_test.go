@@ -29,14 +29,12 @@ func TestCodexSmoke(t *testing.T) {
 						ModelBaseURL: model.BaseURL(), UnifiedExec: unified,
 					})
 					c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-					if got := replies(model.Requests()); !slices.Equal(got, []string{"tool " + tool, "answer"}) {
-						t.Errorf("model replies = %q, want the %s call then the answer", got, tool)
-					}
+					got := replies(model.Requests())
+					assert.True(t, slices.Equal(got, []string{"tool " + tool, "answer"}), "model replies = %q, want the %s call then the answer", got, tool)
 					id, updates := onlyToolCall(t, c)
 					checkCodexCall(t, codexCase{version: version, unified: unified, termOutput: cl.termOutput}, id, updates)
-					if p := c.Problems(); len(p) > 0 {
-						t.Errorf("client problems: %q", p)
-					}
+					p := c.Problems()
+					assert.Empty(t, p, "client problems: %q", p)
 					if t.Failed() {
 						t.Log(c.Report())
 					}
@@ -108,8 +106,11 @@ func checkCodexTerminal(t *testing.T, tc codexCase, id string, updates []acpclie
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
 	assert.True(t, terminalContent(first, id), "tool_call content = %+v, want one terminal %s", first.Content, id)
-	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id || info.CWD == "" {
-		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id)
+	info, ok := first.Terminal("terminal_info")
+	if assert.True(t, ok, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id) {
+		if assert.Equal(t, id, info.TerminalID, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id) {
+			assert.NotEmpty(t, info.CWD, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id)
+		}
 	}
 	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.TerminalID != id || exit.ExitCode == nil || *exit.ExitCode != 0 {
 		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
@@ -169,9 +170,8 @@ func checkCodexText(t *testing.T, tc codexCase, updates []acpclient.ToolUpdate) 
 			}
 			return
 		}
-		if got, want := last.Text(), codexFence(fiveLinesOutput); got != want {
-			t.Errorf("0.16 final content = %q, want %q", got, want)
-		}
+		got, want := last.Text(), codexFence(fiveLinesOutput)
+		assert.Equal(t, want, got, "0.16 final content")
 	}
 }
 

@@ -36,9 +36,8 @@ func TestGeminiSmoke(t *testing.T) {
 				model := mockmodel.NewGemini(t, mockmodel.Script{Commands: []string{fiveLinesLiteral}})
 				agent := realagent.Gemini(t, realagent.GeminiOptions{ModelURL: model.URL(), NoPTY: noPTY})
 				c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-				if got := replies(model.Requests()); !slices.Equal(got, []string{"tool " + mockmodel.GeminiShellTool, "answer"}) {
-					t.Errorf("model replies = %q, want a shell call and an answer", got)
-				}
+				got := replies(model.Requests())
+				assert.True(t, slices.Equal(got, []string{"tool " + mockmodel.GeminiShellTool, "answer"}), "model replies = %q, want a shell call and an answer", got)
 				calls := c.ToolCalls()
 				require.Len(t, calls, 1, "%d tool calls, want 1\n%s", len(calls), c.Report())
 				id := calls[0].ID
@@ -61,9 +60,8 @@ func TestGeminiSmoke(t *testing.T) {
 				if assert.True(t, u.HasContent, "final content %+v (text %q), want %q", u.Content, u.Text(), want) {
 					assert.Equal(t, want, u.Text(), "final content %+v (text %q), want %q", u.Content, u.Text(), want)
 				}
-				if p := c.Problems(); len(p) > 0 {
-					t.Errorf("client problems: %q", p)
-				}
+				p := c.Problems()
+				assert.Empty(t, p, "client problems: %q", p)
 				if t.Failed() {
 					t.Log(c.Report())
 				}
@@ -78,8 +76,7 @@ func TestGeminiSmoke(t *testing.T) {
 func checkGeminiPermission(t *testing.T, c *acpclient.Client, id string) {
 	t.Helper()
 	tc, ids := onlyPermission(t, c)
-	if want := []string{"proceed_always", "proceed_once", "cancel"}; !slices.Equal(ids, want) {
-		t.Errorf("options %q, want %q", ids, want)
-	}
+	want := []string{"proceed_always", "proceed_once", "cancel"}
+	assert.True(t, slices.Equal(ids, want), "options %q, want %q", ids, want)
 	assert.False(t, tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral, "permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -36,9 +38,8 @@ func TestHeredocWriteThroughAgents(t *testing.T) {
 			if err != nil || string(got) != content {
 				t.Errorf("main.go = %q (%v), want %q\n%s", got, err, content, c.Report())
 			}
-			if n := len(c.ToolCalls()); n != 1 {
-				t.Errorf("got %d tool calls, want 1", n)
-			}
+			n := len(c.ToolCalls())
+			assert.Equal(t, 1, n, "got %d tool calls, want 1", n)
 		})
 	}
 }

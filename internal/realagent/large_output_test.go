@@ -51,9 +51,8 @@ func TestCodex013LargeOutputPlain(t *testing.T) {
 	if assert.Equal(t, "completed", last.Status, "final status/exit = %q/%d, want completed/0", last.Status, out.ExitCode) {
 		assert.Equal(t, 0, out.ExitCode, "final status/exit = %q/%d, want completed/0", last.Status, out.ExitCode)
 	}
-	if n := strings.Count(out.Stdout, "\n"); n != largeLines {
-		t.Errorf("rawOutput.stdout has %d lines, want %d", n, largeLines)
-	}
+	n := strings.Count(out.Stdout, "\n")
+	assert.Equal(t, largeLines, n, "rawOutput.stdout has %d lines, want %d", n, largeLines)
 	// Snapshots grow with the output: far more bytes than the output itself.
 	assert.GreaterOrEqual(t, st.Bytes, 100*int64(len(out.Stdout)), "received %d bytes for %d bytes of output; expected the O(n²) snapshot stream", st.Bytes, len(out.Stdout))
 }

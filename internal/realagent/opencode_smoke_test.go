@@ -25,8 +25,9 @@ func TestOpencodeSmoke(t *testing.T) {
 			agent := realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: model.BaseURL(), Ask: true})
 			c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
 			// Besides, it asks for a session title ("aux").
-			if got := replies(model.Requests()); !slices.Contains(got, "tool "+mockmodel.ChatShellTool) || !slices.Contains(got, "answer") {
-				t.Errorf("model replies = %q, want a bash call and an answer", got)
+			got := replies(model.Requests())
+			if assert.True(t, slices.Contains(got, "tool "+mockmodel.ChatShellTool), "model replies = %q, want a bash call and an answer", got) {
+				assert.True(t, slices.Contains(got, "answer"), "model replies = %q, want a bash call and an answer", got)
 			}
 			id, updates := onlyToolCall(t, c)
 			assert.Equal(t, "call_mock_1", id, "tool call id")
@@ -41,8 +42,9 @@ func TestOpencodeSmoke(t *testing.T) {
 				assert.False(t, hasTerminalMeta(u), "update has terminal _meta %v", u.Meta)
 				_ = json.Unmarshal(u.RawInput, &in)
 				// Every snapshot is a prefix of the output.
-				if txt := u.Text(); u.Status == "in_progress" && txt != "" && !isLineRun(txt, fiveLinesOutput) {
-					t.Errorf("snapshot %q is not a run of output lines", txt)
+				txt := u.Text()
+				if u.Status == "in_progress" && txt != "" {
+					assert.True(t, isLineRun(txt, fiveLinesOutput), "snapshot %q is not a run of output lines", txt)
 				}
 			}
 			if assert.Equal(t, fiveLines, in.Command, "rawInput = %+v, want the command, its description and the session cwd", in) {
@@ -65,9 +67,8 @@ func TestOpencodeSmoke(t *testing.T) {
 				assert.Equal(t, fiveLinesOutput, last.Text(), "final status %q, text %q; want completed and the output", last.Status, last.Text())
 			}
 			checkOpencodePermission(t, c, id)
-			if p := c.Problems(); len(p) > 0 {
-				t.Errorf("client problems: %q", p)
-			}
+			p := c.Problems()
+			assert.Empty(t, p, "client problems: %q", p)
 			if t.Failed() {
 				t.Log(c.Report())
 			}
@@ -78,7 +79,8 @@ func TestOpencodeSmoke(t *testing.T) {
 func checkOpencodePermission(t *testing.T, c *acpclient.Client, id string) {
 	t.Helper()
 	tc, ids := onlyPermission(t, c)
-	if want := []string{"once", "always", "reject"}; !slices.Equal(ids, want) || tc.ToolCallID != id {
-		t.Errorf("permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
+	want := []string{"once", "always", "reject"}
+	if assert.True(t, slices.Equal(ids, want), "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want) {
+		assert.Equal(t, id, tc.ToolCallID, "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
 	}
 }

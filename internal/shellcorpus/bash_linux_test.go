@@ -30,20 +30,17 @@ func TestBashRunnerSandbox(t *testing.T) {
 		return string(b)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(read("net")), "\n")[2:] {
-		if iface := strings.TrimSpace(strings.SplitN(line, ":", 2)[0]); iface != "lo" {
-			t.Errorf("interface %q in the sandbox", iface)
-		}
+		iface := strings.TrimSpace(strings.SplitN(line, ":", 2)[0])
+		assert.Equal(t, "lo", iface, "interface %q in the sandbox", iface)
 	}
 	assert.NotContains(t, read("found"), " is /", "programs outside Tools found: %s", read("found"))
 	if _, err := exec.LookPath("prlimit"); err == nil {
-		if got := strings.TrimSpace(read("fsize")); got != "65536" { // bash counts 1024-byte blocks
-			t.Errorf("ulimit -f = %s KiB, want 64 MiB", got)
-		}
+		got := strings.TrimSpace(read("fsize"))
+		assert.Equal(t, "65536", got, "ulimit -f")
 	}
 	if os.Geteuid() == 0 {
-		if got := strings.TrimSpace(read("uid")); got != "65534" {
-			t.Errorf("runs as uid %s, want nobody", got)
-		}
+		got := strings.TrimSpace(read("uid"))
+		assert.Equal(t, "65534", got, "runs as uid %s, want nobody", got)
 		if _, err := os.Stat(filepath.Join(tmp, "above")); err == nil {
 			t.Error("wrote outside the directory handed over")
 		}

@@ -88,8 +88,7 @@ func TestClassify(t *testing.T) {
 
 func TestClassifyRefusesWhatBashRefuses(t *testing.T) {
 	for _, script := range []string{"echo (", "if then fi", "cat > f <<EOF\nx\nEOF\n)"} {
-		if _, err := Classify(script); err == nil {
-			t.Errorf("Classify(%q): no error", script)
-		}
+		_, err := Classify(script)
+		assert.Error(t, err, "Classify(%q): no error", script)
 	}
 }

@@ -33,8 +33,11 @@ func TestMeasureToday(t *testing.T) {
 	require.Empty(t, res.Wrong, "wrong: %+v", res.Wrong)
 	over := res.ByForm[FormOverwrite]
 	assert.False(t, over == nil || over.Commands != 3 || over.Repeats != 4 || over.Shown != 2 || over.Exact != 2, "overwrites: %+v, want 3 commands (4 with repeats), 2 shown and exact", over)
-	if sed := res.ByForm[FormSedInPlace]; sed == nil || sed.Commands != 1 || sed.Shown != 0 {
-		t.Errorf("sed -i: %+v, want 1 command, not shown", sed)
+	sed := res.ByForm[FormSedInPlace]
+	if assert.NotNil(t, sed, "sed -i") {
+		if assert.Equal(t, 1, sed.Commands, "sed -i: %+v, want 1 command, not shown", sed) {
+			assert.Equal(t, 0, sed.Shown, "sed -i: %+v, want 1 command, not shown", sed)
+		}
 	}
 	assert.Len(t, ran, 2, "ran")
 	for _, s := range ran {
@@ -106,8 +109,11 @@ func TestMeasurePartialShows(t *testing.T) {
 	}
 	res, err := Measure(entries, first, run, tmp)
 	require.NoError(t, err)
-	if c := res.ByForm[FormSeveral]; len(res.Wrong) != 0 || c == nil || c.Exact != 1 {
-		t.Errorf("partial show: %+v, wrong %+v; want exact", c, res.Wrong)
+	c := res.ByForm[FormSeveral]
+	if assert.Empty(t, res.Wrong, "partial show: %+v, wrong %+v; want exact", c, res.Wrong) {
+		if assert.NotNil(t, c, "partial show: %+v, wrong %+v; want exact", c, res.Wrong) {
+			assert.Equal(t, 1, c.Exact, "partial show: %+v, wrong %+v; want exact", c, res.Wrong)
+		}
 	}
 	all := func(script, dir string) (Shown, bool) {
 		shown, ok := first(script, dir)

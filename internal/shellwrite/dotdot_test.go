@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -72,9 +74,8 @@ func TestDotDotAgainstShells(t *testing.T) {
 					return
 				}
 				require.NoError(t, err, "rejected")
-				if want := filepath.Join(cwd, tc.path); target.Path != want {
-					t.Errorf("Path = %s, want %s", target.Path, want)
-				}
+				want := filepath.Join(cwd, tc.path)
+				assert.Equal(t, want, target.Path, "Path")
 				run := runShell(t, sh, script, cwd)
 				if run.err != nil || run.stderr != "" {
 					t.Fatalf("%s -c %q: err=%v stderr=%q", shell, script, run.err, run.stderr)

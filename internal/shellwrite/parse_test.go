@@ -363,9 +363,8 @@ func TestParse(t *testing.T) {
 				return
 			}
 			require.NoError(t, err, "rejected")
-			if want := filepath.Join(testCWD, tc.path); w.Path != want {
-				t.Errorf("Path = %q, want %q", w.Path, want)
-			}
+			want := filepath.Join(testCWD, tc.path)
+			assert.Equal(t, want, w.Path, "Path")
 			assert.Equal(t, tc.content, string(w.Content), "Content")
 		})
 	}
@@ -394,15 +393,14 @@ func TestParseCaseCounts(t *testing.T) {
 			accepted++
 		}
 	}
-	if rejected := len(parseCases) - accepted; accepted < 45 || rejected < 40 {
-		t.Fatalf("%d accepted and %d rejected rows, want at least 45 and 40", accepted, rejected)
-	}
+	rejected := len(parseCases) - accepted
+	require.GreaterOrEqual(t, accepted, 45, "%d accepted and %d rejected rows, want at least 45 and 40", accepted, rejected)
+	require.GreaterOrEqual(t, rejected, 40, "%d accepted and %d rejected rows, want at least 45 and 40", accepted, rejected)
 }
 
 func TestParseRelativeCWD(t *testing.T) {
-	if _, err := Parse("echo hi > f", "project"); err == nil || !strings.Contains(err.Error(), "not absolute") {
-		t.Fatalf("err = %v, want a rejection of the relative cwd", err)
-	}
+	_, err := Parse("echo hi > f", "project")
+	require.ErrorContains(t, err, "not absolute")
 }
 
 // TestLoginShellsWriteTheSame runs the accepted rows as codex does, in login shells (`bash -lc`,
@@ -446,9 +444,8 @@ func TestDependsOnCwd(t *testing.T) {
 	} {
 		w, err := Parse(script, testCWD)
 		require.NoError(t, err, "%q", script)
-		if got := w.DependsOnCwd(); got != want {
-			t.Errorf("%q: DependsOnCwd() = %v, want %v", script, got, want)
-		}
+		got := w.DependsOnCwd()
+		assert.Equal(t, want, got, "%q: DependsOnCwd() = %v, want %v", script, got, want)
 	}
 }
 
@@ -465,8 +462,7 @@ func TestSearchesCDPATH(t *testing.T) {
 	} {
 		w, err := Parse(script, testCWD)
 		require.NoError(t, err, "%q", script)
-		if got := w.SearchesCDPATH(); got != want {
-			t.Errorf("%q: SearchesCDPATH() = %v, want %v", script, got, want)
-		}
+		got := w.SearchesCDPATH()
+		assert.Equal(t, want, got, "%q: SearchesCDPATH() = %v, want %v", script, got, want)
 	}
 }

@@ -208,9 +208,8 @@ func TestScript(t *testing.T) {
 				return
 			}
 			require.NoError(t, err, "ParseScript")
-			if got, want := describeEdits(dir, files), describePairs(tc.want); got != want {
-				t.Errorf("shown:\n%swant:\n%s", got, want)
-			}
+			got, want := describeEdits(dir, files), describePairs(tc.want)
+			assert.Equal(t, want, got, "shown:\n%swant:\n%s", got, want)
 			switch {
 			case tc.stop == "" && cut != nil:
 				t.Errorf("cut: %v, want everything shown", cut)
@@ -284,8 +283,9 @@ func checkScriptInShell(t *testing.T, shell, flag string, tc scriptCase) {
 	after := regularFiles(t, dir)
 	want := before
 	for _, f := range files {
-		if got, ok := after[f.Path]; !ok || string(got) != string(f.New) {
-			t.Errorf("%s -c %q (err %v, stderr %q) left %s as %q, shown %q", shell, tc.script, run.err, run.stderr, f.Path, got, f.New)
+		got, ok := after[f.Path]
+		if assert.True(t, ok, "%s -c %q (err %v, stderr %q) left %s as %q, shown %q", shell, tc.script, run.err, run.stderr, f.Path, got, f.New) {
+			assert.Equal(t, string(f.New), string(got), "%s -c %q (err %v, stderr %q) left %s as %q, shown %q", shell, tc.script, run.err, run.stderr, f.Path, got, f.New)
 		}
 		want[f.Path] = f.New
 	}

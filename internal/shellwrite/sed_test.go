@@ -15,9 +15,8 @@ func BenchmarkSedOutput(b *testing.B) {
 	sc := &sedCall{scripts: []string{"s/line/LINE/"}}
 	text := []byte(strings.Repeat("a line of text\n", 30))
 	for range b.N {
-		if _, err := sedOutput(sc, text, 1<<20); err != nil {
-			b.Fatal(err)
-		}
+		_, err := sedOutput(sc, text, 1<<20)
+		require.NoError(b, err)
 	}
 }
 
@@ -26,9 +25,8 @@ func TestFindGNUSedRefusesOtherSeds(t *testing.T) {
 	dir := shellDir(t)
 	fake := "#!/bin/sh\necho 'sed: illegal option -- -' >&2\nexit 1\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "sed"), []byte(fake), 0o755))
-	if _, err := findGNUSed(dir + ":/usr/bin:/bin"); err == nil || !strings.Contains(err.Error(), "not GNU sed") {
-		t.Fatalf("err = %v, want the fake sed refused", err)
-	}
+	_, err := findGNUSed(dir + ":/usr/bin:/bin")
+	require.ErrorContains(t, err, "not GNU sed")
 	if _, err := findGNUSed("relative:/usr/bin"); err == nil || !strings.Contains(err.Error(), "relative") {
 		t.Fatalf("err = %v, want a relative PATH entry refused", err)
 	}

@@ -180,7 +180,6 @@ func TestCheckTarget(t *testing.T) {
 
 func TestCheckTargetNegativeLimit(t *testing.T) {
 	root := t.TempDir()
-	if _, err := CheckTarget(Write{Path: filepath.Join(root, "f")}, root, false, -1); err == nil {
-		t.Fatal("accepted a negative size limit")
-	}
+	_, err := CheckTarget(Write{Path: filepath.Join(root, "f")}, root, false, -1)
+	require.Error(t, err, "accepted a negative size limit")
 }

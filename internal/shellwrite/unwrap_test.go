@@ -183,13 +183,11 @@ func TestWindowsShellsStandAside(t *testing.T) {
 	} {
 		assert.True(t, IsWindowsShell(shell), "IsWindowsShell(%q) = false", shell)
 		for _, flag := range []string{"-c", "-lc", "-Command", "/c"} {
-			if got, ok := ScriptFromArgv([]string{shell, flag, s}); ok {
-				t.Errorf("ScriptFromArgv(%q, %q) = %q", shell, flag, got)
-			}
+			got, ok := ScriptFromArgv([]string{shell, flag, s})
+			assert.False(t, ok, "ScriptFromArgv(%q, %q) = %q", shell, flag, got)
 		}
-		if got, ok := ScriptFromCommandLine(singleQuoted(shell) + " -c " + singleQuoted(s)); ok {
-			t.Errorf("ScriptFromCommandLine with %q = %q", shell, got)
-		}
+		got, ok := ScriptFromCommandLine(singleQuoted(shell) + " -c " + singleQuoted(s))
+		assert.False(t, ok, "ScriptFromCommandLine with %q = %q", shell, got)
 	}
 	for _, other := range []string{"bash", "/bin/zsh", "commander", "pwsh2", "xcmd.exe", ""} {
 		assert.False(t, IsWindowsShell(other), "IsWindowsShell(%q) = true", other)
