@@ -22,7 +22,7 @@ func FuzzMessageView(f *testing.F) {
 		m := NewMessage(ClientToAgent, raw, time.Time{})
 		var obj map[string]json.RawMessage
 		valid := json.Unmarshal(raw, &obj) == nil && obj != nil
-		require.Equal(t, valid, m.Checked(), "Checked(%q) = %v, encoding/json says %v", raw, m.Checked(), valid)
+		require.Equal(t, valid, m.Checked(), "Checked(%q), against encoding/json", raw)
 		if valid {
 			require.True(t, m.Valid(), "Valid(%q) = false for a valid object", raw)
 		}
@@ -34,7 +34,7 @@ func FuzzMessageView(f *testing.F) {
 		// not one.
 		var method string
 		if json.Unmarshal(obj["method"], &method) == nil {
-			require.Equal(t, m.Method(), method, "Method(%q) = %q, want %q", raw, m.Method(), method)
+			require.Equal(t, method, m.Method(), "Method(%q)", raw)
 		}
 		_ = m.UpdateKind()
 		// params.sessionId and params.update as a JavaScript peer reads
@@ -44,8 +44,8 @@ func FuzzMessageView(f *testing.F) {
 		if json.Unmarshal(obj["params"], &params) == nil {
 			_ = json.Unmarshal(params["sessionId"], &session)
 		}
-		require.Equal(t, session, m.SessionID(), "SessionID(%q) = %q, want %q", raw, m.SessionID(), session)
+		require.Equal(t, session, m.SessionID(), "SessionID(%q)", raw)
 		update := params["update"]
-		require.Equal(t, string(update), string(m.Update()), "Update(%q) = %q, want %q", raw, m.Update(), update)
+		require.Equal(t, string(update), string(m.Update()), "Update(%q)", raw)
 	})
 }

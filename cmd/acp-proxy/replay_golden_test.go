@@ -108,7 +108,7 @@ func TestReplayGoldens(t *testing.T) {
 			continue
 		}
 		if !*update {
-			t.Errorf("goldens of a trace that is gone: %s (-update removes them)", e.Name())
+			assert.Failf(t, "goldens of a trace that is gone", "%s (-update removes them)", e.Name())
 			continue
 		}
 		t.Logf("removing goldens of a trace that is gone: %s", e.Name())
@@ -180,7 +180,7 @@ func checkNoStaleGoldens(t *testing.T, dir string, want map[string]bool) {
 			t.Logf("removed stale golden %s", p)
 			continue
 		}
-		t.Errorf("stale golden %s: no filter combination produces it (-update removes it)", p)
+		assert.Failf(t, "a stale golden", "%s: no filter combination produces it (-update removes it)", p)
 	}
 }
 

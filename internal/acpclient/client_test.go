@@ -28,8 +28,8 @@ func TestRunRecordsTurn(t *testing.T) {
 			Echo json.RawMessage `json:"echo"`
 		} `json:"_meta"`
 	}
-	if err := json.Unmarshal(c.InitializeResult(), &init); err != nil || string(init.Meta.Echo) != acpclient.ZedLikeCapabilities {
-		t.Errorf("agent saw clientCapabilities %s (%v), want %s", init.Meta.Echo, err, acpclient.ZedLikeCapabilities)
+	if assert.NoError(t, json.Unmarshal(c.InitializeResult(), &init)) {
+		assert.Equal(t, acpclient.ZedLikeCapabilities, string(init.Meta.Echo), "the clientCapabilities the agent saw")
 	}
 
 	lines := c.Lines()
@@ -38,8 +38,10 @@ func TestRunRecordsTurn(t *testing.T) {
 	var total int64
 	largest := 0
 	for i, l := range lines {
-		if l.Err != nil || l.Size != len(l.Raw) || (i > 0 && l.At.Before(lines[i-1].At)) {
-			t.Errorf("line %d: err %v, size %d for %d raw bytes, at %v", i, l.Err, l.Size, len(l.Raw), l.At)
+		assert.NoError(t, l.Err, "line %d", i)
+		assert.Equal(t, len(l.Raw), l.Size, "line %d: size for its raw bytes", i)
+		if i > 0 {
+			assert.False(t, l.At.Before(lines[i-1].At), "line %d at %v, before the line before it", i, l.At)
 		}
 		total += int64(l.Size) + 1
 		largest = max(largest, l.Size)
@@ -70,9 +72,7 @@ func TestRunRecordsTurn(t *testing.T) {
 	p := c.Problems()
 	assert.Empty(t, p, "problems: %q", p)
 	// initialize, session/new, permission answer, fs answer, prompt.
-	if n := len(c.Sent()); n != 5 {
-		t.Errorf("sent %d lines, want 5", n)
-	}
+	assert.Len(t, c.Sent(), 5, "lines sent")
 }
 
 func TestMaxRetainedBytesKeepsMetadataAndLastUpdate(t *testing.T) {

@@ -185,7 +185,7 @@ func launchScript(t *testing.T, agent string, script mockmodel.Script, unified b
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}
 		return session{realagent.Codex(t, strings.TrimPrefix(agent, "codex-"), opts), func() []string { return replies(m.Requests()) }}
 	}
-	t.Fatalf("unknown agent %q", agent)
+	require.FailNowf(t, "unknown agent", "%q", agent)
 	return session{}
 }
 
@@ -281,8 +281,8 @@ func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 	}
 	if slices.Contains(fx.commands, heredocScript) {
 		got, err := os.ReadFile(filepath.Join(a.Dir, heredocFile))
-		if err != nil || string(got) != heredocContent {
-			t.Errorf("%s = %q (%v), want %q", heredocFile, got, err, heredocContent)
+		if assert.NoError(t, err) {
+			assert.Equal(t, heredocContent, string(got), heredocFile)
 		}
 	}
 }
@@ -324,7 +324,7 @@ func dropFilterOutput(t *testing.T, path string) {
 		rec, err := proxy.NewTraceReader(bytes.NewReader(line)).Next()
 		switch {
 		case err != nil:
-			t.Fatalf("%s: %v", path, err)
+			require.NoError(t, err, path)
 		case !rec.HasLine && rec.Read == nil:
 			// a line the proxy added
 		case rec.HasOut:

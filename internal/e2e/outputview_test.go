@@ -223,8 +223,7 @@ func checkLines(t *testing.T, what, shown string, ref map[int]bool) {
 	seen := map[int]bool{}
 	last := 0
 	for i, n := range got {
-		if n <= last {
-			t.Errorf("%s: line %d (%d of %d shown) after line %d: out of order or twice", what, n, i+1, len(got), last)
+		if !assert.Greater(t, n, last, "%s: line %d (%d of %d shown) after line %d: out of order or twice", what, n, i+1, len(got), last) {
 			return
 		}
 		last = n

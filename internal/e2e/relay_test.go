@@ -158,9 +158,9 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 	if t.Failed() {
 		t.FailNow()
 	}
-	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
-		t.Fatalf("model replies %q, want the tool call then the answer", got)
-	}
+	modelReplies := s.replies()
+	require.GreaterOrEqual(t, len(modelReplies), 2, "model replies %q, want the tool call then the answer", modelReplies)
+	require.Equal(t, "answer", modelReplies[len(modelReplies)-1], "model replies %q, want the tool call then the answer", modelReplies)
 	recs := readTraceFile(t, trace)
 	agentGot, agentSent := delivered(recs, acp.ClientToAgent), linesOf(recs, acp.AgentToClient)
 	got, sent := clientLines(c), clientSent(c)

@@ -74,9 +74,8 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 
 			// The agent really wrote the file.
 			written, err := os.ReadFile(target)
-			if err != nil || string(written) != heredocContent {
-				t.Fatalf("%s = %q (%v), want %q", heredocFile, written, err, heredocContent)
-			}
+			require.NoError(t, err)
+			require.Equal(t, heredocContent, string(written), heredocFile)
 			calls := c.ToolCalls()
 			require.Len(t, calls, 2, "%d tool calls, want the write and ls\n%s", len(calls), c.Report())
 			writeID, lsID := calls[0].ID, calls[1].ID
@@ -99,7 +98,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 					t.Logf("the write ran before the proxy saw its tool_call: oldText %q", *seen)
 					wantDiff.OldText = seen
 				default:
-					t.Errorf("oldText %q is neither null nor what the write wrote", *seen)
+					assert.Failf(t, "oldText is neither null nor what the write wrote", "%q", *seen)
 				}
 			}
 
@@ -123,8 +122,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 					continue
 				}
 				recognised = true
-				if callID != writeID {
-					t.Errorf("the proxy changed a message that is not the write's:\n%s", shorten(r.Line))
+				if !assert.Equal(t, writeID, callID, "the proxy changed a message that is not the write's:\n%s", shorten(r.Line)) {
 					continue
 				}
 				require.Len(t, r.Out, 1, "the proxy sent %d lines for one message of the write", len(r.Out))
@@ -143,9 +141,8 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			}
 			want := mustJSON(t, []map[string]string{{"path": target}})
 			assert.True(t, jsonEqual(st["locations"], want), "locations %s, want %s", st["locations"], want)
-			if want := mustJSON(t, []diffItem{wantDiff}); !jsonEqual(st["content"], want) {
-				t.Errorf("content %s,\nwant %s", st["content"], want)
-			}
+			wantContent := mustJSON(t, []diffItem{wantDiff})
+			assert.True(t, jsonEqual(st["content"], wantContent), "content %s,\nwant %s", st["content"], wantContent)
 			if assert.Equal(t, `"completed"`, st["status"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"]) {
 				if assert.Empty(t, st["terminal data"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"]) {
 					assert.Empty(t, st["terminal exit"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"])
@@ -200,7 +197,7 @@ func observedOldText(t *testing.T, recs []proxy.TraceRecord, id string) *string 
 			return content[0].OldText
 		}
 	}
-	t.Fatalf("the write was not rewritten")
+	require.FailNow(t, "the write was not rewritten")
 	return nil
 }
 
@@ -256,9 +253,7 @@ func callOf(t *testing.T, line []byte) (envelope, map[string]json.RawMessage) {
 		raw = e.Params.ToolCall
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("tool call object: %v: %s", err, shorten(line))
-	}
+	require.NoError(t, json.Unmarshal(raw, &m), "tool call object: %s", shorten(line))
 	return e, m
 }
 
@@ -308,18 +303,18 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 		assert.Equal(t, gm, om, "_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
 	}
 	// The edit's own members, where set.
-	v, ok := g["kind"]
-	if ok {
-		assert.Equal(t, `"edit"`, string(v), "kind %s, want \"edit\"", v)
+	if v, ok := g["kind"]; ok {
+		assert.Equal(t, `"edit"`, string(v), "kind")
 	}
-	if v, ok := g["title"]; ok && !strings.Contains(string(v), heredocFile) {
-		t.Errorf("title %s does not name %s", v, heredocFile)
+	if v, ok := g["title"]; ok {
+		assert.Contains(t, string(v), heredocFile, "title")
 	}
-	if v, ok := g["locations"]; ok && !jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})) {
-		t.Errorf("locations %s, want [{path: %s}]", v, want.Path)
+	if v, ok := g["locations"]; ok {
+		assert.True(t, jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})), "locations %s, want [{path: %s}]", v, want.Path)
 	}
-	if v, ok := g["content"]; ok && !jsonEqual(string(v), wantContent(t, oe.Method, o["content"], want)) {
-		t.Errorf("content %s,\nwant %s", shorten(v), wantContent(t, oe.Method, o["content"], want))
+	if v, ok := g["content"]; ok {
+		wc := wantContent(t, oe.Method, o["content"], want)
+		assert.True(t, jsonEqual(string(v), wc), "content %s,\nwant %s", shorten(v), wc)
 	}
 	_, announces := o["rawInput"]
 	if ge.Method == "session/request_permission" || announces {
@@ -546,8 +541,8 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			}
 			for rel, want := range tc.files {
 				got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel))
-				if err != nil || string(got) != want {
-					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				if assert.NoError(t, err) {
+					assert.Equal(t, want, string(got), "what the agent wrote to %s", rel)
 				}
 			}
 			for _, rel := range tc.absent {
@@ -557,8 +552,8 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			shown := shownDiffs(t, clientLines(c))
 			for path, d := range shown {
 				got, err := os.ReadFile(path)
-				if err != nil || string(got) != d.NewText {
-					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, d.NewText, got, err)
+				if assert.NoError(t, err) {
+					assert.Equal(t, d.NewText, string(got), "the client was shown %s becoming the left; the agent wrote the right", path)
 				}
 				rel, _ := filepath.Rel(s.agent.Dir, path)
 				old, existed := tc.before[rel]

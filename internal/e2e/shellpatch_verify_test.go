@@ -51,8 +51,8 @@ func checkFinalDiffsHoldTheDisk(t *testing.T, lines [][]byte) (edits, takenBack 
 		for _, it := range items {
 			if it.Type == "diff" {
 				got, err := os.ReadFile(it.Path)
-				if err != nil || string(got) != it.NewText {
-					t.Errorf("call %s ends showing %s becoming %q; it holds %q (%v)", id, it.Path, it.NewText, got, err)
+				if assert.NoError(t, err) {
+					assert.Equal(t, it.NewText, string(got), "call %s ends showing %s becoming the left; it holds the right", id, it.Path)
 				}
 			}
 			if strings.HasPrefix(it.Content.Text, takenBackNote) {
@@ -98,9 +98,7 @@ func TestShellToPatchClaudeShellAcrossTurns(t *testing.T) {
 				c.Call(tc.between, map[string]any{"sessionId": sid, "cwd": dir, "mcpServers": []any{}})
 			}
 			before := len(c.Lines())
-			if stop := c.Prompt(sid, "second turn"); stop != "end_turn" {
-				t.Fatalf("second turn: %s", stop)
-			}
+			require.Equal(t, "end_turn", c.Prompt(sid, "second turn"), "the second turn's stop reason")
 			lands := ""
 			for _, rel := range []string{"notes.md", "sub/notes.md"} {
 				if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {

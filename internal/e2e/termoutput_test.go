@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
@@ -329,9 +330,7 @@ func TestAcpxThroughProxy(t *testing.T) {
 				"--approve-all", "--format", "text", "--cwd", s.agent.Dir,
 				"--agent", agentCmd, // acpx splits this string into a command line
 				"exec", "print the lines")
-			if err != nil {
-				t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, tail(run.Stdout), tail(run.Stderr))
-			}
+			require.NoError(t, err, "acpx\nstdout:\n%s\nstderr:\n%s", tail(run.Stdout), tail(run.Stderr))
 			out := run.Stdout
 			assert.Contains(t, out, "[done] end_turn", "acpx did not end the turn:\n%s", tail(out))
 			ref := agentLines(agentView(t, trace).only(t))
@@ -342,7 +341,7 @@ func TestAcpxThroughProxy(t *testing.T) {
 			// order, and with the N it leaves out cover the agent's twice.
 			for i, n := range shown {
 				if n != i+1 && more > 0 || i == 0 && n != 1 {
-					t.Errorf("acpx printed line %d in place %d:\n%s", n, i+1, tail(out))
+					assert.Failf(t, "acpx printed a line out of place", "line %d in place %d:\n%s", n, i+1, tail(out))
 					break
 				}
 			}

@@ -53,8 +53,8 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 				t.FailNow()
 			}
 			for rel, want := range after {
-				if got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel)); err != nil || string(got) != want {
-					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				if got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel)); assert.NoError(t, err) {
+					assert.Equal(t, want, string(got), "what the agent wrote to %s", rel)
 				}
 			}
 			lines := clientLines(c)
@@ -63,8 +63,8 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 					continue // opencode's own oldString → newString, named relative to the project
 				}
 				rel, _ := filepath.Rel(s.agent.Dir, path)
-				if got, err := os.ReadFile(path); err != nil || string(got) != d.NewText {
-					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", rel, d.NewText, got, err)
+				if got, err := os.ReadFile(path); assert.NoError(t, err) {
+					assert.Equal(t, d.NewText, string(got), "the client was shown %s becoming the left; the agent wrote the right", rel)
 				}
 				old, existed := before[rel]
 				if assert.False(t, d.OldText == nil && existed, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed) {

@@ -100,9 +100,8 @@ func replayTrace(t *testing.T, trace string, flags ...string) []proxy.TraceRecor
 	cmd := exec.Command(proxyBin(t), append(append([]string{"replay"}, flags...), trace)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("acp-proxy replay %q: %v\n%s", flags, err, stderr.String())
-	}
+	err := cmd.Run()
+	require.NoError(t, err, "acp-proxy replay %q\n%s", flags, stderr.String())
 	assert.Empty(t, stderr.String(), "acp-proxy replay %q wrote to stderr: %s", flags, stderr.String())
 	return readTrace(t, &stdout)
 }
@@ -138,9 +137,7 @@ type envelope struct {
 func decodeEnvelope(t *testing.T, line []byte) envelope {
 	t.Helper()
 	var e envelope
-	if err := json.Unmarshal(line, &e); err != nil {
-		t.Fatalf("not a JSON-RPC message: %v: %s", err, shorten(line))
-	}
+	require.NoError(t, json.Unmarshal(line, &e), "not a JSON-RPC message: %s", shorten(line))
 	return e
 }
 
@@ -252,7 +249,7 @@ func sameFinalStates(t *testing.T, what string, want, got [][]byte) {
 			}
 		}
 		sort.Strings(diffs)
-		t.Errorf("%s: tool call %s ends differently:\n%s", what, id, strings.Join(diffs, "\n"))
+		assert.Failf(t, "a tool call ends differently", "%s: tool call %s:\n%s", what, id, strings.Join(diffs, "\n"))
 	}
 }
 

@@ -63,13 +63,10 @@ func TestACPv2Session(t *testing.T) {
 			cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("v2 client: %v\nstderr:\n%s", err, tail(stderr.String()))
-			}
+			err = cmd.Run()
+			require.NoError(t, err, "v2 client\nstderr:\n%s", tail(stderr.String()))
 			var r v2Report
-			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-				t.Fatalf("v2 client report: %v\n%s\nstderr:\n%s", err, tail(stdout.String()), tail(stderr.String()))
-			}
+			require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "v2 client report\n%s\nstderr:\n%s", tail(stdout.String()), tail(stderr.String()))
 			checkV2Session(t, r)
 
 			recs := readTraceFile(t, trace)

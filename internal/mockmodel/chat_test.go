@@ -63,7 +63,7 @@ func postChat(t *testing.T, url, body string) []chatChunk {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST %s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
+		require.FailNowf(t, "POST failed", "%s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
 	}
 	var chunks []chatChunk
 	done := false
@@ -75,7 +75,7 @@ func postChat(t *testing.T, url, body string) []chatChunk {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		switch {
 		case !ok || done:
-			t.Fatalf("unexpected SSE line %q", sc.Text())
+			require.FailNowf(t, "unexpected SSE line", "%q", sc.Text())
 		case data == "[DONE]":
 			done = true
 			continue
@@ -110,8 +110,11 @@ func TestChatTurn(t *testing.T) {
 		}
 	}
 	var in struct{ Command, Description string }
-	if err := json.Unmarshal([]byte(args.String()), &in); err != nil || name != "bash" || id != "call_mock_1" || in.Command != "echo hi" || in.Description == "" {
-		t.Errorf("tool call %s %s %q (%v), want bash call_mock_1 with the command and a description", name, id, args.String(), err)
+	assert.Equal(t, "bash", name, "tool name")
+	assert.Equal(t, "call_mock_1", id, "tool call id")
+	if assert.NoError(t, json.Unmarshal([]byte(args.String()), &in), "arguments %q", args.String()) {
+		assert.Equal(t, "echo hi", in.Command, "arguments %q", args.String())
+		assert.NotEmpty(t, in.Description, "arguments %q", args.String())
 	}
 	assert.Equal(t, "tool_calls", finish(chunks), "finish_reason")
 
@@ -128,8 +131,8 @@ func TestChatTurn(t *testing.T) {
 
 	// The title request: no tools, streamed or not.
 	chunks = postChat(t, url, chatBody(false, true, chatSystem, chatPrompt))
-	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.AuxText {
-		t.Errorf("streamed title reply %+v", chunks)
+	if c := chunks[0].Choices[0].Delta.Content; assert.NotNil(t, c, "streamed title reply %+v", chunks) {
+		assert.Equal(t, mockmodel.AuxText, *c, "streamed title reply")
 	}
 	resp, err := http.Post(url, "application/json", strings.NewReader(chatBody(false, false, chatPrompt)))
 	require.NoError(t, err)
@@ -139,8 +142,8 @@ func TestChatTurn(t *testing.T) {
 			Message struct{ Content string } `json:"message"`
 		} `json:"choices"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&full); err != nil || full.Choices[0].Message.Content != mockmodel.AuxText {
-		t.Errorf("title reply %+v (%v)", full, err)
+	if assert.NoError(t, json.NewDecoder(resp.Body).Decode(&full), "title reply") {
+		assert.Equal(t, mockmodel.AuxText, full.Choices[0].Message.Content, "title reply %+v", full)
 	}
 	want := []string{"tool bash", "answer", "tool bash", "aux", "aux"}
 	for i, r := range m.Requests() {

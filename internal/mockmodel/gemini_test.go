@@ -63,7 +63,7 @@ func postGemini(t *testing.T, url, body string) []geminiReply {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST %s: %s: %s", url, resp.Status, b)
+		require.FailNowf(t, "POST failed", "%s: %s: %s", url, resp.Status, b)
 	}
 	var out []geminiReply
 	if !strings.Contains(url, "alt=sse") {
@@ -110,9 +110,8 @@ func TestGeminiTurn(t *testing.T) {
 	// A request without the shell tool (the model router's classifier),
 	// not streamed.
 	got = postGemini(t, m.URL()+"/v1beta/models/gemini-2.5-flash-lite:generateContent", geminiBody(false, geminiPrompt))
-	if p := got[0].Candidates[0].Content.Parts[0]; p.Text != mockmodel.AuxText {
-		t.Errorf("aux reply %+v", p)
-	}
+	aux := got[0].Candidates[0].Content.Parts[0]
+	assert.Equal(t, mockmodel.AuxText, aux.Text, "aux reply %+v", aux)
 	want := []string{"tool run_shell_command", "answer", "tool run_shell_command", "aux"}
 	for i, r := range m.Requests() {
 		assert.Equal(t, want[i], r.Reply, "request %d reply %q, want %q", i, r.Reply, want[i])

@@ -53,8 +53,9 @@ func TestMessagesTurn(t *testing.T) {
 	}
 	var input struct{ Command, Description string }
 	partial, _ := field(events[2].Data, "delta", "partial_json").(string)
-	if err := json.Unmarshal([]byte(partial), &input); err != nil || input.Command != "echo hi" || input.Description == "" {
-		t.Errorf("input_json_delta = %q (%v), want command and description", partial, err)
+	if assert.NoError(t, json.Unmarshal([]byte(partial), &input), "input_json_delta %q", partial) {
+		assert.Equal(t, "echo hi", input.Command, "input_json_delta %q", partial)
+		assert.NotEmpty(t, input.Description, "input_json_delta %q", partial)
 	}
 	assert.Equal(t, "tool_use", field(events[4].Data, "delta", "stop_reason"), "message_delta = %v, want stop_reason tool_use", events[4].Data)
 
@@ -98,8 +99,8 @@ func TestMessagesAuxiliaryRequests(t *testing.T) {
 	var msg struct {
 		Content []struct{ Type, Text string }
 	}
-	if err := json.Unmarshal(b, &msg); err != nil || len(msg.Content) != 1 || msg.Content[0].Text != mockmodel.AuxText {
-		t.Errorf("title reply %s (%v), want the aux text", b, err)
+	if assert.NoError(t, json.Unmarshal(b, &msg), "title reply %s", b) && assert.Len(t, msg.Content, 1, "title reply %s", b) {
+		assert.Equal(t, mockmodel.AuxText, msg.Content[0].Text, "title reply")
 	}
 
 	// Streamed without tools: text too.

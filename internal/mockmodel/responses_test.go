@@ -132,11 +132,11 @@ func TestHeredocWrite(t *testing.T) {
 		dir := t.TempDir()
 		cmd := exec.Command("bash", "-c", script)
 		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("bash: %v: %s", err, out)
-		}
-		if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != tc.file {
-			t.Errorf("bash wrote %q (%v), want %q", b, err, tc.file)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "bash: %s", out)
+		b, err := os.ReadFile(filepath.Join(dir, "f.txt"))
+		if assert.NoError(t, err) {
+			assert.Equal(t, tc.file, string(b), "what bash wrote")
 		}
 	}
 }

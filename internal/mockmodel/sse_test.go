@@ -27,7 +27,7 @@ func post(t *testing.T, url, body string) []sseEvent {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST %s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
+		require.FailNowf(t, "POST failed", "%s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
 	}
 	var events []sseEvent
 	sc := bufio.NewScanner(resp.Body)
@@ -44,7 +44,7 @@ func post(t *testing.T, url, body string) []sseEvent {
 			events = append(events, ev)
 			ev = sseEvent{}
 		default:
-			t.Fatalf("unexpected SSE line %q", line)
+			require.FailNowf(t, "unexpected SSE line", "%q", line)
 		}
 	}
 	require.NoError(t, sc.Err())

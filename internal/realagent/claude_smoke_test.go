@@ -73,11 +73,12 @@ func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, u
 	// terminal_exit: the output went out as terminal_output.
 	if version == "0.23" || !termOutput {
 		var rawOutput string
-		if err := json.Unmarshal(last.RawOutput, &rawOutput); err != nil || rawOutput != claudeOutput {
-			t.Errorf("final rawOutput = %s (%v), want %q", last.RawOutput, err, claudeOutput)
+		if assert.NoError(t, json.Unmarshal(last.RawOutput, &rawOutput), "final rawOutput %s", last.RawOutput) {
+			assert.Equal(t, claudeOutput, rawOutput, "final rawOutput")
 		}
-	} else if last.RawOutput != nil || last.HasContent {
-		t.Errorf("final update has rawOutput %s, content %+v; want neither", last.RawOutput, last.Content)
+	} else {
+		assert.Nil(t, last.RawOutput, "the final update's rawOutput")
+		assert.False(t, last.HasContent, "the final update has content %+v", last.Content)
 	}
 
 	if !termOutput {
@@ -101,8 +102,9 @@ func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, u
 	// No live streaming: the whole output arrives as one terminal_output.
 	data := acpclient.TerminalData(updates)
 	assert.Equal(t, claudeOutput, data, "terminal_output data")
-	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.ExitCode == nil || *exit.ExitCode != 0 {
-		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
+	exit, ok := last.Terminal("terminal_exit")
+	if assert.True(t, ok, "final _meta.terminal_exit") && assert.NotNil(t, exit.ExitCode, "final _meta.terminal_exit %+v", exit) {
+		assert.Equal(t, 0, *exit.ExitCode, "final _meta.terminal_exit.exit_code")
 	}
 }
 

@@ -62,8 +62,9 @@ func TestCodexAsksPermission(t *testing.T) {
 					}
 				}
 				// Observed: codex-acp numbers its requests with UUID strings.
-				if id := c.Lines()[permAt].ID; len(id) == 0 || id[0] != '"' {
-					t.Errorf("permission request id %s, want a string", id)
+				permID := c.Lines()[permAt].ID
+				if assert.NotEmpty(t, permID, "permission request id") {
+					assert.Equal(t, byte('"'), permID[0], "permission request id %s, want a string", permID)
 				}
 				id, updates := onlyToolCall(t, c)
 				assert.Equal(t, id, p.ToolCall.ToolCallID, "permission for %q, tool call %q", p.ToolCall.ToolCallID, id)

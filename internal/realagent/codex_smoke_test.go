@@ -83,8 +83,8 @@ func checkCodexCall(t *testing.T, tc codexCase, id string, updates []acpclient.T
 	var in struct {
 		Command []string `json:"command"`
 	}
-	if err := json.Unmarshal(first.RawInput, &in); err != nil || len(in.Command) != 3 || in.Command[2] != fiveLines {
-		t.Errorf("rawInput.command = %q (%v), want [shell -lc script]", in.Command, err)
+	if assert.NoError(t, json.Unmarshal(first.RawInput, &in), "rawInput") && assert.Len(t, in.Command, 3, "rawInput.command %q, want [shell -lc script]", in.Command) {
+		assert.Equal(t, fiveLines, in.Command[2], "rawInput.command's script")
 	}
 
 	assert.Equal(t, "completed", last.Status, "final status")
@@ -112,8 +112,10 @@ func checkCodexTerminal(t *testing.T, tc codexCase, id string, updates []acpclie
 			assert.NotEmpty(t, info.CWD, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id)
 		}
 	}
-	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.TerminalID != id || exit.ExitCode == nil || *exit.ExitCode != 0 {
-		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
+	exit, ok := last.Terminal("terminal_exit")
+	if assert.True(t, ok, "final _meta.terminal_exit") && assert.Equal(t, id, exit.TerminalID, "final _meta.terminal_exit.terminal_id") &&
+		assert.NotNil(t, exit.ExitCode, "final _meta.terminal_exit %+v", exit) {
+		assert.Equal(t, 0, *exit.ExitCode, "final _meta.terminal_exit.exit_code")
 	}
 	for i, u := range updates {
 		assert.Empty(t, u.Text(), "update %d has text content %q; with the extension codex sends none", i, u.Text())

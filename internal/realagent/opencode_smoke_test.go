@@ -60,8 +60,9 @@ func TestOpencodeSmoke(t *testing.T) {
 					Truncated bool
 				}
 			}
-			if err := json.Unmarshal(last.RawOutput, &out); err != nil || out.Metadata.Output != fiveLinesOutput || out.Metadata.Exit != 0 {
-				t.Errorf("final rawOutput %s (%v), want metadata.output = the output, exit 0", last.RawOutput, err)
+			if assert.NoError(t, json.Unmarshal(last.RawOutput, &out), "final rawOutput %s", last.RawOutput) {
+				assert.Equal(t, fiveLinesOutput, out.Metadata.Output, "final rawOutput's metadata.output")
+				assert.Equal(t, 0, out.Metadata.Exit, "final rawOutput's metadata.exit")
 			}
 			if assert.Equal(t, "completed", last.Status, "final status %q, text %q; want completed and the output", last.Status, last.Text()) {
 				assert.Equal(t, fiveLinesOutput, last.Text(), "final status %q, text %q; want completed and the output", last.Status, last.Text())

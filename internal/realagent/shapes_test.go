@@ -74,9 +74,7 @@ type codexRawOutput struct {
 func decodeCodexRawOutput(t *testing.T, u acpclient.ToolUpdate) codexRawOutput {
 	t.Helper()
 	var out codexRawOutput
-	if err := json.Unmarshal(u.RawOutput, &out); err != nil {
-		t.Fatalf("codex rawOutput: %v: %.300s", err, u.RawOutput)
-	}
+	require.NoError(t, json.Unmarshal(u.RawOutput, &out), "codex rawOutput: %.300s", u.RawOutput)
 	return out
 }
 

@@ -41,8 +41,7 @@ func TestBashRunnerSandbox(t *testing.T) {
 	if os.Geteuid() == 0 {
 		got := strings.TrimSpace(read("uid"))
 		assert.Equal(t, "65534", got, "runs as uid %s, want nobody", got)
-		if _, err := os.Stat(filepath.Join(tmp, "above")); err == nil {
-			t.Error("wrote outside the directory handed over")
-		}
+		_, err := os.Stat(filepath.Join(tmp, "above"))
+		assert.Error(t, err, "wrote outside the directory handed over")
 	}
 }

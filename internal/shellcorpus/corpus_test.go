@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,7 +45,7 @@ func TestShellCorpus(t *testing.T) {
 		fmt.Printf("%s: %d commands, %d not parsed\n\n%s", what, len(entries), res.Unparsed, Table(res))
 	}
 	for _, m := range res.Wrong {
-		t.Errorf("%s (%s, %s): shown wrongly: %s\n%s", m.Entry.File, m.Entry.Source, m.Entry.Cwd, m.Reason, m.Entry.Command)
+		assert.Failf(t, "shown wrongly", "%s (%s, %s): %s\n%s", m.Entry.File, m.Entry.Source, m.Entry.Cwd, m.Reason, m.Entry.Command)
 	}
 }
 

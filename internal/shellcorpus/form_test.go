@@ -78,8 +78,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := Classify(tt.script)
-		if err != nil {
-			t.Errorf("Classify(%q): %v", tt.script, err)
+		if !assert.NoError(t, err, "Classify(%q)", tt.script) {
 			continue
 		}
 		assert.Equal(t, tt.want, got, "Classify(%q) = %v, want %v", tt.script, got, tt.want)

@@ -120,7 +120,8 @@ func TestMeasurePartialShows(t *testing.T) {
 		shown.All = true
 		return shown, ok
 	}
-	if res, err = Measure(entries, all, run, tmp); err != nil || len(res.Wrong) != 1 {
-		t.Errorf("a show of all that misses b.txt: wrong %+v, %v; want it caught", res.Wrong, err)
+	res, err = Measure(entries, all, run, tmp)
+	if assert.NoError(t, err) {
+		assert.Len(t, res.Wrong, 1, "a show of all that misses b.txt: wrong %+v; want it caught", res.Wrong)
 	}
 }

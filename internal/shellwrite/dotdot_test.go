@@ -77,9 +77,8 @@ func TestDotDotAgainstShells(t *testing.T) {
 				want := filepath.Join(cwd, tc.path)
 				assert.Equal(t, want, target.Path, "Path")
 				run := runShell(t, sh, script, cwd)
-				if run.err != nil || run.stderr != "" {
-					t.Fatalf("%s -c %q: err=%v stderr=%q", shell, script, run.err, run.stderr)
-				}
+				require.NoError(t, run.err, "%s -c %q: stderr=%q", shell, script, run.stderr)
+				require.Empty(t, run.stderr, "%s -c %q", shell, script)
 				dir, err := filepath.EvalSymlinks(filepath.Dir(target.Path))
 				require.NoError(t, err)
 				before[filepath.Join(dir, filepath.Base(target.Path))] = w.Content // the walk does not follow links
@@ -100,8 +99,8 @@ func TestOldTextIsNotReadThroughASwappedSymlink(t *testing.T) {
 	f, err := openBeneath(fsys.root, filepath.Join(fsys.root, "sub", "f"))
 	if err == nil {
 		f.Close()
-		t.Fatal("opened the file through a symlink")
 	}
+	require.Error(t, err, "opened the file through a symlink")
 	f, err = openBeneath(fsys.root, filepath.Join(fsys.root, "old", "f"))
 	require.NoError(t, err, "a plain path")
 	f.Close()

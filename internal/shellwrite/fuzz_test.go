@@ -135,9 +135,9 @@ func FuzzScriptFromCommandLine(f *testing.F) {
 		printWords := "printf '%s\\0' " + strings.TrimLeft(cmd, " \t\n")
 		for _, shell := range oracleShells {
 			run := runShellPath(t, shellPath(t, shell), printWords, shellDir(t), "/nonexistent")
-			if run.err != nil || run.stderr != "" || len(run.files) != 0 {
-				t.Fatalf("%s -c %q: err=%v stderr=%q files=%d", shell, printWords, run.err, run.stderr, len(run.files))
-			}
+			require.NoError(t, run.err, "%s -c %q: stderr=%q files=%d", shell, printWords, run.stderr, len(run.files))
+			require.Empty(t, run.stderr, "%s -c %q: files=%d", shell, printWords, len(run.files))
+			require.Empty(t, run.files, "%s -c %q", shell, printWords)
 			got := strings.Split(strings.TrimSuffix(run.stdout, "\x00"), "\x00")
 			require.True(t, slices.Equal(got, argv), "%s splits %q into %q, ScriptFromCommandLine into %q", shell, cmd, got, argv)
 		}

@@ -424,8 +424,8 @@ func TestLoginShellsWriteTheSame(t *testing.T) {
 				}
 				run := runShellFlag(t, sh, "-lc", tc.script, cwd, "/usr/bin:/bin")
 				want := map[string][]byte{w.Path: w.Content}
-				if run.err != nil || !sameFiles(run.files, want) {
-					t.Errorf("%s -lc %q (err %v) wrote\n%sParse says\n%s", shell, tc.script, run.err, describeFiles(run.files), describeFiles(want))
+				if assert.NoError(t, run.err, "%s -lc %q", shell, tc.script) {
+					assert.True(t, sameFiles(run.files, want), "%s -lc %q wrote\n%sParse says\n%s", shell, tc.script, describeFiles(run.files), describeFiles(want))
 				}
 			}
 		})

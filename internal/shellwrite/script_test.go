@@ -210,11 +210,10 @@ func TestScript(t *testing.T) {
 			require.NoError(t, err, "ParseScript")
 			got, want := describeEdits(dir, files), describePairs(tc.want)
 			assert.Equal(t, want, got, "shown:\n%swant:\n%s", got, want)
-			switch {
-			case tc.stop == "" && cut != nil:
-				t.Errorf("cut: %v, want everything shown", cut)
-			case tc.stop != "" && (cut == nil || !strings.Contains(cut.Error(), tc.stop)):
-				t.Errorf("cut: %v, want %q", cut, tc.stop)
+			if tc.stop == "" {
+				assert.NoError(t, cut, "want everything shown")
+			} else {
+				assert.ErrorContains(t, cut, tc.stop, "cut")
 			}
 		})
 	}
@@ -307,13 +306,13 @@ func TestSedThroughASymlink(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, "t"), []byte("x\n"), 0o644))
 				require.NoError(t, os.Symlink("t", filepath.Join(dir, "link")))
 				files, _, err := scriptEdits(t, script, dir)
-				if err != nil || len(files) != 1 || string(files[0].New) != want {
-					t.Fatalf("shown %+v (%v), want one file holding %q", files, err, want)
-				}
+				require.NoError(t, err)
+				require.Len(t, files, 1, "shown %+v", files)
+				require.Equal(t, want, string(files[0].New), "shown")
 				runShell(t, shellPath(t, shell), script, dir)
-				if got, err := os.ReadFile(files[0].Path); err != nil || string(got) != want {
-					t.Fatalf("%s holds %q (%v), shown %q", files[0].Path, got, err, want)
-				}
+				got, err := os.ReadFile(files[0].Path)
+				require.NoError(t, err)
+				require.Equal(t, want, string(got), "%s holds", files[0].Path)
 			})
 		}
 	}

@@ -108,9 +108,8 @@ func shellDir(tb testing.TB) string {
 	tb.Cleanup(func() {
 		assert.NoError(tb, os.RemoveAll(dir))
 	})
-	if dir, err = filepath.EvalSymlinks(dir); err != nil {
-		tb.Fatal(err)
-	}
+	dir, err = filepath.EvalSymlinks(dir)
+	require.NoError(tb, err)
 	return dir
 }
 
@@ -140,9 +139,9 @@ func checkShellWrites(tb testing.TB, shell string, prog program, dirs ...string)
 		require.NoError(tb, os.MkdirAll(filepath.Join(cwd, d), 0o755))
 	}
 	run := runShell(tb, path, script, cwd)
-	if run.err != nil || run.stdout != "" || run.stderr != "" {
-		tb.Fatalf("%s -c %q: err=%v stdout=%q stderr=%q", shell, script, run.err, run.stdout, run.stderr)
-	}
+	require.NoError(tb, run.err, "%s -c %q: stdout=%q stderr=%q", shell, script, run.stdout, run.stderr)
+	require.Empty(tb, run.stdout, "%s -c %q: stderr=%q", shell, script, run.stderr)
+	require.Empty(tb, run.stderr, "%s -c %q", shell, script)
 	want := map[string][]byte{w.Path: w.Content}
 	require.True(tb, sameFiles(run.files, want), "%s -c %q wrote\n%sParse says\n%s", shell, script, describeFiles(run.files), describeFiles(want))
 }
