@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// outcomeRecorder is a testing.TB whose Skip and Fatal end only the
-// calling goroutine and record which one happened.
+// outcomeRecorder is a testing.TB whose Skip and FailNow end only the
+// calling goroutine and record which one happened (require reports with
+// Errorf, then calls FailNow).
 type outcomeRecorder struct {
 	testing.TB
 	outcome string
@@ -23,10 +24,11 @@ func (r *outcomeRecorder) Skipf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-func (r *outcomeRecorder) Fatalf(format string, args ...any) {
+func (r *outcomeRecorder) Errorf(format string, args ...any) {
 	r.outcome = "fatal: " + fmt.Sprintf(format, args...)
-	runtime.Goexit()
 }
+
+func (r *outcomeRecorder) FailNow() { runtime.Goexit() }
 
 func TestMissingAgentSkipsUnlessRequired(t *testing.T) {
 	for _, tc := range []struct {
