@@ -47,7 +47,10 @@ func TestRunRecordsTurn(t *testing.T) {
 		largest = max(largest, l.Size)
 	}
 	st := c.Stats()
-	assert.False(t, st.Bytes != total || st.Messages != 7 || st.LargestLine != largest || largest < 3<<20, "stats %+v, want %d bytes, 7 messages, largest %d (> 3 MiB)", st, total, largest)
+	assert.Equal(t, total, st.Bytes, "stats %+v: bytes", st)
+	assert.Equal(t, 7, st.Messages, "stats %+v: messages", st)
+	assert.Equal(t, largest, st.LargestLine, "stats %+v: the largest line", st)
+	assert.GreaterOrEqual(t, largest, 3<<20, "the largest line, over 3 MiB")
 	if assert.NotNil(t, lines[2].Update, "line 2 update head") {
 		if assert.Equal(t, "tool_call", lines[2].Update.SessionUpdate, "line 2 update head = %+v, want tool_call t1", lines[2].Update) {
 			assert.Equal(t, "t1", lines[2].Update.ToolCallID, "line 2 update head = %+v, want tool_call t1", lines[2].Update)
@@ -85,7 +88,12 @@ func TestMaxRetainedBytesKeepsMetadataAndLastUpdate(t *testing.T) {
 	}, "go")
 	lines := c.Lines()
 	big := lines[5]
-	assert.False(t, big.Raw != nil || big.Size < bigLine || big.Update == nil || big.Update.ToolCallID != "t1", "over-budget line: %d raw bytes, size %d, update %+v; want no body but its metadata", len(big.Raw), big.Size, big.Update)
+	// Over budget: no body, but its metadata.
+	assert.Nil(t, big.Raw, "the over-budget line's body")
+	assert.GreaterOrEqual(t, big.Size, bigLine, "the over-budget line's size")
+	if assert.NotNil(t, big.Update, "the over-budget line's update head") {
+		assert.Equal(t, "t1", big.Update.ToolCallID, "the over-budget line's toolCallId")
+	}
 	assert.NotNil(t, lines[6].Raw, "small line after the big one lost its body")
 	tc := c.ToolCall("t1")
 	if assert.Equal(t, 2, tc.Count, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last)) {

@@ -97,7 +97,11 @@ func TestGeminiTurn(t *testing.T) {
 	require.Len(t, got[0].Candidates, 1, "replies %+v, want one frame with one candidate", got)
 	c := got[0].Candidates[0]
 	fc := c.Content.Parts[0].FunctionCall
-	assert.False(t, c.Content.Role != "model" || fc == nil || fc.Name != mockmodel.GeminiShellTool || fc.Args["command"] != "echo hi", "reply %+v, want a run_shell_command call of the script", c)
+	assert.Equal(t, "model", c.Content.Role, "reply %+v", c)
+	if assert.NotNil(t, fc, "reply %+v, want a run_shell_command call of the script", c) {
+		assert.Equal(t, mockmodel.GeminiShellTool, fc.Name, "the function called")
+		assert.Equal(t, "echo hi", fc.Args["command"], "the function's command")
+	}
 
 	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse))
 	p := got[0].Candidates[0].Content.Parts[0]

@@ -108,5 +108,9 @@ func TestMessagesAuxiliaryRequests(t *testing.T) {
 	assert.Equal(t, mockmodel.AuxText, field(events[2].Data, "delta", "text"), "streamed aux reply %v", events)
 
 	got := m.Requests()
-	assert.False(t, len(got) != 3 || got[0].Reply != "probe" || got[1].Reply != "aux" || got[2].Reply != "aux", "requests = %+v", got)
+	if assert.Len(t, got, 3, "requests = %+v", got) {
+		assert.Equal(t, "probe", got[0].Reply, "requests = %+v", got)
+		assert.Equal(t, "aux", got[1].Reply, "requests = %+v", got)
+		assert.Equal(t, "aux", got[2].Reply, "requests = %+v", got)
+	}
 }

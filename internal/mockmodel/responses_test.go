@@ -61,7 +61,7 @@ func TestResponsesPicksShellTool(t *testing.T) {
 				assert.Equal(t, tc.wantArgs, field(done, "item", "arguments"), "output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs)
 			}
 			assert.Equal(t, "call_mock_1", field(done, "item", "call_id"), "call_id")
-			assert.False(t, field(events[3].Data, "response", "usage", "total_tokens") == nil, "response.completed lacks usage: %v", events[3].Data)
+			assert.NotNil(t, field(events[3].Data, "response", "usage", "total_tokens"), "response.completed lacks usage: %v", events[3].Data)
 			r := m.Requests()
 			if assert.Len(t, r, 1, "requests = %+v", r) {
 				if assert.Equal(t, "tool "+tc.wantName, r[0].Reply, "requests = %+v", r) {

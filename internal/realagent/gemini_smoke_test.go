@@ -47,7 +47,11 @@ func TestGeminiSmoke(t *testing.T) {
 				require.Len(t, updates, 1, "updates")
 				require.Equal(t, "tool_call_update", updates[0].SessionUpdate, "updates %+v, want one tool_call_update", updates)
 				u := updates[0]
-				assert.False(t, u.Status != "completed" || u.Kind != "execute" || u.Title == nil || *u.Title != fiveLinesLiteral, "final update status/kind/title = %q/%q/%v, want completed/execute/the command", u.Status, u.Kind, u.Title)
+				assert.Equal(t, "completed", u.Status, "final status")
+				assert.Equal(t, "execute", u.Kind, "final kind")
+				if assert.NotNil(t, u.Title, "final title") {
+					assert.Equal(t, fiveLinesLiteral, *u.Title, "final title")
+				}
 				if assert.Nil(t, u.Meta, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput) {
 					if assert.Nil(t, u.RawInput, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput) {
 						assert.Nil(t, u.RawOutput, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput)
@@ -78,5 +82,10 @@ func checkGeminiPermission(t *testing.T, c *acpclient.Client, id string) {
 	tc, ids := onlyPermission(t, c)
 	want := []string{"proceed_always", "proceed_once", "cancel"}
 	assert.True(t, slices.Equal(ids, want), "options %q, want %q", ids, want)
-	assert.False(t, tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral, "permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
+	assert.Equal(t, id, tc.ToolCallID, "the permission's toolCallId")
+	assert.Equal(t, "pending", tc.Status, "the permission's tool call status")
+	assert.Equal(t, "execute", tc.Kind, "the permission's tool call kind")
+	if assert.NotNil(t, tc.Title, "the permission's tool call title") {
+		assert.Equal(t, fiveLinesLiteral, *tc.Title, "the permission's tool call title")
+	}
 }

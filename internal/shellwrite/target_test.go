@@ -172,8 +172,11 @@ func TestCheckTarget(t *testing.T) {
 			require.NoError(t, err, "err =")
 			require.Equal(t, tc.exists, exists, "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
 			require.Equal(t, tc.old, string(old), "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
-			require.False(t, exists && old == nil, "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
-			require.False(t, !exists && old != nil, "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
+			if exists {
+				require.NotNil(t, old, "the old text of a file that exists")
+			} else {
+				require.Nil(t, old, "the old text of a file that does not exist")
+			}
 		})
 	}
 }

@@ -43,8 +43,10 @@ func TestScriptFromArgv(t *testing.T) {
 	for _, tc := range cases {
 		got, ok := ScriptFromArgv(tc.argv)
 		if assert.Equal(t, tc.ok, ok, "ScriptFromArgv(%q) = %q, %v; want ok=%v", tc.argv, got, ok, tc.ok) {
-			if assert.False(t, ok && got != tc.argv[2], "ScriptFromArgv(%q) = %q, %v; want ok=%v", tc.argv, got, ok, tc.ok) {
-				assert.False(t, !ok && got != "", "ScriptFromArgv(%q) = %q, %v; want ok=%v", tc.argv, got, ok, tc.ok)
+			if ok {
+				assert.Equal(t, tc.argv[2], got, "ScriptFromArgv(%q)", tc.argv)
+			} else {
+				assert.Empty(t, got, "ScriptFromArgv(%q)", tc.argv)
 			}
 		}
 	}
@@ -166,8 +168,8 @@ func checkRoundTrip(tb testing.TB, script string) {
 	want := checkText(script) == nil
 	for _, cmd := range []string{"/bin/zsh -lc " + singleQuoted(script), "bash -c " + doubleQuoted(script)} {
 		got, ok := ScriptFromCommandLine(cmd)
-		if assert.Equal(tb, want, ok, "ScriptFromCommandLine(%q) = %q, %v; want %q, %v", cmd, got, ok, script, want) {
-			assert.False(tb, ok && got != script, "ScriptFromCommandLine(%q) = %q, %v; want %q, %v", cmd, got, ok, script, want)
+		if assert.Equal(tb, want, ok, "ScriptFromCommandLine(%q) = %q, %v; want %q, %v", cmd, got, ok, script, want) && ok {
+			assert.Equal(tb, script, got, "ScriptFromCommandLine(%q)", cmd)
 		}
 	}
 }
