@@ -16,28 +16,70 @@ import (
 	"time"
 )
 
-func main() {
-	var (
-		echo       = flag.Bool("echo", false, "copy every stdin line to stdout until EOF")
-		emit       = flag.String("emit", "", "write this file to stdout first")
-		huge       = flag.Int("huge", 0, `write one line {"jsonrpc":"2.0","method":"x","params":"aaa…"} of this many bytes first`)
-		pauseLine  = flag.Int("pause-line", 0, `write the first N bytes of a line like --huge's of 2N bytes, then wait for a line on stdin before the rest`)
-		stderrText = flag.String("stderr", "", "write this to stderr first")
-		ignoreEOF  = flag.Bool("ignore-eof", false, "keep running after stdin ends, like codex-acp")
-		ignoreTerm = flag.Bool("ignore-term", false, "ignore SIGTERM (only SIGKILL stops it)")
-		reportSig  = flag.Bool("report-signals", false, `on SIGINT/SIGHUP/SIGTERM write {"signal":"NAME"} and exit 128+N`)
-		exitCode   = flag.Int("exit", 0, "exit with this code when done")
-		crash      = flag.String("crash", "", "write this unterminated text, then die of SIGKILL")
-		closeOut   = flag.Bool("close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
-		dieSignal  = flag.Int("die-signal", 0, "when done, kill itself with this signal")
-		waitLines  = flag.Int("wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
-		printPID   = flag.Bool("print-pid", false, `first write {"pid":N}`)
-	)
+// options are the flags: what the agent does, in the order main does it.
+type options struct {
+	echo, ignoreEOF, ignoreTerm, reportSig, closeOut, printPID bool
+	emit, stderrText, crash                                    string
+	huge, pauseLine, exitCode, dieSignal, waitLines            int
+}
+
+func parseFlags() options {
+	var o options
+	flag.BoolVar(&o.echo, "echo", false, "copy every stdin line to stdout until EOF")
+	flag.StringVar(&o.emit, "emit", "", "write this file to stdout first")
+	flag.IntVar(&o.huge, "huge", 0, `write one line {"jsonrpc":"2.0","method":"x","params":"aaa…"} of this many bytes first`)
+	flag.IntVar(&o.pauseLine, "pause-line", 0, `write the first N bytes of a line like --huge's of 2N bytes, then wait for a line on stdin before the rest`)
+	flag.StringVar(&o.stderrText, "stderr", "", "write this to stderr first")
+	flag.BoolVar(&o.ignoreEOF, "ignore-eof", false, "keep running after stdin ends, like codex-acp")
+	flag.BoolVar(&o.ignoreTerm, "ignore-term", false, "ignore SIGTERM (only SIGKILL stops it)")
+	flag.BoolVar(&o.reportSig, "report-signals", false, `on SIGINT/SIGHUP/SIGTERM write {"signal":"NAME"} and exit 128+N`)
+	flag.IntVar(&o.exitCode, "exit", 0, "exit with this code when done")
+	flag.StringVar(&o.crash, "crash", "", "write this unterminated text, then die of SIGKILL")
+	flag.BoolVar(&o.closeOut, "close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
+	flag.IntVar(&o.dieSignal, "die-signal", 0, "when done, kill itself with this signal")
+	flag.IntVar(&o.waitLines, "wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
+	flag.BoolVar(&o.printPID, "print-pid", false, `first write {"pid":N}`)
 	flag.Parse()
-	if *ignoreTerm {
+	return o
+}
+
+func main() {
+	o := parseFlags()
+	handleSignals(o)
+	if o.stderrText != "" {
+		fmt.Fprint(os.Stderr, o.stderrText)
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	writeFirst(o, in, out)
+	if o.crash != "" {
+		os.Stdout.WriteString(o.crash)
+		die(syscall.SIGKILL)
+		time.Sleep(time.Hour)
+	}
+	if o.closeOut {
+		os.Stdout.Close()
+	}
+	if o.echo {
+		echoLines(in, out)
+	} else {
+		_, _ = io.Copy(io.Discard, in)
+	}
+	if o.ignoreEOF {
+		time.Sleep(time.Hour)
+	}
+	if o.dieSignal != 0 {
+		die(syscall.Signal(o.dieSignal))
+		time.Sleep(time.Hour)
+	}
+	os.Exit(o.exitCode)
+}
+
+func handleSignals(o options) {
+	if o.ignoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 	}
-	if *reportSig {
+	if o.reportSig {
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM)
 		go func() {
@@ -46,81 +88,71 @@ func main() {
 			os.Exit(128 + int(s.(syscall.Signal)))
 		}()
 	}
-	if *stderrText != "" {
-		fmt.Fprint(os.Stderr, *stderrText)
-	}
-	out := bufio.NewWriterSize(os.Stdout, 1<<16)
-	if *printPID {
+}
+
+// writeFirst writes what the flags ask for before the agent reads its
+// input: its pid, after wait-lines the emitted file, the huge line and the
+// paused line.
+func writeFirst(o options, in *bufio.Reader, out *bufio.Writer) {
+	if o.printPID {
 		fmt.Fprintf(out, "{\"pid\":%d}\n", os.Getpid())
 		out.Flush()
 	}
-	in := bufio.NewReaderSize(os.Stdin, 1<<16)
-	for range *waitLines {
+	for range o.waitLines {
 		if _, err := in.ReadString('\n'); err != nil {
 			break
 		}
 	}
-	if *emit != "" {
-		f, err := os.Open(*emit)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(99)
-		}
-		if _, err := io.Copy(out, f); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(99)
-		}
-		f.Close()
+	if o.emit != "" {
+		emitFile(out, o.emit)
 	}
-	if *huge > 0 {
-		writeHuge(out, *huge, *huge)
+	if o.huge > 0 {
+		writeHuge(out, o.huge, o.huge)
 		out.WriteString("\n")
 	}
-	if *pauseLine > 0 {
-		writeHuge(out, 2**pauseLine, *pauseLine)
+	if o.pauseLine > 0 {
+		writeHuge(out, 2*o.pauseLine, o.pauseLine)
 		out.Flush()
 		if _, err := in.ReadString('\n'); err != nil {
 			fmt.Fprintln(os.Stderr, "pause-line:", err)
 			os.Exit(99)
 		}
-		writeHuge(out, 2**pauseLine, -*pauseLine)
+		writeHuge(out, 2*o.pauseLine, -o.pauseLine)
 		out.WriteString("\n")
 	}
 	out.Flush()
-	if *crash != "" {
-		os.Stdout.WriteString(*crash)
-		die(syscall.SIGKILL)
-		time.Sleep(time.Hour)
+}
+
+func emitFile(out *bufio.Writer, path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(99)
 	}
-	if *closeOut {
-		os.Stdout.Close()
+	if _, err := io.Copy(out, f); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(99)
 	}
-	if *echo {
-		for {
-			b, err := in.ReadSlice('\n')
-			out.Write(b)
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if in.Buffered() == 0 {
-				out.Flush()
-			}
-			if err != nil {
-				break
-			}
+	f.Close()
+}
+
+// echoLines copies stdin to stdout until EOF, flushing whenever no more
+// input is buffered.
+func echoLines(in *bufio.Reader, out *bufio.Writer) {
+	for {
+		b, err := in.ReadSlice('\n')
+		out.Write(b)
+		if err == bufio.ErrBufferFull {
+			continue
 		}
-		out.Flush()
-	} else {
-		_, _ = io.Copy(io.Discard, in)
+		if in.Buffered() == 0 {
+			out.Flush()
+		}
+		if err != nil {
+			break
+		}
 	}
-	if *ignoreEOF {
-		time.Sleep(time.Hour)
-	}
-	if *dieSignal != 0 {
-		die(syscall.Signal(*dieSignal))
-		time.Sleep(time.Hour)
-	}
-	os.Exit(*exitCode)
+	out.Flush()
 }
 
 // writeHuge writes the line {"jsonrpc":"2.0","method":"x","params":"aaa…"}

@@ -102,18 +102,7 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	)); err != nil {
 		return stop(err)
 	}
-	perm, err := conn.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionId: p.SessionId,
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallId: callID,
-			Title:      acp.Ptr(command),
-			Kind:       acp.Ptr(acp.ToolKindExecute),
-		},
-		Options: []acp.PermissionOption{
-			{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		},
-	})
+	perm, err := askToRun(ctx, conn, p.SessionId)
 	switch {
 	case err != nil:
 		return stop(err)
@@ -141,6 +130,22 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return stop(err)
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// askToRun asks the client for permission to run the command: allow or reject, once.
+func askToRun(ctx context.Context, conn *acp.AgentSideConnection, session acp.SessionId) (acp.RequestPermissionResponse, error) {
+	return conn.RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionId: session,
+		ToolCall: acp.ToolCallUpdate{
+			ToolCallId: callID,
+			Title:      acp.Ptr(command),
+			Kind:       acp.Ptr(acp.ToolKindExecute),
+		},
+		Options: []acp.PermissionOption{
+			{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
 }
 
 // The rest of acp.Agent: this agent has no authentication, no session
