@@ -67,7 +67,7 @@ func TestLayering(t *testing.T) {
 	}
 }
 
-// check returns the imports in deps that break r ("pkg imports dep"), and how
+// check returns the dependencies in deps that break r ("pkg depends on dep"), and how
 // many packages r applies to.
 func (r rule) check(deps map[string][]string) (broken []string, checked int) {
 	for pkg, uses := range deps {
@@ -77,7 +77,7 @@ func (r rule) check(deps map[string][]string) (broken []string, checked int) {
 		checked++
 		for _, dep := range uses {
 			if (r.mayUse != nil && !matchesAny(dep, r.mayUse)) || matchesAny(dep, r.mustNotUse) {
-				broken = append(broken, pkg+" imports "+dep)
+				broken = append(broken, pkg+" depends on "+dep)
 			}
 		}
 	}
@@ -99,10 +99,10 @@ func TestRulesCatchAWrongArrow(t *testing.T) {
 	}
 	slices.Sort(all)
 	assert.Equal(t, []string{
-		"acp imports capabilities",
-		"filters imports proxy",
-		"filters/output imports internal/view",
-		"proxy imports filters/shellpatch",
+		"acp depends on capabilities",
+		"filters depends on proxy",
+		"filters/output depends on internal/view",
+		"proxy depends on filters/shellpatch",
 	}, slices.Compact(all))
 }
 
