@@ -3,11 +3,11 @@
 //
 //   - The relay: Relay and Conn (relay.go), the framer that splits a stream
 //     into lines (framing.go) and the one writer per direction (writer.go).
-//   - The agent process: Agent and Relay.Run (process.go) start the agent,
-//     find it on PATH, quote it for cmd.exe (batch.go), forward signals and
-//     stop it when the editor is gone, or with the proxy (process_unix.go,
-//     process_windows.go, watchdog_unix.go, deathsig_*.go). RunAttached
-//     runs it with nothing in between, for a terminal (attached_*.go).
+//   - Running the agent: Relay.Run (run.go) starts it, opens a Conn on its
+//     stdin and stdout, runs one pump per direction and returns its exit
+//     status. Starting, stopping and signalling the agent is
+//     internal/agentproc's; Agent, StartError, DefaultGrace and NoGrace are
+//     its, declared here for the CLI and embedders.
 //   - Traces: Recorder writes the JSONL trace (record.go), with what the
 //     filters read from the disk (disk.go); TraceReader reads it back
 //     (trace.go); Replay runs a trace's lines through a filter chain as the

@@ -1,6 +1,6 @@
 //go:build unix
 
-package proxy
+package agentproc
 
 import (
 	"log/slog"
@@ -10,14 +10,14 @@ import (
 	"syscall"
 )
 
-// agentProcess is the agent's process as this platform manages it.
-type agentProcess struct {
+// osProcess is the agent's process as this platform manages it.
+type osProcess struct {
 	cmd *exec.Cmd
 	log *slog.Logger
 }
 
-func newAgentProcess(cmd *exec.Cmd, log *slog.Logger) *agentProcess {
-	return &agentProcess{cmd: cmd, log: log}
+func newOSProcess(cmd *exec.Cmd, log *slog.Logger) *osProcess {
+	return &osProcess{cmd: cmd, log: log}
 }
 
 // adaptCommand has nothing to adapt on Unix: the kernel runs scripts.
@@ -30,7 +30,7 @@ func adaptCommand(*exec.Cmd) error { return nil }
 // have a parent-death signal for that; on Linux it belongs to the thread
 // that started the child, so the goroutine keeps its thread locked until
 // the agent is gone. Elsewhere (macOS) a watchdog process does it.
-func (p *agentProcess) startAndWait(exited chan<- error) error {
+func (p *osProcess) startAndWait(exited chan<- error) error {
 	setDeathSignal(p.cmd)
 	started := make(chan error, 1)
 	go func() {
@@ -56,13 +56,13 @@ func (p *agentProcess) startAndWait(exited chan<- error) error {
 	return <-started
 }
 
-func (p *agentProcess) stopName() string { return "SIGTERM" }
+func (p *osProcess) terminateName() string { return "SIGTERM" }
 
-// stop is the polite step of a shutdown.
-func (p *agentProcess) stop() error { return p.cmd.Process.Signal(syscall.SIGTERM) }
+// terminate is the polite step of a shutdown.
+func (p *osProcess) terminate() error { return p.cmd.Process.Signal(syscall.SIGTERM) }
 
 // forward passes a signal the proxy received on to the agent.
-func (p *agentProcess) forward(log *slog.Logger, s os.Signal) {
+func (p *osProcess) forward(log *slog.Logger, s os.Signal) {
 	if s == syscall.SIGPIPE {
 		return // our stdout is gone; the write error handles it
 	}
@@ -71,4 +71,4 @@ func (p *agentProcess) forward(log *slog.Logger, s os.Signal) {
 }
 
 // release has nothing to free on Unix.
-func (p *agentProcess) release() {}
+func (p *osProcess) release() {}

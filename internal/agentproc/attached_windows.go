@@ -1,4 +1,4 @@
-package proxy
+package agentproc
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 // RunAttached runs the agent on the proxy's own stdin, stdout and stderr,
 // with nothing in between, and returns its exit status. Windows has no
-// exec(2): the agent is a child in a kill-on-close job (see agentProcess),
+// exec(2): the agent is a child in a kill-on-close job (see osProcess),
 // and the proxy waits for it, ignoring Ctrl-C and Ctrl-Break, which the
 // agent receives itself on the shared console.
 func (a Agent) RunAttached() (int, error) {
@@ -24,7 +24,7 @@ func (a Agent) RunAttached() (int, error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
-	p := newAgentProcess(cmd, nil)
+	p := newOSProcess(cmd, nil)
 	exited := make(chan error, 1)
 	if err := p.startAndWait(exited); err != nil {
 		return 0, startError(a.Argv[0], err)

@@ -1,4 +1,4 @@
-package proxy
+package agentproc
 
 import (
 	"errors"
@@ -13,17 +13,17 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// agentProcess is the agent's process in a Job Object that kills every
+// osProcess is the agent's process in a Job Object that kills every
 // process in it when its last handle closes. The proxy holds the only
 // handle (it is not inheritable), so the agent and whatever it starts
 // (npx → node → a native binary) die with the proxy, however the proxy
 // ends: TerminateProcess from an editor closes the handle too.
-type agentProcess struct {
+type osProcess struct {
 	cmd *exec.Cmd
 	job windows.Handle
 }
 
-func newAgentProcess(cmd *exec.Cmd, _ *slog.Logger) *agentProcess { return &agentProcess{cmd: cmd} }
+func newOSProcess(cmd *exec.Cmd, _ *slog.Logger) *osProcess { return &osProcess{cmd: cmd} }
 
 // adaptCommand runs a .cmd or .bat file (npx.cmd) through cmd.exe with a
 // command line quoted for cmd.exe; see batchCommandLine.
@@ -54,7 +54,7 @@ func sysProcAttr(cmd *exec.Cmd) *syscall.SysProcAttr {
 // startAndWait starts the agent suspended, puts it in the job, and only
 // then lets it run, so no child of the agent can escape the job. It then
 // waits for the agent on a goroutine, sending Wait's result on exited.
-func (p *agentProcess) startAndWait(exited chan<- error) error {
+func (p *osProcess) startAndWait(exited chan<- error) error {
 	job, err := newKillOnCloseJob()
 	if err != nil {
 		return err
@@ -146,13 +146,13 @@ func resumeProcess(pid uint32) error {
 	return nil
 }
 
-func (p *agentProcess) stopName() string { return "end job" }
+func (p *osProcess) terminateName() string { return "end job" }
 
-// stop ends the agent and everything in its job. Windows has no SIGTERM: a
-// console control event would reach every process on the console,
-// the proxy and the editor's included, and a process without a console
-// gets none.
-func (p *agentProcess) stop() error {
+// terminate ends the agent and everything in its job. Windows has no
+// SIGTERM: a console control event would reach every process on the
+// console, the proxy and the editor's included, and a process without a
+// console gets none.
+func (p *osProcess) terminate() error {
 	return windows.TerminateJobObject(p.job, 1)
 }
 
@@ -160,12 +160,12 @@ func (p *agentProcess) stop() error {
 // and closing the console (SIGTERM) reach the agent directly, since it
 // shares the proxy's console. The proxy only has to stay alive, and
 // receiving the signal at all (signal.Notify) is what keeps it alive.
-func (p *agentProcess) forward(log *slog.Logger, s os.Signal) {
+func (p *osProcess) forward(log *slog.Logger, s os.Signal) {
 	log.Info("signal not forwarded: the agent receives console events itself", "signal", s)
 }
 
 // release closes the job: whatever the agent left running dies now.
-func (p *agentProcess) release() {
+func (p *osProcess) release() {
 	if p.job != 0 {
 		windows.CloseHandle(p.job)
 		p.job = 0

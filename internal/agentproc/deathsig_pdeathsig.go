@@ -1,6 +1,6 @@
 //go:build linux || freebsd
 
-package proxy
+package agentproc
 
 import (
 	"os/exec"

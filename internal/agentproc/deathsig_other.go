@@ -1,6 +1,6 @@
 //go:build unix && !linux && !freebsd
 
-package proxy
+package agentproc
 
 import "os/exec"
 

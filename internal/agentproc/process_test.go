@@ -1,0 +1,107 @@
+//go:build unix
+
+package agentproc
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shellAgent is `sh -c script` started as a Process, with a reader that
+// delivers its stdout to the test as a relay would deliver it to a client.
+type shellAgent struct {
+	*Process
+	out    *bufio.Reader
+	status chan int // Wait's result
+}
+
+func startShellAgent(t *testing.T, script string, grace time.Duration, sigs <-chan os.Signal) *shellAgent {
+	t.Helper()
+	p, err := Start(context.Background(), Agent{Argv: []string{"sh", "-c", script}, Grace: grace}, nil)
+	require.NoError(t, err)
+	out, outW := io.Pipe()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, _ = io.Copy(outW, p.Stdout())
+		outW.Close()
+	}()
+	a := &shellAgent{Process: p, out: bufio.NewReader(out), status: make(chan int, 1)}
+	go func() { a.status <- p.Wait(sigs, read) }()
+	return a
+}
+
+// line is the agent's next line of output.
+func (a *shellAgent) line(t *testing.T) string {
+	t.Helper()
+	line, err := a.out.ReadString('\n')
+	require.NoError(t, err)
+	return strings.TrimSuffix(line, "\n")
+}
+
+// waitStatus is Wait's result, once what is left of the output was read.
+func (a *shellAgent) waitStatus(t *testing.T) int {
+	t.Helper()
+	go func() { _, _ = io.Copy(io.Discard, a.out) }()
+	select {
+	case status := <-a.status:
+		return status
+	case <-time.After(30 * time.Second):
+		require.Fail(t, "Wait did not return")
+		return 0
+	}
+}
+
+func TestStopGivesTheAgentItsGraceThenSIGTERMThenSIGKILL(t *testing.T) {
+	cases := []struct {
+		name       string
+		script     string
+		closeStdin bool
+		grace      time.Duration
+		want       int
+	}{
+		{"an agent that exits at EOF on stdin within its grace keeps its own status",
+			`echo ready; cat >/dev/null; exit 7`, true, time.Minute, 7},
+		{"an agent that ignores EOF gets SIGTERM",
+			`echo ready; exec sleep 60`, true, 100 * time.Millisecond, 128 + 15},
+		{"an agent that ignores SIGTERM too is killed a grace later",
+			`trap "" TERM; echo ready; while :; do sleep 0.01; done`, false, 100 * time.Millisecond, 128 + 9},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := startShellAgent(t, c.script, c.grace, nil)
+			require.Equal(t, "ready", a.line(t))
+			if c.closeStdin {
+				require.NoError(t, a.Stdin().Close())
+			}
+			a.Stop("the test is done")
+			assert.Equal(t, c.want, a.waitStatus(t))
+		})
+	}
+}
+
+func TestWaitForwardsSignalsToTheAgent(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	a := startShellAgent(t, `trap "exit 9" USR1; echo ready; while :; do sleep 0.01; done`, time.Minute, sigs)
+	require.Equal(t, "ready", a.line(t))
+	sigs <- syscall.SIGUSR1
+	assert.Equal(t, 9, a.waitStatus(t))
+}
+
+func TestWaitDoesNotWaitForeverForAGrandchildHoldingStdoutOpen(t *testing.T) {
+	a := startShellAgent(t, `sleep 60 & echo $!; exit 5`, 100*time.Millisecond, nil)
+	grandchild, err := strconv.Atoi(a.line(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
+	assert.Equal(t, 5, a.waitStatus(t), "Wait returns, with the agent's status")
+}
