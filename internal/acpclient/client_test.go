@@ -124,8 +124,9 @@ func TestWaitLine(t *testing.T) {
 	c.WaitLine("initialize response", func(l acpclient.Line) bool { return string(l.ID) == "1" })
 }
 
-// fatalRecorder is a testing.TB whose Fatal ends only the goroutine that
-// called it, so a test can check what the client reports on failure.
+// fatalRecorder is a testing.TB whose FailNow ends only the goroutine that
+// called it, so a test can check what the client reports on failure
+// (require reports with Errorf, then calls FailNow).
 type fatalRecorder struct {
 	testing.TB
 	mu  sync.Mutex
@@ -134,14 +135,13 @@ type fatalRecorder struct {
 
 func (f *fatalRecorder) Helper() {}
 
-func (f *fatalRecorder) Fatalf(format string, args ...any) {
+func (f *fatalRecorder) Errorf(format string, args ...any) {
 	f.mu.Lock()
 	f.msg = fmt.Sprintf(format, args...)
 	f.mu.Unlock()
-	runtime.Goexit()
 }
 
-func (f *fatalRecorder) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
+func (f *fatalRecorder) FailNow() { runtime.Goexit() }
 
 func TestAgentExitFailsWithStderr(t *testing.T) {
 	argv, env := fakeAgentArgv(t, "exit")
