@@ -211,7 +211,7 @@ func TestScript(t *testing.T) {
 			got, want := describeEdits(dir, files), describePairs(tc.want)
 			assert.Equal(t, want, got, "shown:\n%swant:\n%s", got, want)
 			if tc.stop == "" {
-				assert.NoError(t, cut, "want everything shown")
+				assert.NoError(t, cut, "a cut, want everything shown")
 			} else {
 				assert.ErrorContains(t, cut, tc.stop, "cut")
 			}

@@ -169,7 +169,7 @@ func TestCheckTarget(t *testing.T) {
 				require.False(t, exists, "error, yet old=%q exists=%v", old, exists)
 				return
 			}
-			require.NoError(t, err, "err =")
+			require.NoError(t, err)
 			require.Equal(t, tc.exists, exists, "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
 			require.Equal(t, tc.old, string(old), "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
 			if exists {
