@@ -78,26 +78,27 @@ func readToolUpdate(raw []byte) (ToolUpdate, bool) {
 	return u, u.ID != ""
 }
 
-// read takes one member of the update other than _meta.
+// read takes one member of the update other than _meta, and counts it in
+// Others unless it is sessionUpdate, toolCallId or content.
 func (u *ToolUpdate) read(key, val []byte) {
 	switch {
 	case rawjson.KeyIs(key, "sessionUpdate"):
 		u.SessionUpdate, _ = rawjson.Unquote(val)
+		return
 	case rawjson.KeyIs(key, "toolCallId"):
 		u.ID, _ = rawjson.Unquote(val)
+		return
 	case rawjson.KeyIs(key, "content"):
 		u.Content = val
-	default:
-		u.Others++
-		switch {
-		case rawjson.KeyIs(key, "status"):
-			u.Status, _ = rawjson.Unquote(val)
-		case rawjson.KeyIs(key, "kind"):
-			u.Kind, _ = rawjson.Unquote(val)
-		case rawjson.KeyIs(key, "rawInput"):
-			u.RawInput = val
-		case rawjson.KeyIs(key, "rawOutput"):
-			u.RawOutput = val
-		}
+		return
+	case rawjson.KeyIs(key, "status"):
+		u.Status, _ = rawjson.Unquote(val)
+	case rawjson.KeyIs(key, "kind"):
+		u.Kind, _ = rawjson.Unquote(val)
+	case rawjson.KeyIs(key, "rawInput"):
+		u.RawInput = val
+	case rawjson.KeyIs(key, "rawOutput"):
+		u.RawOutput = val
 	}
+	u.Others++
 }

@@ -1,7 +1,6 @@
 package filters_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +53,7 @@ func TestALineAFilterWroteReachesThePeerOnlyAsValidJSON(t *testing.T) {
 	good := `{"method":"x","params":{"data":` + longOutput(`\t`) + `}}`
 	// wrap re-emits the data string it was given in a new object, as a
 	// filter copying raw output does, twice.
-	wrap := filters.Func{FilterName: "wrap", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	wrap := filters.Func{FilterName: "wrap", Fn: func(m *filters.Message, out filters.Emitter) error {
 		data, _ := rawjson.TrustedGet(m.Params(), "data")
 		for range 2 {
 			if err := out.Emit(m.Dir, append(append([]byte(`{"method":"y","params":{"copy":`), data...), "}}"...)); err != nil {
@@ -80,12 +79,12 @@ func TestALineAFilterWroteReachesThePeerOnlyAsValidJSON(t *testing.T) {
 }
 
 func TestALineAFilterSendsBackMustBeValidJSON(t *testing.T) {
-	answer := filters.Func{FilterName: "answer", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	answer := filters.Func{FilterName: "answer", Fn: func(m *filters.Message, out filters.Emitter) error {
 		data, _ := rawjson.TrustedGet(m.Params(), "data")
 		if err := out.Emit(m.Dir.Reverse(), append(append([]byte(`{"id":1,"result":`), data...), '}')); err != nil {
 			return err
 		}
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}}
 	var failures []string
 	c := filters.NewChain(capabilities.New(), answer)

@@ -7,10 +7,16 @@
 // command (cmd/acp-proxy) wires the filters in.
 //
 // A filter sees every message of a direction through a Message, a lazily
-// parsed view of the raw line. It forwards the message (possibly changed),
-// drops it, or emits new messages, in either direction. A filter that
-// returns an error or panics before emitting anything has its message
-// forwarded unchanged: the proxy must never be the reason a session breaks.
+// parsed view of the raw line. Forwarding is the default: a filter that
+// returns nil without emitting has passed the message on unchanged. It
+// drops the message by returning Drop, and replaces it or adds messages,
+// in either direction, by emitting them. A filter that returns an error or
+// panics before emitting anything has its message forwarded unchanged: the
+// proxy must never be the reason a session breaks.
+//
+// Chain.Process does the filtering; a Driver runs a chain on a Clock, so
+// the relay (the wall clock and its timers), a replay (the trace's times)
+// and the tests (a clock they move) release held output the same way.
 //
 // Filters run synchronously on their direction's pump, one message at a
 // time, in the order they were added to the chain. A filter must not block

@@ -1,7 +1,6 @@
 package filters_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -15,8 +14,65 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
-func forward(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	return out.Emit(m.Dir, m.Raw)
+func forward(*filters.Message, filters.Emitter) error { return nil }
+
+// The contract: a filter that returns nil without emitting in the
+// message's direction has forwarded it; Drop drops it; what a filter
+// emitted stays emitted, whatever it returns after.
+func TestTheFilterContract(t *testing.T) {
+	const in = `{"method":"x"}`
+	type apply = func(m *filters.Message, out filters.Emitter) error
+	own := func(raw string) apply {
+		return func(m *filters.Message, out filters.Emitter) error { return out.Emit(m.Dir, []byte(raw)) }
+	}
+	back := func(raw string) apply {
+		return func(m *filters.Message, out filters.Emitter) error { return out.Emit(m.Dir.Reverse(), []byte(raw)) }
+	}
+	then := func(first, second apply) apply {
+		return func(m *filters.Message, out filters.Emitter) error {
+			if err := first(m, out); err != nil {
+				return err
+			}
+			return second(m, out)
+		}
+	}
+	fail := func(*filters.Message, filters.Emitter) error { return errors.New("no") }
+	drop := func(*filters.Message, filters.Emitter) error { return filters.Drop }
+	unchanged := chaintest.Sent{Dir: acp.ClientToAgent, Raw: in, Original: true}
+	added := chaintest.Sent{Dir: acp.ClientToAgent, Raw: `{"added":1}`}
+	answer := chaintest.Sent{Dir: acp.AgentToClient, Raw: `{"answer":1}`}
+	cases := []struct {
+		name     string
+		apply    apply
+		want     []chaintest.Sent
+		failures int
+	}{
+		{"returns nil, emits nothing: forwarded unchanged", forward, []chaintest.Sent{unchanged}, 0},
+		{"returns Drop: dropped, no failure", drop, nil, 0},
+		{"emits a line: the line goes in its place", own(`{"added":1}`), []chaintest.Sent{added}, 0},
+		{"emits a line and the message", then(own(`{"added":1}`), func(m *filters.Message, out filters.Emitter) error { return out.Emit(m.Dir, m.Raw) }), []chaintest.Sent{added, unchanged}, 0},
+		{"answers the other side only: forwarded too", back(`{"answer":1}`), []chaintest.Sent{answer, unchanged}, 0},
+		{"answers and drops", then(back(`{"answer":1}`), drop), []chaintest.Sent{answer}, 0},
+		{"fails before emitting: forwarded unchanged", fail, []chaintest.Sent{unchanged}, 1},
+		{"fails after emitting: what it emitted stays", then(own(`{"added":1}`), fail), []chaintest.Sent{added}, 1},
+		{"drops after emitting: what it emitted stays", then(own(`{"added":1}`), drop), []chaintest.Sent{added}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var failures []string
+			chain := filters.NewChain(capabilities.New(), filters.Func{FilterName: "f", Fn: c.apply})
+			chain.OnError = func(_ acp.Direction, filter string, err error) { failures = append(failures, filter+": "+err.Error()) }
+			assert.Equal(t, c.want, chaintest.Run(t, chain, acp.ClientToAgent, in))
+			assert.Len(t, failures, c.failures)
+			own := 0
+			for _, s := range c.want {
+				if s.Dir == acp.ClientToAgent {
+					own++
+				}
+			}
+			assert.Equal(t, int64(own), chain.Stats()[0].Out[acp.ClientToAgent].Messages, "what went on in the message's direction is counted")
+		})
+	}
 }
 
 func TestAnEmptyChainForwardsTheOriginal(t *testing.T) {
@@ -29,12 +85,13 @@ func TestAnEmptyChainForwardsTheOriginal(t *testing.T) {
 func TestFailingFiltersFailOpen(t *testing.T) {
 	var failures []string
 	cases := map[string]filters.Func{
-		"error": {"err", func(context.Context, *filters.Message, filters.Emitter) error { return errors.New("no") }},
-		"panic": {"panic", func(context.Context, *filters.Message, filters.Emitter) error { panic("boom") }},
-		"newline": {"nl", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+		"error": {"err", func(*filters.Message, filters.Emitter) error { return errors.New("no") }},
+		"panic": {"panic", func(*filters.Message, filters.Emitter) error { panic("boom") }},
+		"newline": {"nl", func(m *filters.Message, out filters.Emitter) error {
 			return out.Emit(m.Dir, []byte("a\nb"))
 		}},
-		"newline+ignore": {"nl2", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+		// It swallows the error: nothing went on, so the message does.
+		"newline+ignore": {"nl2", func(m *filters.Message, out filters.Emitter) error {
 			_ = out.Emit(m.Dir, []byte("a\nb"))
 			return nil
 		}},
@@ -45,12 +102,6 @@ func TestFailingFiltersFailOpen(t *testing.T) {
 			failures = append(failures, filter+": "+err.Error())
 		}
 		got := chaintest.Run(t, c, acp.ClientToAgent, `{"method":"x"}`)
-		if name == "newline+ignore" {
-			// The filter swallowed its own error and emitted nothing
-			// valid: the message is dropped, as the filter decided.
-			assert.Empty(t, got, name)
-			continue
-		}
 		assert.Equal(t, []chaintest.Sent{{Dir: acp.ClientToAgent, Raw: `{"method":"x"}`, Original: true}}, got, name)
 	}
 	assert.Len(t, failures, 3)
@@ -59,12 +110,12 @@ func TestFailingFiltersFailOpen(t *testing.T) {
 
 func TestFilterRunsInOrderAndSeesThePreviousFiltersOutput(t *testing.T) {
 	var seen []string
-	rename := filters.Func{"rename", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	rename := filters.Func{"rename", func(m *filters.Message, out filters.Emitter) error {
 		return out.Emit(m.Dir, []byte(`{"method":"renamed"}`))
 	}}
-	watch := filters.Func{"watch", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	watch := filters.Func{"watch", func(m *filters.Message, out filters.Emitter) error {
 		seen = append(seen, m.Method())
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}}
 	c := filters.NewChain(capabilities.New(), rename, watch)
 	got := chaintest.Run(t, c, acp.AgentToClient, `{"method":"orig"}`)
@@ -73,17 +124,17 @@ func TestFilterRunsInOrderAndSeesThePreviousFiltersOutput(t *testing.T) {
 
 	st := c.Stats()
 	assert.Equal(t, "rename", st[0].Name)
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"orig"}`))}, st[0].In[acp.AgentToClient])
-	assert.Equal(t, [2]int64{1, int64(len(`{"method":"renamed"}`))}, st[0].Out[acp.AgentToClient])
+	assert.Equal(t, acp.Count{Messages: 1, Bytes: int64(len(`{"method":"orig"}` + "\n"))}, st[0].In[acp.AgentToClient])
+	assert.Equal(t, acp.Count{Messages: 1, Bytes: int64(len(`{"method":"renamed"}` + "\n"))}, st[0].Out[acp.AgentToClient])
 }
 
 func TestTheChainRecordsWhatTheClientItselfAdvertised(t *testing.T) {
 	caps := capabilities.New()
-	inject := filters.Func{"inject", func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	inject := filters.Func{"inject", func(m *filters.Message, out filters.Emitter) error {
 		if m.Method() == "initialize" {
 			return out.Emit(m.Dir, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientCapabilities":{"_meta":{"terminal_output":true}}}}`))
 		}
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}}
 	c := filters.NewChain(caps, inject)
 	chaintest.Run(t, c, acp.ClientToAgent,
@@ -139,7 +190,7 @@ func TestMessageView(t *testing.T) {
 }
 
 func TestFiltersStandAsideOnAConnectionOfALaterProtocolVersion(t *testing.T) {
-	mark := filters.Func{FilterName: "mark", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	mark := filters.Func{FilterName: "mark", Fn: func(m *filters.Message, out filters.Emitter) error {
 		return out.Emit(m.Dir, []byte(`{"marked":true}`))
 	}}
 	const v2Init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"capabilities":{},"info":{"name":"c"}}}`

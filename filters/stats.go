@@ -6,23 +6,27 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 )
 
-// FilterStats counts what one filter took in and gave out, per direction.
-type FilterStats struct {
-	In, Out [2]Counter
+// filterCounts is what one filter took in and gave out, per direction:
+// the chain counts each filter's messages and their bytes (without '\n').
+type filterCounts struct {
+	In, Out [2]counter
 }
 
-// Counter is a number of messages and their bytes (without '\n').
-type Counter struct {
-	Messages, Bytes atomic.Int64
+// counter is a number of messages and their bytes, read while the chain runs.
+type counter struct {
+	messages, bytes atomic.Int64
 }
 
-func (s *FilterStats) count(d acp.Direction, in bool, n int) {
-	c := &s.Out[d]
-	if in {
-		c = &s.In[d]
-	}
-	c.Messages.Add(1)
-	c.Bytes.Add(int64(n))
+// count is what c counted, as the lines are on the wire: each with its '\n'.
+func (c *counter) count() acp.Count {
+	n := c.messages.Load()
+	return acp.Count{Messages: n, Bytes: c.bytes.Load() + n}
+}
+
+// add counts a message of n bytes.
+func (c *counter) add(n int) {
+	c.messages.Add(1)
+	c.bytes.Add(int64(n))
 }
 
 // Counted is implemented by filters that count events of their own for --stats (shell-to-patch:
@@ -31,44 +35,50 @@ type Counted interface {
 	Counts() map[string]int64
 }
 
-// FilterReport is one filter's figures.
-type FilterReport struct {
+// Figures are one filter's figures.
+type Figures struct {
 	Name string
 	Flag string // the flag that turned it on (see Explained)
 	// Notes say per direction what it changed, or why nothing (see
 	// Explained); "" when it has nothing to say.
 	Notes [2]string
-	// In and Out are [direction]{messages, bytes}.
-	In, Out [2][2]int64
+	// In and Out are what it took in and gave out, per direction.
+	In, Out [2]acp.Count
 	// Counts are the filter's own counts that are not zero (see Counted); nil: none.
 	Counts map[string]int64
 }
 
 // Stats reports each filter's figures, in chain order.
-func (c *Chain) Stats() []FilterReport {
+func (c *Chain) Stats() []Figures {
 	if c == nil {
 		return nil
 	}
-	out := make([]FilterReport, len(c.filters))
+	out := make([]Figures, len(c.filters))
 	for i, f := range c.filters {
-		r := FilterReport{Name: f.Name()}
-		if counted, ok := f.(Counted); ok {
-			for k, v := range counted.Counts() {
-				if v != 0 {
-					if r.Counts == nil {
-						r.Counts = map[string]int64{}
-					}
-					r.Counts[k] = v
-				}
-			}
-		}
+		r := Figures{Name: f.Name(), Counts: ownCounts(f)}
 		for d := range 2 {
-			s := &c.stats[i]
-			r.In[d] = [2]int64{s.In[d].Messages.Load(), s.In[d].Bytes.Load()}
-			r.Out[d] = [2]int64{s.Out[d].Messages.Load(), s.Out[d].Bytes.Load()}
+			r.In[d], r.Out[d] = c.counts[i].In[d].count(), c.counts[i].Out[d].count()
 		}
 		r.Flag, r.Notes = explain(f, c.caps, [2]bool{r.In[0] != r.Out[0], r.In[1] != r.Out[1]})
 		out[i] = r
 	}
 	return out
+}
+
+// ownCounts are f's own counts that are not zero (see Counted); nil: none.
+func ownCounts(f Filter) map[string]int64 {
+	counted, ok := f.(Counted)
+	if !ok {
+		return nil
+	}
+	var counts map[string]int64
+	for k, v := range counted.Counts() {
+		if v != 0 {
+			if counts == nil {
+				counts = map[string]int64{}
+			}
+			counts[k] = v
+		}
+	}
+	return counts
 }

@@ -21,9 +21,9 @@ import (
 // fileShowingFilter replaces every agent→client line with one naming what
 // the file at path holds, read through the message's Disk.
 func fileShowingFilter(path string) filters.Filter {
-	return filters.Func{FilterName: "show-file", Fn: func(_ context.Context, m *filters.Message, out filters.Emitter) error {
+	return filters.Func{FilterName: "show-file", Fn: func(m *filters.Message, out filters.Emitter) error {
 		if m.Dir != acp.AgentToClient {
-			return out.Emit(m.Dir, m.Raw)
+			return nil
 		}
 		answer, err := m.ReadDisk(filters.DiskRead{Kind: "test", Path: path}, func() ([]byte, error) {
 			b, err := os.ReadFile(path)

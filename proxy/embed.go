@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
@@ -41,7 +40,7 @@ func EmbedReads(ctx context.Context, chain *filters.Chain, r io.Reader, w io.Wri
 			if err != nil {
 				return &TraceError{Line: n, Err: err}
 			}
-			if err := disk.ask(ctx, chain, rec, out); err != nil {
+			if err := disk.ask(chain, rec, out); err != nil {
 				return err
 			}
 		}
@@ -73,7 +72,7 @@ func (d *embedDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([]
 }
 
 // ask runs rec's line through the chain and writes the reads it made.
-func (d *embedDisk) ask(ctx context.Context, chain *filters.Chain, rec TraceRecord, out io.Writer) error {
+func (d *embedDisk) ask(chain *filters.Chain, rec TraceRecord, out io.Writer) error {
 	if rec.Read != nil {
 		d.trace.add(*rec.Read)
 		return nil
@@ -83,8 +82,8 @@ func (d *embedDisk) ask(ctx context.Context, chain *filters.Chain, rec TraceReco
 	}
 	var epoch time.Time // the recorded clock, as Replay keeps it
 	m := filters.NewMessage(rec.Dir, rec.Line, epoch.Add(rec.T), nil)
-	discard := func(acp.Direction, []byte, bool) error { return nil }
-	if err := chain.Process(ctx, m, discard); err != nil {
+	discard := func(filters.Line) error { return nil }
+	if err := chain.Process(m, discard); err != nil {
 		return err
 	}
 	for _, a := range d.got {

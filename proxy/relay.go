@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -35,9 +34,7 @@ type Relay struct {
 type Conn struct {
 	r       *Relay
 	writers [2]*lineWriter // indexed by the direction the lines travel
-	timers  [2]*time.Timer
-	timerMu [2]sync.Mutex
-	stopped [2]bool
+	driver  *filters.Driver
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -49,6 +46,11 @@ func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
 	}
 	c.writers[acp.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
 	c.writers[acp.AgentToClient] = newLineWriter(toClient, ioBufferSize)
+	clock := filters.NewTimerClock(r.now)
+	clock.OnError = func(d acp.Direction, err error) {
+		r.log().Warn("timed flush failed", "dir", d.String(), "err", err)
+	}
+	c.driver = filters.NewDriver(r.Chain, clock, c.sink)
 	return c
 }
 
@@ -69,7 +71,7 @@ func (r *Relay) log() *slog.Logger {
 // Pump relays direction d from src until src ends, then flushes what the
 // filters still hold. It returns nil at a clean end of src, or the error
 // that stopped it (wrapped with the direction).
-func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
+func (c *Conn) Pump(_ context.Context, d acp.Direction, src io.Reader) error {
 	max := c.r.MaxFilterLine
 	if max <= 0 {
 		max = DefaultMaxFilterLine
@@ -81,9 +83,9 @@ func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
 	}
 	f := newFramer(src, ioBufferSize, max)
 	w := c.writers[d]
-	err := c.pump(ctx, d, f, w)
-	c.stopTimer(d)
-	if derr := c.r.Chain.Drain(ctx, d, c.r.now(), c.sink); err == nil && derr != nil {
+	err := c.pump(d, f, w)
+	c.driver.Stop(d)
+	if derr := c.driver.Drain(d); err == nil && derr != nil {
 		err = derr
 	}
 	if ferr := w.flush(); err == nil && ferr != nil {
@@ -97,7 +99,7 @@ func (c *Conn) Pump(ctx context.Context, d acp.Direction, src io.Reader) error {
 	return err
 }
 
-func (c *Conn) pump(ctx context.Context, d acp.Direction, f *framer, w *lineWriter) error {
+func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 	timed := c.r.Chain.Len() > 0
 	for {
 		ln, err := f.next()
@@ -112,15 +114,15 @@ func (c *Conn) pump(ctx context.Context, d acp.Direction, f *framer, w *lineWrit
 			now = c.r.now()
 		}
 		if ln.more {
-			ln.terminated, err = c.passLong(ctx, d, f, w, ln, now)
+			ln.terminated, err = c.passLong(d, f, w, ln, now)
 		} else {
-			err = c.process(ctx, d, ln, now)
+			err = c.process(d, ln, now)
 		}
 		if err != nil {
 			return err
 		}
 		if timed {
-			if err := c.tick(ctx, d); err != nil {
+			if err := c.driver.Tick(d); err != nil {
 				return err
 			}
 		}
@@ -138,7 +140,7 @@ func (c *Conn) pump(ctx context.Context, d acp.Direction, f *framer, w *lineWrit
 }
 
 // process runs one whole line through the chain.
-func (c *Conn) process(ctx context.Context, d acp.Direction, ln line, now time.Time) error {
+func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 	rec := c.r.Record
 	c.r.Summary.before(d, ln.bytes)
 	if c.r.Chain.Len() == 0 {
@@ -157,20 +159,20 @@ func (c *Conn) process(ctx context.Context, d acp.Direction, ln line, now time.T
 	var out [][]byte
 	changed := false
 	m := filters.NewMessage(d, ln.bytes, now, nil)
-	err := c.r.Chain.Process(ctx, m, func(od acp.Direction, raw []byte, original bool) error {
-		if od != d {
-			return c.sinkOther(od, raw, now)
+	err := c.driver.Process(m, func(l filters.Line) error {
+		if l.Dir != d {
+			return c.sinkOther(l.Dir, l.Raw, now)
 		}
-		if !original {
+		if !l.Original {
 			changed = true
 		}
-		c.r.Summary.after(od, raw)
+		c.r.Summary.after(l.Dir, l.Raw)
 		if rec != nil {
-			out = append(out, append([]byte(nil), raw...))
+			out = append(out, append([]byte(nil), l.Raw...))
 		}
 		// Only the untouched line keeps its own ending; a filter's line
 		// is a whole message.
-		return c.write(od, raw, ln.terminated || !original)
+		return c.write(l.Dir, l.Raw, ln.terminated || !l.Original)
 	})
 	if rec != nil {
 		if len(out) != 1 {
@@ -189,10 +191,10 @@ func (c *Conn) process(ctx context.Context, d acp.Direction, ln line, now time.T
 // nothing: not the writer (lines others write meanwhile follow the long
 // line) and not the trace (the line's record is spooled and joins the trace
 // at its end). The other direction never waits for this peer.
-func (c *Conn) passLong(ctx context.Context, d acp.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
+func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
 	if c.r.Chain.Len() > 0 {
 		c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
-		if err := c.r.Chain.Drain(ctx, d, now, c.sink); err != nil {
+		if err := c.driver.Drain(d); err != nil {
 			return false, err
 		}
 	}
@@ -249,8 +251,8 @@ func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {
 }
 
 // sink takes lines the chain emits outside of a read line: timers and drains.
-func (c *Conn) sink(d acp.Direction, raw []byte, _ bool) error {
-	return c.sinkOther(d, raw, c.r.now())
+func (c *Conn) sink(l filters.Line) error {
+	return c.sinkOther(l.Dir, l.Raw, c.r.now())
 }
 
 // sinkOther writes a line the proxy adds on its own, and flushes it: the
@@ -267,47 +269,6 @@ func (c *Conn) sinkOther(d acp.Direction, raw []byte, now time.Time) error {
 		return fmt.Errorf("%s: write: %w", d, err)
 	}
 	return nil
-}
-
-// tick lets coalescing filters emit what is due, and arms a timer for the
-// next time they want to run while the input is quiet.
-func (c *Conn) tick(ctx context.Context, d acp.Direction) error {
-	next, err := c.r.Chain.Tick(ctx, d, c.r.now(), c.sink)
-	if err != nil {
-		return err
-	}
-	c.arm(ctx, d, next)
-	return nil
-}
-
-func (c *Conn) arm(ctx context.Context, d acp.Direction, next time.Time) {
-	if next.IsZero() {
-		return
-	}
-	c.timerMu[d].Lock()
-	defer c.timerMu[d].Unlock()
-	if c.stopped[d] {
-		return
-	}
-	wait := next.Sub(c.r.now())
-	if c.timers[d] == nil {
-		c.timers[d] = time.AfterFunc(wait, func() {
-			if err := c.tick(ctx, d); err != nil {
-				c.r.log().Warn("timed flush failed", "dir", d.String(), "err", err)
-			}
-		})
-		return
-	}
-	c.timers[d].Reset(wait)
-}
-
-func (c *Conn) stopTimer(d acp.Direction) {
-	c.timerMu[d].Lock()
-	defer c.timerMu[d].Unlock()
-	c.stopped[d] = true
-	if c.timers[d] != nil {
-		c.timers[d].Stop()
-	}
 }
 
 // CloseWriter flushes direction d's output and closes it, so that side's

@@ -55,9 +55,9 @@ type ReplayOptions struct {
 }
 
 // ReplayWith is ReplayConnections with options.
-func ReplayWith(ctx context.Context, tr *TraceReader, w io.Writer, opt ReplayOptions) error {
+func ReplayWith(_ context.Context, tr *TraceReader, w io.Writer, opt ReplayOptions) error {
 	var epoch time.Time // the recorded clock: t is relative to it
-	rp := &replayer{ctx: ctx, out: NewRecorder(discardIfNil(w), epoch), newConn: opt.NewConn, sources: opt.Sources, line: -1}
+	rp := &replayer{out: NewRecorder(discardIfNil(w), epoch), newConn: opt.NewConn, sources: opt.Sources, line: -1}
 	rp.begin()
 	var split Connections
 	for rec, err := range tr.All() {
@@ -85,27 +85,26 @@ func ReplayWith(ctx context.Context, tr *TraceReader, w io.Writer, opt ReplayOpt
 
 // replayer is the state of a replay: the connection being replayed.
 type replayer struct {
-	ctx     context.Context
 	out     *Recorder
 	newConn func(int) Connection
 
 	n    int // connections begun
 	conn Connection
 	// sources: mark delivered lines with the received line they came
-	// from (line; timer while timers run).
+	// from (line; or released by a timer after it).
 	sources bool
 	line    int
-	timer   bool
 	disk    *TraceDisk
-	next    [2]time.Time // when each direction's timed filters want to run
-	last    time.Time
+	clock   *filters.ManualClock // the recorded clock
+	driver  *filters.Driver
 }
 
 func (rp *replayer) begin() {
 	rp.conn = rp.newConn(rp.n)
 	rp.n++
 	rp.disk = traceDisk(rp.conn.Chain)
-	rp.next, rp.last = [2]time.Time{}, time.Time{}
+	rp.clock = filters.NewManualClock(time.Time{})
+	rp.driver = filters.NewDriver(rp.conn.Chain, rp.clock, rp.released)
 }
 
 // Connections tells the connections of a trace apart, one record at a
@@ -145,36 +144,35 @@ func isInitialize(rec TraceRecord) bool {
 	return m == "initialize" && hasID
 }
 
-func (rp *replayer) emitAt(at time.Time) filters.Sink {
-	return func(d acp.Direction, raw []byte, _ bool) error {
-		rp.conn.Summary.after(d, raw)
-		rp.out.emittedFrom(at, d, raw, true, rp.source())
-		return nil
-	}
+// released takes what the filters emit on their own (due, or drained),
+// at the recorded clock's time.
+func (rp *replayer) released(l filters.Line) error {
+	rp.conn.Summary.after(l.Dir, l.Raw)
+	rp.out.emittedFrom(rp.clock.Now(), l.Dir, l.Raw, true, rp.source(true))
+	return nil
 }
 
-// source is what a line delivered now was made from, when marked.
-func (rp *replayer) source() *lineSource {
+// source is what a line delivered now was made from, when marked: the
+// received line, or a timer after it.
+func (rp *replayer) source(timer bool) *lineSource {
 	if !rp.sources || rp.line < 0 {
 		return nil
 	}
-	return &lineSource{line: rp.line, timer: rp.timer}
+	return &lineSource{line: rp.line, timer: timer}
 }
 
-// record replays one record at now.
-func (rp *replayer) record(now time.Time, rec TraceRecord) error {
-	if now.Before(rp.last) {
-		now = rp.last // a hand-edited trace may go back in time; order wins
-	}
-	rp.last = now
+// record replays one record, recorded at at.
+func (rp *replayer) record(at time.Time, rec TraceRecord) error {
 	if rec.Read != nil {
 		// What a filter read, for the filters of this replay
 		// (a timer due now may ask) and of a replay of its output.
 		rp.disk.add(*rec.Read)
 	}
-	if err := rp.fire(now); err != nil {
+	// A hand-edited trace may go back in time: the clock does not, order wins.
+	if err := rp.clock.Advance(at); err != nil {
 		return err
 	}
+	now := rp.clock.Now()
 	switch {
 	case rec.Conn != nil:
 		rp.conn.Summary.started(rec.Conn)
@@ -184,68 +182,30 @@ func (rp *replayer) record(now time.Time, rec TraceRecord) error {
 		rp.out.read(now, rec.Dir, *rec.Read)
 		return nil
 	}
-	chain, sum := rp.conn.Chain, rp.conn.Summary
+	sum := rp.conn.Summary
 	rp.line++
 	sum.at(rec.T)
 	sum.before(rec.Dir, rec.Line)
 	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
-	sink := rp.emitAt(now)
-	if err := chain.Process(rp.ctx, m, func(d acp.Direction, raw []byte, original bool) error {
-		if original && !rec.EOL {
-			sum.after(d, raw)
-			rp.out.emittedFrom(now, d, raw, false, rp.source())
-			return nil
-		}
-		return sink(d, raw, original)
+	if err := rp.driver.Process(m, func(l filters.Line) error {
+		sum.after(l.Dir, l.Raw)
+		// The untouched line keeps its own ending.
+		rp.out.emittedFrom(now, l.Dir, l.Raw, rec.EOL || !l.Original, rp.source(false))
+		return nil
 	}); err != nil {
 		return err
 	}
-	if chain.Len() > 0 {
-		rp.timer = true // what is due now was held
-		n, err := chain.Tick(rp.ctx, rec.Dir, now, sink)
-		rp.timer = false
-		if err != nil {
-			return err
-		}
-		rp.next[rec.Dir] = n
-	}
-	return nil
-}
-
-// fire runs due timers of both directions, earliest first, up to now.
-func (rp *replayer) fire(now time.Time) error {
-	rp.timer = true
-	defer func() { rp.timer = false }()
-	for {
-		d := acp.ClientToAgent
-		if rp.next[d].IsZero() || (!rp.next[1-d].IsZero() && rp.next[1-d].Before(rp.next[d])) {
-			d = 1 - d
-		}
-		at := rp.next[d]
-		if at.IsZero() || at.After(now) {
-			return nil
-		}
-		n, err := rp.conn.Chain.Tick(rp.ctx, d, at, rp.emitAt(at))
-		if err != nil {
-			return err
-		}
-		if !n.After(at) && !n.IsZero() {
-			n = at.Add(time.Microsecond) // a filter must not spin the clock
-		}
-		rp.next[d] = n
-	}
+	return rp.driver.Tick(rec.Dir) // what is due now was held
 }
 
 // end ends the connection's streams at its last record: what is held is
 // due then.
 func (rp *replayer) end() error {
-	if err := rp.fire(rp.last); err != nil {
+	if err := rp.clock.Advance(rp.clock.Now()); err != nil {
 		return err
 	}
-	rp.timer = true
-	defer func() { rp.timer = false }()
 	for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-		if err := rp.conn.Chain.Drain(rp.ctx, d, rp.last, rp.emitAt(rp.last)); err != nil {
+		if err := rp.driver.Drain(d); err != nil {
 			return err
 		}
 	}

@@ -203,8 +203,8 @@ func (s *Summary) Report() SummaryReport {
 	for _, f := range s.chain.Stats() {
 		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]Count{}, Out: map[string]Count{}, Counts: f.Counts}
 		for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-			ff.In[d.String()] = Count{f.In[d][0], f.In[d][1] + f.In[d][0]}
-			ff.Out[d.String()] = Count{f.Out[d][0], f.Out[d][1] + f.Out[d][0]}
+			ff.In[d.String()] = Count(f.In[d])
+			ff.Out[d.String()] = Count(f.Out[d])
 			if f.Notes[d] != "" {
 				if ff.Notes == nil {
 					ff.Notes = map[string]string{}

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,8 +15,8 @@ import (
 type countingFilter struct{}
 
 func (countingFilter) Name() string { return "counting" }
-func (countingFilter) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
-	return out.Emit(m.Dir, m.Raw)
+func (countingFilter) Apply(m *filters.Message, out filters.Emitter) error {
+	return nil
 }
 func (countingFilter) Counts() map[string]int64 {
 	return map[string]int64{"editsTakenBack": 2, "never": 0}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/pipebench"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/proxy"
@@ -23,15 +24,15 @@ import (
 func BenchmarkTerminalOutputStream(b *testing.B) {
 	runs := []struct {
 		name string
-		cfg  *filterConfig // nil: the bare copy loop
+		cfg  *filterset.Config // nil: the bare copy loop
 	}{
 		{"bare-copy", nil},
-		{"no-filter", &filterConfig{}},
-		{"terminal-output", &filterConfig{TerminalOutput: true}},
-		{"deltas", &filterConfig{Deltas: true}},
-		{"shell-to-patch", &filterConfig{ShellToPatch: true}},
-		{"expand-persisted-output", &filterConfig{ExpandPersistedOutput: true}},
-		{"all", &filterConfig{TerminalOutput: true, Deltas: true, ShellToPatch: true, ExpandPersistedOutput: true}},
+		{"no-filter", &filterset.Config{}},
+		{"terminal-output", &filterset.Config{TerminalOutput: true}},
+		{"deltas", &filterset.Config{Deltas: true}},
+		{"shell-to-patch", &filterset.Config{ShellToPatch: true}},
+		{"expand-persisted-output", &filterset.Config{ExpandPersistedOutput: true}},
+		{"all", &filterset.Config{TerminalOutput: true, Deltas: true, ShellToPatch: true, ExpandPersistedOutput: true}},
 	}
 	head, line := terminalStream(10 << 10)
 	for _, run := range runs {

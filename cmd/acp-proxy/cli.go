@@ -16,6 +16,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -69,7 +70,7 @@ type options struct {
 	stats, version            bool
 	grace                     time.Duration
 	maxFilterLine             int
-	filters                   filterConfig
+	filters                   filterset.Config
 }
 
 // subcommands are acp-proxy's commands besides the live proxy.
@@ -102,7 +103,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	caps := capabilities.New()
-	opts.filters.log = logger
+	opts.filters.Log = logger
 	chain := opts.filters.Chain(caps)
 	chain.OnError = func(d acp.Direction, name string, err error) {
 		logger.Warn("filter failed; message forwarded unchanged", "filter", name, "dir", d.String(), "err", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acp-proxy/acp-proxy/internal/doctor"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -44,7 +45,7 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acp-proxy doctor", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false)
-	var cfg filterConfig
+	var cfg filterset.Config
 	addFilterFlags(fs, &cfg)
 	var timeout time.Duration
 	durationVar(fs, &timeout, "timeout", doctor.DefaultTimeout, 0, "how long the agent gets to answer initialize")
@@ -71,7 +72,7 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	report := doctor.NewReport(answer, agent, selfPath(), cfg.given())
+	report := doctor.NewReport(answer, agent, selfPath(), cfg.Flags())
 	if err := report.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
 		return 1

@@ -5,12 +5,13 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/spf13/pflag"
 )
 
 // addFilterFlags registers the flags that enable and tune filters; the live
 // proxy and replay share them, so a replay shows what the live proxy does.
-func addFilterFlags(fs *pflag.FlagSet, cfg *filterConfig) {
+func addFilterFlags(fs *pflag.FlagSet, cfg *filterset.Config) {
 	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
 		"show shell commands that provably write one file (cat <<'EOF' > f, printf … > f, echo … > f) as edit calls with a diff")
 	sizeVar(fs, &cfg.MaxPatchBytes, "max-patch-bytes", shellpatch.DefaultMaxPatchBytes,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -28,7 +29,7 @@ Flags:
 func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acp-proxy replay", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg filterConfig
+	var cfg filterset.Config
 	addFilterFlags(fs, &cfg)
 	summary := fs.Bool("summary", false, "print messages and bytes per direction before → after, per filter and per tool call, instead of the trace")
 	asJSON := fs.Bool("json", false, "with --summary: print the figures as JSON")

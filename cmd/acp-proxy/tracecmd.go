@@ -11,6 +11,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
@@ -99,8 +100,8 @@ func emptyTrace(prog, name string, in *traceInput, stderr io.Writer) bool {
 // traceChain is the chain cfg asks for, replaying the trace name: a filter
 // that fails is reported on stderr (the message goes on unchanged, as live),
 // and so is a file the filters read that the trace does not hold.
-func traceChain(prog, name string, cfg filterConfig, stderr io.Writer) *filters.Chain {
-	cfg.replaying = true
+func traceChain(prog, name string, cfg filterset.Config, stderr io.Writer) *filters.Chain {
+	cfg.Replaying = true
 	chain := cfg.Chain(capabilities.New())
 	chain.OnError = func(d acp.Direction, filter string, err error) {
 		fmt.Fprintf(stderr, "%s: filter %s failed on a %s message (forwarded unchanged): %v\n", prog, filter, d, err)

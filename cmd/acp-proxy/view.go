@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
@@ -40,7 +41,7 @@ Flags:
 func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("acp-proxy view", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg filterConfig
+	var cfg filterset.Config
 	addFilterFlags(fs, &cfg)
 	filterFlags := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })

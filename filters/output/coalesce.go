@@ -210,8 +210,9 @@ func (k *coalescer[T, P]) endTurn(session string, now time.Time, out filters.Emi
 	return nil
 }
 
-// hold keeps c's output back until the policy lets it go (at once, when it
-// already does): cost is what sending it costs, size the output's size.
+// hold keeps c's output back, in place of the message that brought it,
+// until the policy lets it go (at once, when it already does): cost is
+// what sending it costs, size the output's size.
 func (k *coalescer[T, P]) hold(c P, every time.Duration, cost, size int, now time.Time, out filters.Emitter) error {
 	s := c.slot()
 	s.held = true
@@ -219,7 +220,7 @@ func (k *coalescer[T, P]) hold(c P, every time.Duration, cost, size int, now tim
 	if isDue(s.due, now) {
 		return k.send(c, now, out)
 	}
-	return nil
+	return filters.Drop // held: sent by Tick when due
 }
 
 // sent notes that c's output went out at now inside another message.

@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,23 +140,26 @@ func liveSnapshot(msg []byte, budget int) ([]byte, bool, error) {
 func (f *Deltas) Name() string { return "deltas" }
 
 // Apply implements filters.Filter.
-func (f *Deltas) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *Deltas) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
 		if m.Method() == "session/prompt" {
 			f.prompts.observe(m)
 		}
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	mode := f.client.load(m)
 	if mode == clientUnknown {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	// Without a call kept, only an execute tool_call is of interest.
 	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) {
 		if u, ok := m.ToolUpdate(); ok {
 			m, u, ok, err := f.dropRepeats(m, u)
-			if err != nil || !ok {
+			if err != nil {
 				return err
+			}
+			if !ok {
+				return filters.Drop // nothing new in it
 			}
 			if mode == clientSpeaks {
 				return f.toDeltas(m, &u, out)
@@ -246,25 +248,13 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	if err := f.flush(m.Time, out, c); err != nil {
 		return err
 	}
-	msg, err := toolcall.EditUpdate(m.Raw, u, func(upd []byte) ([]byte, error) {
-		var err error
-		if snap {
-			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
-				return nil, err
-			}
-		}
-		if !final && len(delta) > 0 {
-			val := appendTermValue(nil, u.ID, quoteRaw(delta))
-			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
-		}
-		return upd, err
-	})
+	msg, err := f.asDelta(m.Raw, u, delta)
 	if err != nil {
 		return err
 	}
 	if !final {
 		if len(delta) == 0 && snap && u.Others == 0 && u.Meta == nil {
-			return nil // the same snapshot again: nothing to show
+			return filters.Drop // the same snapshot again: nothing to show
 		}
 		c.body = append(c.body, delta...)
 		return out.Emit(m.Dir, msg)
@@ -274,6 +264,25 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 		delta = c.pending // the surrogate that waited for a pair
 	}
 	return f.endDeltas(m, u, c, delta, msg, out)
+}
+
+// asDelta is update u of raw as a client with the extension gets it:
+// without its snapshot, and before the end with delta, the snapshot's new
+// text, as streamed output (endDeltas sends the last).
+func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, delta []byte) ([]byte, error) {
+	return toolcall.EditUpdate(raw, u, func(upd []byte) ([]byte, error) {
+		var err error
+		if u.Content != nil {
+			if upd, _, err = rawjson.Delete(upd, "content"); err != nil {
+				return nil, err
+			}
+		}
+		if !u.Final() && len(delta) > 0 {
+			val := appendTermValue(nil, u.ID, quoteRaw(delta))
+			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
+		}
+		return upd, err
+	})
 }
 
 // endDeltas sends the end of call c streamed as deltas, for its final
@@ -305,7 +314,7 @@ func (f *Deltas) endDeltas(m *filters.Message, u *acp.ToolUpdate, c *deltaCall, 
 // neither content nor one of its own.
 func (f *Deltas) giveTerminal(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	if u.Kind != "execute" || u.Term.Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	tid := rawjson.Quote(u.ID)
 	content := append(append([]byte(`[{"type":"terminal","terminalId":`), tid...), "}]"...)

@@ -11,6 +11,8 @@ import (
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The no-loss property, on generated stream shapes: whatever the agent
@@ -292,24 +294,16 @@ func (s *scenario) losses(t testing.TB) []string {
 	direct := acpclient.NewView(s.model)
 	for _, st := range s.steps {
 		if st.wait == 0 && st.dir == acp.AgentToClient {
-			if err := direct.Line([]byte(st.line)); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, direct.Line([]byte(st.line)))
 		}
 	}
 	h.run(s.steps...)
 	h.drain()
-	if len(h.errs) > 0 {
-		t.Fatalf("filter failures: %v", h.errs)
-	}
+	require.Empty(t, h.errs, "filter failures")
 	proxied := acpclient.NewView(s.model)
 	for _, l := range h.take() {
-		if err := proxied.Line([]byte(l)); err != nil {
-			t.Fatal(err)
-		}
-		if !rawjson.Valid([]byte(l)) {
-			t.Fatalf("not JSON: %s", l)
-		}
+		require.NoError(t, proxied.Line([]byte(l)))
+		require.True(t, rawjson.Valid([]byte(l)), "not JSON: %s", l)
 	}
 	return acpclient.Losses(direct, proxied)
 }
@@ -374,9 +368,7 @@ func TestTheFourLosses(t *testing.T) {
 			s := &scenario{client: plainClient, model: acpclient.PlainModel, agent: codexAgent, terminal: c.terminal, deltas: !c.terminal,
 				tail: c.tail, calls: c.calls, roundRobin: true}
 			s.steps = s.connection(&chooser{})
-			for _, l := range s.losses(t) {
-				t.Error(l)
-			}
+			assert.Empty(t, s.losses(t))
 		})
 	}
 }
@@ -395,9 +387,8 @@ func TestNoOutputLostOnGeneratedStreams(t *testing.T) {
 			b[j] = byte(r.Uint32())
 		}
 		s := genScenario(&chooser{b: b})
-		if losses := s.losses(t); len(losses) > 0 {
-			t.Fatalf("scenario %d (%s):\n%s", i, s, strings.Join(losses, "\n"))
-		}
+		losses := s.losses(t)
+		require.Empty(t, losses, "scenario %d (%s):\n%s", i, s, strings.Join(losses, "\n"))
 	}
 }
 
@@ -411,8 +402,7 @@ func FuzzNoOutputLost(f *testing.F) {
 			return
 		}
 		s := genScenario(&chooser{b: b})
-		if losses := s.losses(t); len(losses) > 0 {
-			t.Fatalf("%s:\n%s", s, strings.Join(losses, "\n"))
-		}
+		losses := s.losses(t)
+		require.Empty(t, losses, "%s:\n%s", s, strings.Join(losses, "\n"))
 	})
 }

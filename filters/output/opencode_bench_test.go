@@ -10,6 +10,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
+	"github.com/stretchr/testify/require"
 )
 
 // opencodeTrace is a real `acp-proxy --record` trace of opencode 1.18.33
@@ -28,9 +29,7 @@ type traceLine struct {
 func readAgentLines(tb testing.TB, path string) []traceLine {
 	tb.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	defer f.Close()
 	tr := proxy.NewTraceReader(f)
 	var lines []traceLine
@@ -39,9 +38,7 @@ func readAgentLines(tb testing.TB, path string) []traceLine {
 		if err == io.EOF {
 			return lines
 		}
-		if err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, err)
 		// Responses answer the recorded client's requests, not the
 		// harness's.
 		if rec.Dir == acp.AgentToClient && rec.HasLine && !filters.NewMessage(rec.Dir, rec.Line, time.Time{}, nil).IsResponse() {

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // This file has the harness and one-line message builders the output
@@ -32,17 +33,19 @@ const (
 // t0 is the fake clock's start.
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// harness runs messages through a real filters.Chain on a fake clock, like the
-// relay does: Process each line at its time, then Tick.
+// harness runs messages through a real filters.Chain with the relay's
+// driver on a fake clock: each line is processed at the clock's time, and
+// what the filters hold is released at the times they ask for as the clock
+// moves on.
 type harness struct {
-	t     testing.TB
-	chain *filters.Chain
-	now   time.Time
-	out   []string  // agent→client lines, in order
-	orig  []bool    // whether each was forwarded byte for byte
-	toAg  []string  // client→agent lines
-	next  time.Time // when the chain next wants a tick
-	errs  []string  // filter failures
+	t      testing.TB
+	chain  *filters.Chain
+	clock  *filters.ManualClock
+	driver *filters.Driver
+	out    []string // agent→client lines, in order
+	orig   []bool   // whether each was forwarded byte for byte
+	toAg   []string // client→agent lines
+	errs   []string // filter failures
 }
 
 // newHarness starts a connection: the client's initialize with caps, and
@@ -53,8 +56,7 @@ func newHarness(t testing.TB, caps, agent string, fs ...filters.Filter) *harness
 
 // newHarnessInit is newHarness with the client's initialize request.
 func newHarnessInit(t testing.TB, initialize, agent string, fs ...filters.Filter) *harness {
-	h := &harness{t: t, chain: filters.NewChain(capabilities.New(), fs...), now: t0}
-	h.chain.OnError = func(d acp.Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
+	h := newBareHarness(t, filters.NewChain(capabilities.New(), fs...))
 	h.client(initialize)
 	h.agent(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":"` + agent + `","version":"1"}}}`)
 	h.client(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
@@ -63,57 +65,46 @@ func newHarnessInit(t testing.TB, initialize, agent string, fs ...filters.Filter
 	return h
 }
 
-func (h *harness) sink(d acp.Direction, raw []byte, original bool) error {
-	if d == acp.AgentToClient {
-		h.out = append(h.out, string(raw))
-		h.orig = append(h.orig, original)
+// newBareHarness runs chain from the start of a connection, at t0.
+func newBareHarness(t testing.TB, chain *filters.Chain) *harness {
+	h := &harness{t: t, chain: chain, clock: filters.NewManualClock(t0)}
+	h.driver = filters.NewDriver(h.chain, h.clock, h.sink)
+	h.chain.OnError = func(d acp.Direction, f string, err error) { h.errs = append(h.errs, f+": "+err.Error()) }
+	return h
+}
+
+func (h *harness) sink(l filters.Line) error {
+	if l.Dir == acp.AgentToClient {
+		h.out = append(h.out, string(l.Raw))
+		h.orig = append(h.orig, l.Original)
 	} else {
-		h.toAg = append(h.toAg, string(raw))
+		h.toAg = append(h.toAg, string(l.Raw))
 	}
 	return nil
 }
 
 func (h *harness) process(d acp.Direction, line string) {
 	h.t.Helper()
-	m := filters.NewMessage(d, []byte(line), h.now, nil)
-	if err := h.chain.Process(context.Background(), m, h.sink); err != nil {
-		h.t.Fatalf("Process: %v", err)
-	}
-	h.tick()
-}
-
-func (h *harness) tick() {
-	h.t.Helper()
-	next, err := h.chain.Tick(context.Background(), acp.AgentToClient, h.now, h.sink)
-	if err != nil {
-		h.t.Fatalf("Tick: %v", err)
-	}
-	h.next = next
+	m := filters.NewMessage(d, []byte(line), h.clock.Now(), nil)
+	require.NoError(h.t, h.driver.Process(m, h.sink), "Process")
+	require.NoError(h.t, h.driver.Tick(d), "Tick")
 }
 
 func (h *harness) agent(line string)  { h.process(acp.AgentToClient, line) }
 func (h *harness) client(line string) { h.process(acp.ClientToAgent, line) }
 
-// advance moves the clock by d, ticking at every time the chain asked for
-// on the way, as the relay's timer does.
+// advance moves the clock by d, releasing on the way what the filters
+// hold at the times they asked for, as the relay's timers do.
 func (h *harness) advance(d time.Duration) {
 	h.t.Helper()
-	end := h.now.Add(d)
-	for !h.next.IsZero() && !h.next.After(end) {
-		h.now = h.next
-		h.tick()
-	}
-	h.now = end
-	h.tick()
+	require.NoError(h.t, h.clock.Advance(h.clock.Now().Add(d)), "a timed release")
 }
 
 // drain sends everything the chain holds, as the relay does when the
 // agent's output ends.
 func (h *harness) drain() {
 	h.t.Helper()
-	if err := h.chain.Drain(context.Background(), acp.AgentToClient, h.now, h.sink); err != nil {
-		h.t.Fatalf("Drain: %v", err)
-	}
+	require.NoError(h.t, h.driver.Drain(acp.AgentToClient), "Drain")
 }
 
 // take returns the agent→client lines so far and forgets them.
@@ -233,9 +224,7 @@ func seen(t testing.TB, lines []string) map[string]string {
 				Update map[string]json.RawMessage `json:"update"`
 			} `json:"params"`
 		}
-		if err := json.Unmarshal([]byte(l), &msg); err != nil {
-			t.Fatalf("client cannot read %s: %v", l, err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(l), &msg), "client cannot read %s", l)
 		u := msg.Params.Update
 		var id string
 		if msg.Method != "session/update" || json.Unmarshal(u["toolCallId"], &id) != nil {
@@ -297,6 +286,6 @@ func sameText(t testing.TB, want, got string) {
 		i++
 	}
 	from := max(0, i-60)
-	t.Errorf("texts differ at byte %d (want %d bytes, got %d):\nwant …%q…\ngot  …%q…",
+	assert.Fail(t, "texts differ", "texts differ at byte %d (want %d bytes, got %d):\nwant …%q…\ngot  …%q…",
 		i, len(want), len(got), want[from:min(len(want), i+60)], got[from:min(len(got), i+60)])
 }

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -69,21 +68,21 @@ var (
 )
 
 // Apply implements filters.Filter.
-func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *PersistedOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir != acp.AgentToClient {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	f.reading = m
 	defer func() { f.reading = nil }()
 	block := mentions(m.Raw, quotedPersistedTag)
 	if !block && (!f.Expand || !mayShowNoteRaw(m.Raw)) {
 		f.forget(m)
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	u, ok := m.ToolUpdate()
 	if !ok || !block && !mayShowNote(&u) {
 		f.forget(m)
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	if f.Expand && u.Final() && mentions(u.Content, quotedOpencodeTag) {
 		if content := f.expandOpencode(&u); content != nil {
@@ -95,25 +94,9 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 			return out.Emit(m.Dir, msg)
 		}
 	}
-	msg := m.Raw
-	var err error
-	// The string values a client may show, and whether to expand there.
-	type place struct {
-		path   []string
-		expand bool
-	}
-	places := []place{{toolcall.At("rawOutput"), false}}
-	tm := u.Term
-	if tm.Output != nil {
-		places = append(places, place{toolcall.At("_meta", acp.MetaTerminalOutput, "data"), f.Expand})
-	}
-	if tm.OutputDelta != nil {
-		places = append(places, place{toolcall.At("_meta", acp.MetaTerminalOutputDelta, "data"), f.Expand})
-	}
-	for _, p := range places {
-		if msg, err = f.cleanAt(msg, p.path, p.expand); err != nil {
-			return err
-		}
+	msg, err := f.cleanStrings(m.Raw, &u)
+	if err != nil {
+		return err
 	}
 	if u.Content == nil {
 		f.forget(m)
@@ -138,6 +121,30 @@ func (f *PersistedOutput) Apply(_ context.Context, m *filters.Message, out filte
 		return err
 	}
 	return out.Emit(m.Dir, msg)
+}
+
+// cleanStrings cleans the string values of update u of msg that a client
+// may show besides its content (rawOutput, streamed output), expanding the
+// streamed output with Expand.
+func (f *PersistedOutput) cleanStrings(msg []byte, u *acp.ToolUpdate) ([]byte, error) {
+	type place struct {
+		path   []string
+		expand bool
+	}
+	places := []place{{toolcall.At("rawOutput"), false}}
+	if u.Term.Output != nil {
+		places = append(places, place{toolcall.At("_meta", acp.MetaTerminalOutput, "data"), f.Expand})
+	}
+	if u.Term.OutputDelta != nil {
+		places = append(places, place{toolcall.At("_meta", acp.MetaTerminalOutputDelta, "data"), f.Expand})
+	}
+	var err error
+	for _, p := range places {
+		if msg, err = f.cleanAt(msg, p.path, p.expand); err != nil {
+			return nil, err
+		}
+	}
+	return msg, nil
 }
 
 // cleanAt cleans the string at path in msg, if it is one.

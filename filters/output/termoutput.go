@@ -2,7 +2,6 @@ package output
 
 import (
 	"bytes"
-	"context"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -185,7 +184,7 @@ func (f *TerminalOutput) maxBytes() int64 {
 }
 
 // Apply implements filters.Filter.
-func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *TerminalOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
 		switch m.Method() {
 		case "initialize":
@@ -195,11 +194,11 @@ func (f *TerminalOutput) Apply(_ context.Context, m *filters.Message, out filter
 		case "session/prompt":
 			f.prompts.observe(m)
 		}
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	mode := f.client.load(m)
 	if mode == clientUnknown {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
 		return f.forward(m, out) // no call streams, and this line is not about one
@@ -433,7 +432,7 @@ func (f *TerminalOutput) pass(m *filters.Message, u *acp.ToolUpdate, out filters
 		return err
 	}
 	if c == nil {
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	// A replacement that extends what the terminal shows can be sent
 	// as what it adds, to a client that only appends.

@@ -307,7 +307,7 @@ func TestTerminalOutputPassesThrough(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var h *harness
 			if c.client == "" {
-				h = &harness{t: t, chain: filters.NewChain(nil, &TerminalOutput{}), now: t0}
+				h = newBareHarness(t, filters.NewChain(nil, &TerminalOutput{}))
 			} else {
 				h = newHarness(t, c.client, codexAgent, &TerminalOutput{})
 			}
@@ -428,9 +428,7 @@ func FuzzTerminalOutput(f *testing.F) {
 			h.agent(upd("t1", `"status":"completed","_meta":{"terminal_exit":{"terminal_id":"t1","exit_code":0,"signal":null}}`))
 		}
 		lines := h.take()
-		if len(h.errs) > 0 {
-			t.Fatalf("filter failed: %v", h.errs)
-		}
+		require.Empty(t, h.errs, "filter failed")
 		if client != plainClient {
 			sameText(t, final, seen(t, lines)["t1"])
 			return
@@ -441,23 +439,19 @@ func FuzzTerminalOutput(f *testing.F) {
 			if !ok || !strings.Contains(l, `"content"`) {
 				continue
 			}
-			if strings.Contains(l, "terminal") {
-				t.Fatalf("a terminal item or key reached the client: %s", l)
-			}
+			require.NotContains(t, l, "terminal", "a terminal item or key reached the client")
 			if v == "" {
 				continue
 			}
 			body := strings.TrimSuffix(strings.TrimPrefix(v, "```sh\n"), "\n```\n")
 			if m := tailHead.FindStringSubmatch(body); m != nil && !strings.Contains(l, `"completed"`) {
 				rest := body[len(m[0]):]
-				if len(rest) > max(tail, 1) || !strings.Contains(final, rest) {
-					t.Fatalf("live tail %q is not the end of a part of %q within %d bytes", rest, final, tail)
-				}
+				require.True(t, len(rest) <= max(tail, 1) && strings.Contains(final, rest),
+					"live tail %q is not the end of a part of %q within %d bytes", rest, final, tail)
 				continue
 			}
-			if !strings.HasPrefix(strings.TrimRight(final, "\n"), body) || len(body) < len(shownSoFar) {
-				t.Fatalf("update shows %q after %q; final output %q", body, shownSoFar, final)
-			}
+			require.True(t, strings.HasPrefix(strings.TrimRight(final, "\n"), body) && len(body) >= len(shownSoFar),
+				"update shows %q after %q; final output %q", body, shownSoFar, final)
 			shownSoFar = body
 		}
 		want := ""

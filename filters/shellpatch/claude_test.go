@@ -33,9 +33,7 @@ func TestClaudeRetokenises(t *testing.T) {
 		"sort < in.txt | head":             false, // an input redirect: quoted by shell-quote, not re-tokenised
 		"echo x > f":                       false,
 	} {
-		if got := claudeRetokenises(script); got != want {
-			t.Errorf("claudeRetokenises(%q) = %v, want %v", script, got, want)
-		}
+		assert.Equal(t, want, claudeRetokenises(script), script)
 	}
 }
 
@@ -43,12 +41,12 @@ func TestClaudeRetokenises(t *testing.T) {
 // script writes, where claude's shell is; the inner shell's cd leaves claude's shell in place.
 func TestClaudeWrappedScript(t *testing.T) {
 	t.Run("shown where claude's shell is", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "bash -lc 'echo x > f'")...)
 		assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("the inner cd does not move claude's shell", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "sh -c 'cd sub && echo a > x'")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
@@ -57,14 +55,14 @@ func TestClaudeWrappedScript(t *testing.T) {
 		assert.Equal(t, filepath.Join(dir, "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("an unknown wrapped script leaves claude's shell in place", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "bash -c 'cd /tmp && ls'")...)
 		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 		assert.Equal(t, filepath.Join(dir, "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("Claude Code transforms the wrapper", func(t *testing.T) {
-		c, _ := shellPatchSession(t, &ShellPatch{})
+		c, _ := shellPatchSession(t, &Filter{})
 		// The wrapper holds a ' and a !: double-quoted for eval, ! escaped as \!.
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", `bash -lc 'echo "a!b" > f'`)...)
 		assert.True(t, got[1].Original, got[1].Raw)

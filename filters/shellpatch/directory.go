@@ -32,7 +32,7 @@ var claudeCarries = map[claudeRelease]map[string]shellCarry{
 // carryShell moves the filter's idea of a session's shell directory across the boundary the
 // response m answers: the end of a prompt turn, a load or a resume. A load or resume of a
 // session the filter holds nothing for starts a new shell in the session's directory.
-func (s *ShellPatch) carryShell(m *filters.Message, req request) {
+func (s *Filter) carryShell(m *filters.Message, req request) {
 	sess, live := s.sessions[req.sid]
 	if !live {
 		return // started afresh, in the session's directory, when its first call comes

@@ -11,6 +11,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzReleases are the claude releases FuzzClaudeShellDirectory plays, each with what its shell
@@ -99,9 +100,7 @@ func runModelled(t *testing.T, c *filters.Chain, sid, id string, kind byte, root
 		}
 	}
 	if wrote != "" {
-		if err := os.WriteFile(wrote, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(wrote, []byte(content), 0o644))
 	}
 	shell[sid] = dir
 	chaintest.Run(t, c, acp.AgentToClient, onSession(claudeDone(id, status), sid))
@@ -113,9 +112,7 @@ func checkDiffNames(t *testing.T, raw, wrote, script, shellDir string) {
 	if !strings.Contains(raw, `"type":"diff"`) {
 		return
 	}
-	if got := diffPath(t, raw, "params", "update", "content"); got != wrote {
-		t.Fatalf("%q run in %s writes %q; the client was shown %s", script, shellDir, wrote, got)
-	}
+	require.Equal(t, wrote, diffPath(t, raw, "params", "update", "content"), "%q run in %s: the file shown", script, shellDir)
 }
 
 func onSession(msg, sid string) string {
@@ -138,18 +135,14 @@ func boundaryOf(t *testing.T, c *filters.Chain, method, sid, dir string, n int) 
 	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result))
 }
 
-// claudeFuzzChain is a chain with ShellPatch for the claude release name/version, with sessions
+// claudeFuzzChain is a chain with shell-to-patch for the claude release name/version, with sessions
 // S and T in a fresh directory holding sub/ and sub/sub/.
 func claudeFuzzChain(t *testing.T, name, version string) (*filters.Chain, string) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "sub", "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c := filters.NewChain(capabilities.New(), &ShellPatch{})
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", "sub"), 0o755))
+	c := filters.NewChain(capabilities.New(), &Filter{})
 	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
 	for i, sid := range []string{"S", "T"} {

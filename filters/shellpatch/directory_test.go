@@ -26,7 +26,7 @@ func claudeSession(t *testing.T, release string) (*filters.Chain, string) {
 	var name, version string
 	_, err := fmt.Sscan(release, &name, &version)
 	require.NoError(t, err)
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":%q}}}`, name, version))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))

@@ -128,7 +128,7 @@ type recordedTarget struct {
 // the Disk of the message being filtered (a trace carries the answer, so a
 // replay verifies the edit as the live proxy did). Unverified (a replay),
 // the file is not read here: only the trace answers.
-func (s *ShellPatch) readBack(path, root string) (content []byte, exists bool, err error) {
+func (s *Filter) readBack(path, root string) (content []byte, exists bool, err error) {
 	args := fmt.Appendf(nil, `{"root":%s,"outsideCwd":%t,"maxBytes":%d}`, rawjson.Quote(root), s.OutsideCwd, s.limit())
 	answer, err := s.reading.ReadDisk(filters.DiskRead{Kind: "read-back", Path: path, Args: args}, func() ([]byte, error) {
 		if s.Unverified {

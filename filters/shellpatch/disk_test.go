@@ -54,7 +54,7 @@ func (d *tapeDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([]b
 func TestShellToPatchReadsThroughTheDisk(t *testing.T) {
 	const done = `{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`
 	live := &tapeDisk{}
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	c.Disk = live
 	run := func(c *filters.Chain) []chaintest.Sent {
 		got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "printf 'new\\n' > f", dir))
@@ -68,12 +68,12 @@ func TestShellToPatchReadsThroughTheDisk(t *testing.T) {
 	// The replaying machine's file holds what was shown: the trace's
 	// answers still decide.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("new\n"), 0o644))
-	c = sessionIn(t, &ShellPatch{Unverified: true}, dir)
+	c = sessionIn(t, &Filter{Unverified: true}, dir)
 	c.Disk = &tapeDisk{tape: live.tape, replay: true}
 	assert.Equal(t, want, run(c))
 
 	require.NoError(t, os.Remove(filepath.Join(dir, "f")))
-	c = sessionIn(t, &ShellPatch{Unverified: true}, dir)
+	c = sessionIn(t, &Filter{Unverified: true}, dir)
 	c.Disk = &tapeDisk{replay: true}
 	got := run(c)
 	assert.Equal(t, `"edit"`, field(t, got[0].Raw, "params", "update", "kind"))
@@ -81,7 +81,7 @@ func TestShellToPatchReadsThroughTheDisk(t *testing.T) {
 }
 
 // sessionIn is shellPatchSession in the directory dir.
-func sessionIn(t *testing.T, f *ShellPatch, dir string) *filters.Chain {
+func sessionIn(t *testing.T, f *Filter, dir string) *filters.Chain {
 	c := filters.NewChain(capabilities.New(), f)
 	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
 	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)

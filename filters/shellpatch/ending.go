@@ -27,7 +27,7 @@ type verdict struct {
 // verify reads each file e shows again, bounded and without following symlinks as for its
 // oldText, and compares it with the newText shown. status is the call's last: completed, failed
 // or cancelled.
-func (s *ShellPatch) verify(e *edit, status string) verdict {
+func (s *Filter) verify(e *edit, status string) verdict {
 	v := verdict{ok: status != "failed"}
 	var why []string
 	if status == "failed" {
@@ -114,7 +114,7 @@ func callUpdate(sid, id string) []byte {
 // endShown settles a call shown as an edit whose command ended with status: verified, the edit
 // stands (and the message shows it); otherwise the message (raw, the call at path) takes it
 // back. It returns the message to send, and whether it takes the edit back.
-func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string) ([]byte, bool, error) {
+func (s *Filter) endShown(raw []byte, path []string, c *call, status string) ([]byte, bool, error) {
 	callRaw, _ := rawjson.Get(raw, path...)
 	if c.edit.tool {
 		return s.endToolEdit(raw, path, callRaw, c, status)
@@ -139,7 +139,7 @@ func (s *ShellPatch) endShown(raw []byte, path []string, c *call, status string)
 // forget drops a call the filter can no longer keep (the byte or count bound) and, when the
 // client was shown an edit for it, queues an update of the filter's own that takes it back: a
 // call's later updates pass unchanged once it is forgotten, so the edit would stay otherwise.
-func (s *ShellPatch) forget(c *call) {
+func (s *Filter) forget(c *call) {
 	shown := c.edit != nil || c.stale
 	tool := c.edit != nil && c.edit.tool
 	s.dropEdit(c)
@@ -175,7 +175,7 @@ func (s *ShellPatch) forget(c *call) {
 // is verified as cancelled (taken back, by an update of the filter's own, unless its files hold
 // what was shown), each whose edit the client still shows wrongly is taken back, and all are
 // forgotten.
-func (s *ShellPatch) endTurn(sid string) error {
+func (s *Filter) endTurn(sid string) error {
 	var open []*call
 	_ = s.calls.Each(func(c *call) error {
 		if c.session == sid {

@@ -6,13 +6,13 @@ import (
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
-var _ filters.Explained = (*ShellPatch)(nil)
+var _ filters.Explained = (*Filter)(nil)
 
 // Flag implements filters.Explained.
-func (*ShellPatch) Flag() string { return "--shell-to-patch" }
+func (*Filter) Flag() string { return "--shell-to-patch" }
 
 // Explain implements filters.Explained.
-func (*ShellPatch) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
+func (*Filter) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
 	if d == acp.AgentToClient && !changed {
 		return "stood aside: no shell command that provably writes one file"
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzScripts are the commands FuzzShellPatchCallSequences puts in rawInputs: writes, a write in
@@ -35,14 +36,12 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 		if len(ops) > 40 {
 			ops = ops[:40]
 		}
-		f := &ShellPatch{}
+		f := &Filter{}
 		if small {
 			f.MaxBytes = 600 // about one edit: a second evicts the first
 		}
 		c, dir := shellPatchSession(t, f)
-		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"turn","method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
 		last := map[string]string{} // call id → the script of its last rawInput
 		shows := map[string]bool{}  // call id → the client shows a diff for it
@@ -67,9 +66,7 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 			foldShown(out.Raw, shows)
 		}
 		for id, diff := range shows {
-			if diff {
-				t.Fatalf("call %s still shows a diff after its turn ended, though nothing ran", id)
-			}
+			require.False(t, diff, "call %s still shows a diff after its turn ended, though nothing ran", id)
 		}
 	})
 }
@@ -134,9 +131,7 @@ func checkShownWrite(t *testing.T, raw, script, dir string) {
 			Update, ToolCall shownCall
 		} `json:"params"`
 	}
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		t.Fatalf("%v: %s", err, raw)
-	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &m), raw)
 	for _, call := range []shownCall{m.Params.Update, m.Params.ToolCall} {
 		var shown []string
 		for _, item := range call.Content {
@@ -148,9 +143,7 @@ func checkShownWrite(t *testing.T, raw, script, dir string) {
 			continue
 		}
 		s, err := shellwrite.ParseScript(script, dir)
-		if err != nil {
-			t.Fatalf("a diff for the call whose command is %q (%v): %s", script, err, raw)
-		}
+		require.NoError(t, err, "a diff for the call whose command is %q: %s", script, raw)
 		files, cut := s.Edits(dir, false, DefaultMaxPatchBytes)
 		var want []string
 		for _, f := range files {
@@ -160,9 +153,8 @@ func checkShownWrite(t *testing.T, raw, script, dir string) {
 		if cut != nil {
 			wantKind = "execute"
 		}
-		if fmt.Sprint(shown) != fmt.Sprint(want) || call.Kind != wantKind && call.Kind != "" {
-			t.Fatalf("%q writes %q (kind %s); shown: kind %q, %q", script, want, wantKind, call.Kind, shown)
-		}
+		require.True(t, fmt.Sprint(shown) == fmt.Sprint(want) && (call.Kind == wantKind || call.Kind == ""),
+			"%q writes %q (kind %s); shown: kind %q, %q", script, want, wantKind, call.Kind, shown)
 	}
 }
 

@@ -51,7 +51,7 @@ func diffPath(t *testing.T, raw string, path ...string) string {
 
 // Class 1: a call is known by (session, id), and every rawInput is judged by itself.
 func TestALaterCommandOfTheSameCallIsNotShownAsTheEarlierEdit(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	first := chaintest.Run(t, c, acp.AgentToClient, codexCall("call_0", "echo hi > f", dir))
 	require.False(t, first[0].Original)
 
@@ -70,7 +70,7 @@ func TestALaterCommandOfTheSameCallIsNotShownAsTheEarlierEdit(t *testing.T) {
 // When a call's command changes after its edit was shown, the next update takes the edit back:
 // the client would keep showing it, as an update replaces only what it carries.
 func TestAnEditShownForAnotherCommandIsTakenBack(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
 	argv, _ := json.Marshal([]string{"bash", "-lc", "curl x | sh"})
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_0","kind":"execute","title":"curl x | sh","rawInput":{"command":%s,"cwd":%q},"content":[]},"options":[]}}`, argv, dir)
@@ -83,7 +83,7 @@ func TestAnEditShownForAnotherCommandIsTakenBack(t *testing.T) {
 // A permission request whose command became another write shows that write, and so does the
 // call's next update, whatever members it carries.
 func TestAnEditReplacedInThePermissionRequestIsRestated(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo original > o.txt")...)
 	got := chaintest.Run(t, c, acp.AgentToClient, claudePermission("toolu_1", "echo hooked > h.txt"))
 	assert.Equal(t, filepath.Join(dir, "h.txt"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
@@ -95,14 +95,14 @@ func TestAnEditReplacedInThePermissionRequestIsRestated(t *testing.T) {
 
 // claude's permission request carries the input after PreToolUse hooks, which may rewrite it.
 func TestAPermissionRequestIsJudgedByItsOwnCommand(t *testing.T) {
-	c, _ := shellPatchSession(t, &ShellPatch{})
+	c, _ := shellPatchSession(t, &Filter{})
 	got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
 	require.False(t, got[1].Original)
 	got = chaintest.Run(t, c, acp.AgentToClient, claudePermission("toolu_1", "curl x | sh"))
 	assert.True(t, got[0].Original, "the hook's command is not the recognised write")
 
 	// A hook may also rewrite one write into another: the request shows the one that will run.
-	c, _ = shellPatchSession(t, &ShellPatch{})
+	c, _ = shellPatchSession(t, &Filter{})
 	got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo hi > f")...)
 	require.False(t, got[1].Original)
 	got = chaintest.Run(t, c, acp.AgentToClient, claudePermission("toolu_2", "echo bye > g"))
@@ -110,7 +110,7 @@ func TestAPermissionRequestIsJudgedByItsOwnCommand(t *testing.T) {
 }
 
 func TestCallIDsOfAnotherSessionAreAnotherCall(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
 	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":2,"result":{"sessionId":"T"}}`)
 	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("call_0", "echo hi > f", dir))[0].Original)
@@ -124,7 +124,7 @@ func TestCallIDsOfAnotherSessionAreAnotherCall(t *testing.T) {
 // Class 2: Claude Code's shell keeps its directory between Bash calls.
 func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 	t.Run("after a command the filter cannot follow, relative paths stand aside", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && ls")...)
 		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
@@ -135,7 +135,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		assert.Equal(t, filepath.Join(dir, "abs.md"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("a recognised cd that completed moves the shell", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
 		assert.Equal(t, filepath.Join(dir, "sub", "x"), diffPath(t, got[1].Raw, "params", "update", "content"))
@@ -146,7 +146,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		assert.Equal(t, `"echo b > notes.md"`, field(t, got[1].Raw, "params", "update", "title"))
 	})
 	t.Run("a failed cd leaves the shell unknown", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub && echo a > x")...)
 		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "failed"))
@@ -154,7 +154,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		assert.True(t, got[1].Original)
 	})
 	t.Run("a write without cd keeps the shell where it was", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo a > x")...)
 		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
@@ -166,7 +166,7 @@ func TestClaudeShellDirectoryIsFollowedOrNotGuessed(t *testing.T) {
 		assert.Equal(t, filepath.Join(dir, "w"), diffPath(t, got[1].Raw, "params", "update", "content"))
 	})
 	t.Run("a cd outside the session's directory leaves the shell unknown", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
+		c, dir := shellPatchSession(t, &Filter{OutsideCwd: true})
 		chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd / && echo a > "+dir+"/x")...)
 		chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
 		got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > y")...)
@@ -195,7 +195,7 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 		{`echo nullable > e.txt`, true},
 	} {
 		t.Run(tc.script, func(t *testing.T) {
-			c, _ := shellPatchSession(t, &ShellPatch{})
+			c, _ := shellPatchSession(t, &Filter{})
 			got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", tc.script)...)
 			assert.Equal(t, tc.shown, !got[1].Original, got[1].Raw)
 		})
@@ -204,7 +204,7 @@ func TestClaudeTransformedCommandsStandAside(t *testing.T) {
 
 // Only claude's Bash tool runs shell commands; another tool's "command" is not one.
 func TestOtherClaudeToolsAreNotShellCommands(t *testing.T) {
-	c, _ := shellPatchSession(t, &ShellPatch{})
+	c, _ := shellPatchSession(t, &Filter{})
 	got := chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"mcp__runner__run"}},"toolCallId":"toolu_9","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"run","kind":"execute","content":[]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"mcp__runner__run"}},"toolCallId":"toolu_9","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > f","description":"d"}}`),
@@ -216,7 +216,7 @@ func TestOtherClaudeToolsAreNotShellCommands(t *testing.T) {
 
 // Class 4: codex's permission content says what an approval grants.
 func TestPermissionContentOfTheAgentStays(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", "echo hi > f"})
 	text := "Proposed Amendment: /bin/bash -lc echo hi > f\nAdditional Permissions: network access"
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c1","kind":"execute","status":"pending","title":"echo","content":[{"type":"content","content":{"type":"text","text":%s}},{"type":"terminal","terminalId":"c1"}],"rawInput":{"command":%s,"cwd":%q}},"options":[{"optionId":"approved-execpolicy-amendment","name":"Yes, and remember this command pattern","kind":"allow_always"}]}}`, jsonString(text), argv, dir)
@@ -274,7 +274,7 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 // Second review, class 4: codex hands its cwd to the kernel as it is, which resolves a '..'
 // after a symlink physically: ROOT/link/.. with link → ROOT/a/b is ROOT/a.
 func TestCodexCwdIsResolvedAsTheKernelDoes(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(dir, "a", "b"), filepath.Join(dir, "link")))
 	got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir+"/link/.."))
@@ -293,7 +293,7 @@ func TestCodexCwdIsResolvedAsTheKernelDoes(t *testing.T) {
 // namedAgentSession is a session whose agent gave name in initialize, with a directory "sub".
 func namedAgentSession(t *testing.T, name string) (*filters.Chain, string) {
 	t.Helper()
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	chaintest.Run(t, c, acp.AgentToClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":%q,"version":"1"}}}`, name))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
@@ -349,7 +349,7 @@ func TestOpencodePermissionRunsWhereTheUpdateSaid(t *testing.T) {
 
 // Class 7 (the filter's side): a write that cannot happen is not shown.
 func TestWritesThatCannotHappenStandAside(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "afile"), nil, 0o644))
 	for _, script := range []string{
 		"cd nosuch && echo hi > " + dir + "/f",
@@ -364,7 +364,7 @@ func TestWritesThatCannotHappenStandAside(t *testing.T) {
 
 // With $CDPATH set (the agent shares the proxy's environment), `cd sub` may go elsewhere.
 func TestCDPATHMakesARelativeCdUnknown(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	t.Setenv("CDPATH", t.TempDir())
 	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("a", "cd sub && echo hi > f", dir))[0].Original)
@@ -374,7 +374,7 @@ func TestCDPATHMakesARelativeCdUnknown(t *testing.T) {
 // Class 8: a title cannot be spoofed, and history replayed by session/load is not diffed against
 // today's file.
 func TestHardening(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	got := chaintest.Run(t, c, acp.AgentToClient, codexCall("c", "echo hi > \u202etxt.exe", dir))
 	assert.True(t, got[0].Original, "a bidi control in the path")
 
@@ -389,7 +389,7 @@ func TestHardening(t *testing.T) {
 // codex TypeScript reports the command line in its tool call and the bare script in its
 // permission request: the same command, the same edit.
 func TestTheSameScriptInAnotherShapeIsTheSameEdit(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	line := `/bin/zsh -lc 'echo hi > q.txt'`
 	got := chaintest.Run(t, c, acp.AgentToClient, patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q}}`, line, dir)))
 	require.False(t, got[0].Original)
@@ -402,7 +402,7 @@ func TestTheSameScriptInAnotherShapeIsTheSameEdit(t *testing.T) {
 // Cost: the edits held are bounded by bytes over all live calls.
 func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	const limit = 10 << 10
-	c, dir := shellPatchSession(t, &ShellPatch{MaxBytes: limit})
+	c, dir := shellPatchSession(t, &Filter{MaxBytes: limit})
 	for _, name := range []string{"a", "b", "big"} {
 		size := limit * 4 / 10
 		if name == "big" {
@@ -426,7 +426,7 @@ func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 // control bytes (JSON escapes each as six bytes). What is held stays within the budget.
 func TestNeverFinishedCallsHoldAtMostTheBudget(t *testing.T) {
 	const limit = 1 << 20
-	f := &ShellPatch{MaxBytes: limit}
+	f := &Filter{MaxBytes: limit}
 	c, dir := shellPatchSession(t, f)
 	control := strings.Repeat("\x01", 100<<10)
 	for i := range 40 {
@@ -443,10 +443,10 @@ func TestNeverFinishedCallsHoldAtMostTheBudget(t *testing.T) {
 func TestBareCommandsStandAsideOnWindows(t *testing.T) {
 	defer func(v bool) { bareScriptsArePOSIX = v }(bareScriptsArePOSIX)
 	bareScriptsArePOSIX = false
-	c, _ := shellPatchSession(t, &ShellPatch{})
+	c, _ := shellPatchSession(t, &Filter{})
 	got := chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "echo hi > f")...)
 	assert.True(t, got[1].Original, "claude's bare script")
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir))
 	assert.False(t, got[0].Original, "an argv naming bash is still bash")
 }

@@ -54,7 +54,7 @@ func TestScriptsShowEveryFileTheyWrite(t *testing.T) {
 			`"edit"`, []string{"log.txt", "a\n", "a\nx\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, dir := shellPatchSession(t, &ShellPatch{})
+			c, dir := shellPatchSession(t, &Filter{})
 			for i := 0; i < len(tc.before); i += 2 {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, tc.before[i]), []byte(tc.before[i+1]), 0o644))
 			}
@@ -68,7 +68,7 @@ func TestScriptsShowEveryFileTheyWrite(t *testing.T) {
 
 // The permission request shows the same diffs, with the agent's own items after them.
 func TestScriptPermissionShowsEveryFile(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	script := "echo a > a.txt\necho b > b.txt\nls"
 	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", script})
 	perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c1","kind":"execute","status":"pending","title":"run","content":[{"type":"content","content":{"type":"text","text":"why"}}],"rawInput":{"command":%s,"cwd":%q}},"options":[]}}`, argv, dir)
@@ -84,7 +84,7 @@ func TestScriptPermissionShowsEveryFile(t *testing.T) {
 func TestScriptVerificationCoversEveryFile(t *testing.T) {
 	done := patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}`)
 	t.Run("every file as shown", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo a > a.txt; echo b > b.txt", dir))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644))
@@ -92,7 +92,7 @@ func TestScriptVerificationCoversEveryFile(t *testing.T) {
 		assert.NotContains(t, got[0].Raw, "did not write what was shown")
 	})
 	t.Run("the second file otherwise", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo a > a.txt; echo b > b.txt; python3 edit.py", dir))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "b.txt"), []byte("edited\n"), 0o644))
@@ -109,7 +109,7 @@ func TestScriptVerificationCoversEveryFile(t *testing.T) {
 func TestClaudeScriptCdFollowedWhenVerified(t *testing.T) {
 	for _, written := range []bool{true, false} {
 		t.Run(fmt.Sprint("written ", written), func(t *testing.T) {
-			c, dir := shellPatchSession(t, &ShellPatch{})
+			c, dir := shellPatchSession(t, &Filter{})
 			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 			chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_1", "cd sub; echo a > x")...)
 			if written {
@@ -132,14 +132,14 @@ func TestClaudeScriptCdFollowedWhenVerified(t *testing.T) {
 func TestScriptReadsThroughTheDisk(t *testing.T) {
 	script := "echo a > f; echo b >> f; ls"
 	live := &tapeDisk{}
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	c.Disk = live
 	want := chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", script, dir))
 	assert.Equal(t, []string{"script-edits"}, live.asked)
 	assert.JSONEq(t, diffs(dir, "f", "<null>", "a\nb\n"), field(t, want[0].Raw, "params", "update", "content"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("other\n"), 0o644))
-	c = sessionIn(t, &ShellPatch{Unverified: true}, dir)
+	c = sessionIn(t, &Filter{Unverified: true}, dir)
 	c.Disk = &tapeDisk{tape: live.tape, replay: true}
 	assert.Equal(t, want, chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", script, dir)))
 }

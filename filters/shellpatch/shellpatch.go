@@ -2,7 +2,6 @@ package shellpatch
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -25,7 +24,7 @@ const DefaultMaxPatchBytes = 4 << 20
 // ends (its final update lost) must not grow the state forever.
 const maxShellPatchCalls = 1024
 
-// ShellPatch shows shell commands that provably write one file (`cat
+// Filter shows shell commands that provably write one file (`cat
 // <<'EOF' > f`, `printf … > f`, `echo … > f`) as edit tool calls with a
 // diff beside the command, the way agents show their own edits. The
 // recognition is shellwrite's; this filter finds the command in each agent's
@@ -42,7 +41,7 @@ const maxShellPatchCalls = 1024
 // is checked after the command ran: when the call ends, each file is read
 // again, and an edit the file does not hold is taken back (ending.go); so
 // is the edit of a call the filter can no longer keep.
-type ShellPatch struct {
+type Filter struct {
 	// MaxBytes bounds the bytes held for the edits of all live calls
 	// together (see DefaultMaxPatchBytes); 0: DefaultMaxPatchBytes.
 	MaxBytes   int64
@@ -123,11 +122,11 @@ type session struct {
 	started  bool // shellCwd has been set from the session's directory
 }
 
-var _ filters.Filter = (*ShellPatch)(nil)
+var _ filters.Filter = (*Filter)(nil)
 
-func (*ShellPatch) Name() string { return "shell-to-patch" }
+func (*Filter) Name() string { return "shell-to-patch" }
 
-func (s *ShellPatch) limit() int64 {
+func (s *Filter) limit() int64 {
 	if s.MaxBytes <= 0 {
 		return DefaultMaxPatchBytes
 	}
@@ -139,10 +138,10 @@ var (
 	quotedToolCallID = []byte(`"toolCallId"`)
 )
 
-func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
 		s.requests.observeRequest(m)
-		return out.Emit(m.Dir, m.Raw)
+		return nil
 	}
 	s.reading = m
 	defer func() { s.reading = nil }()
@@ -155,7 +154,8 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 		return err
 	}
 	// A message without a rawInput matters only when it continues a live
-	// call: it then names a toolCallId, which is one map lookup away.
+	// call: it then names a toolCallId, which is one map lookup away. It
+	// goes on after the updates flush sent.
 	if !rawjson.Contains(m.Raw, quotedRawInput) {
 		if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
 			return out.Emit(m.Dir, m.Raw)
@@ -189,7 +189,7 @@ func (s *ShellPatch) Apply(_ context.Context, m *filters.Message, out filters.Em
 }
 
 // flush sends the updates of the filter's own queued so far.
-func (s *ShellPatch) flush(out filters.Emitter) error {
+func (s *Filter) flush(out filters.Emitter) error {
 	for len(s.pending) > 0 {
 		raw := s.pending[0]
 		s.pending = s.pending[1:]
@@ -203,7 +203,7 @@ func (s *ShellPatch) flush(out filters.Emitter) error {
 
 // answered acts on the agent's response to a tracked request: the end of a prompt turn settles
 // the session's open calls; a turn's end, a load or a resume may move a claude shell.
-func (s *ShellPatch) answered(m *filters.Message, req request) error {
+func (s *Filter) answered(m *filters.Message, req request) error {
 	if req.method == "session/prompt" {
 		if err := s.endTurn(req.sid); err != nil {
 			return err
@@ -213,7 +213,7 @@ func (s *ShellPatch) answered(m *filters.Message, req request) error {
 	return nil
 }
 
-func (s *ShellPatch) log() *slog.Logger {
+func (s *Filter) log() *slog.Logger {
 	if s.Log == nil {
 		return slog.New(slog.DiscardHandler)
 	}
@@ -222,14 +222,14 @@ func (s *ShellPatch) log() *slog.Logger {
 
 // Counts are the filter's events for --stats: edits whose files held what was shown when their
 // call ended, edits taken back, and edits dropped (and taken back) for the memory bound.
-func (s *ShellPatch) Counts() map[string]int64 {
+func (s *Filter) Counts() map[string]int64 {
 	return map[string]int64{"editsVerified": s.verified.Load(), "editsTakenBack": s.takenBack.Load(), "editsForgotten": s.forgotten.Load()}
 }
 
 // rewrite returns the message with the call at path shown as an edit, or
 // nil to leave it alone. announces: the message opens the call or asks to
 // run it (tool_call, session/request_permission).
-func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) ([]byte, error) {
+func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]byte, error) {
 	callRaw, ok := rawjson.Get(m.Raw, path...)
 	if !ok {
 		return nil, nil
@@ -279,7 +279,7 @@ func (s *ShellPatch) rewrite(m *filters.Message, path []string, announces bool) 
 // present returns the message raw with the call at path as the client must see it: its edit
 // (verified, or taken back, when the call ends), its edit taken back when the client still shows
 // one that no longer is, or nil to leave it alone.
-func (s *ShellPatch) present(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, error) {
+func (s *Filter) present(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, error) {
 	permission := len(path) == 2 && path[1] == "toolCall"
 	switch {
 	case c.edit != nil && (status == "completed" || status == "failed"):
@@ -304,7 +304,7 @@ func (s *ShellPatch) present(raw []byte, path []string, callRaw []byte, c *call,
 // judge decides the call from the rawInput a message carries, and returns
 // the call's state (nil if none is kept). mayStart: the message may start
 // an edit (see rewrite).
-func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput []byte, mayStart bool) *call {
+func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []byte, mayStart bool) *call {
 	sess := s.session(m, sid)
 	// In a claude session a bare command is claude's, even on a message
 	// that does not say so (0.23's permission requests carry no _meta).
@@ -354,7 +354,7 @@ func (s *ShellPatch) judge(m *filters.Message, sid, id string, c *call, rawInput
 // which the call keeps. opencode's permission request reports only {command}: the command runs
 // where the call's last update said, and without such an update, or with another script or
 // directory there, where it runs is unknown.
-func (s *ShellPatch) bareDirectory(m *filters.Message, sid, id string, c *call, cmd command) (*call, command, bool) {
+func (s *Filter) bareDirectory(m *filters.Message, sid, id string, c *call, cmd command) (*call, command, bool) {
 	if m.Method() == "session/request_permission" {
 		if c == nil || c.reported == nil || c.reported.script != cmd.script || cmd.dir != "" && cmd.dir != c.reported.dir {
 			return c, cmd, false
@@ -404,7 +404,7 @@ type recognised struct {
 
 // recognise decides which files cmd provably writes, and reads their
 // current text.
-func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cmd command) recognised {
+func (s *Filter) recognise(m *filters.Message, sess *session, sid string, cmd command) recognised {
 	root := sessionCwd(m, sid)
 	if !filepath.IsAbs(root) {
 		return recognised{} // no session directory to check the target against
@@ -451,7 +451,7 @@ func (s *ShellPatch) recognise(m *filters.Message, sess *session, sid string, cm
 // scriptFiles is what the script writes, as the message's Disk reads it. A single write of the
 // kind the filter showed before it read whole scripts is read as one "write-target", as then, so
 // that the traces recorded then replay as they were recorded; any other script as "script-edits".
-func (s *ShellPatch) scriptFiles(m *filters.Message, script, dir string, parsed shellwrite.Script, root string) ([]shellwrite.FileEdit, bool, error) {
+func (s *Filter) scriptFiles(m *filters.Message, script, dir string, parsed shellwrite.Script, root string) ([]shellwrite.FileEdit, bool, error) {
 	w, err := shellwrite.Parse(script, dir)
 	if err != nil {
 		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit())
@@ -490,7 +490,7 @@ func staysPut(script string) bool {
 }
 
 // track starts keeping state for a call.
-func (s *ShellPatch) track(sid, id string) *call {
+func (s *Filter) track(sid, id string) *call {
 	c := &call{session: sid, id: id}
 	s.calls.Max = maxShellPatchCalls
 	if old := s.calls.Add(sid, id, c); old != nil {
@@ -499,13 +499,13 @@ func (s *ShellPatch) track(sid, id string) *call {
 	return c
 }
 
-func (s *ShellPatch) evictOldest() {
+func (s *Filter) evictOldest() {
 	if old := s.calls.RemoveOldest(); old != nil {
 		s.forget(old)
 	}
 }
 
-func (s *ShellPatch) dropEdit(c *call) {
+func (s *Filter) dropEdit(c *call) {
 	s.releaseInput(c)
 	if c.edit != nil {
 		s.held -= c.edit.size()
@@ -516,7 +516,7 @@ func (s *ShellPatch) dropEdit(c *call) {
 // end forgets a call that completed or failed. A claude call that ran a
 // recognised `cd DIR && …` to completion left its shell in DIR, unless DIR
 // is outside the session's directory (Claude Code then moves it back).
-func (s *ShellPatch) end(c *call, status string) {
+func (s *Filter) end(c *call, status string) {
 	if c.claude && c.cdDir != "" {
 		if sess := s.sessions[c.session]; sess != nil && status == "completed" && inside(c.cdDir, c.root) {
 			sess.shellCwd = c.cdDir
@@ -527,7 +527,7 @@ func (s *ShellPatch) end(c *call, status string) {
 }
 
 // session returns the filter's state for session sid.
-func (s *ShellPatch) session(m *filters.Message, sid string) *session {
+func (s *Filter) session(m *filters.Message, sid string) *session {
 	if s.sessions == nil {
 		s.sessions = map[string]*session{}
 	}

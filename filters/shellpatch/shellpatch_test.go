@@ -1,7 +1,6 @@
 package shellpatch
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,14 +15,13 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
-// shellPatchSession is a chain with ShellPatch whose session "S" runs in a
+// shellPatchSession is a chain with shell-to-patch whose session "S" runs in a
 // fresh directory.
-func shellPatchSession(t *testing.T, f *ShellPatch) (*filters.Chain, string) {
+func shellPatchSession(t *testing.T, f *Filter) (*filters.Chain, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -52,7 +50,7 @@ func field(t *testing.T, raw string, path ...string) string {
 }
 
 func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	script := "cat <<'EOF' > notes.md\n# Notes\n$HOME stays\nEOF"
 	got := chaintest.Run(t, c, acp.AgentToClient, codexCall("call_1", script, dir))
 	require.Len(t, got, 1)
@@ -80,7 +78,7 @@ func TestShellWriteBecomesAnEditWithTheExactDiff(t *testing.T) {
 }
 
 func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	f := filepath.Join(dir, "a.txt")
 	require.NoError(t, os.WriteFile(f, []byte("old\n"), 0o644))
 	argv, _ := json.Marshal([]string{"bash", "-lc", "printf 'new\\n' > a.txt"})
@@ -99,7 +97,7 @@ func TestPermissionFirstReadsTheOldTextBeforeTheCommandRuns(t *testing.T) {
 }
 
 func TestClaudeCallBecomesAnEditWhenItsCommandArrives(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	got := chaintest.Run(t, c, acp.AgentToClient,
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
 		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hello world > out.txt","description":"Write"},"title":"echo hello world > out.txt"}`))
@@ -116,7 +114,7 @@ func TestClaudeCallBecomesAnEditWhenItsCommandArrives(t *testing.T) {
 }
 
 func TestCodexTypeScriptCommandLine(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	cmdline := `/bin/zsh -lc 'printf '\''%s\n'\'' "it'\''s" > q.txt'`
 	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"t1","kind":"execute","title":"x","rawInput":{"command":%q,"cwd":%q},"content":[{"type":"terminal","terminalId":"t1"}],"_meta":{"terminal_info":{"terminal_id":"t1","cwd":%q}}}`, cmdline, dir, dir))
 	got := chaintest.Run(t, c, acp.AgentToClient, msg)
@@ -125,7 +123,7 @@ func TestCodexTypeScriptCommandLine(t *testing.T) {
 
 // A failed call wrote nothing (or not what was shown): its edit is taken back, with the error.
 func TestFailedWriteShowsAFailedEditWithTheError(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo x > f", dir))
 	got := chaintest.Run(t, c, acp.AgentToClient, patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","content":[{"type":"terminal","terminalId":"c1"},{"type":"content","content":{"type":"text","text":"permission denied"}}]}`))
 	note := fmt.Sprintf("acp-proxy: the command did not write what was shown: the command failed; %s does not exist.", filepath.Join(dir, "f"))
@@ -135,7 +133,7 @@ func TestFailedWriteShowsAFailedEditWithTheError(t *testing.T) {
 }
 
 func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	outside, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
@@ -164,7 +162,7 @@ func TestWhatCannotBeProvenPassesByteIdentical(t *testing.T) {
 		assert.True(t, got[0].Original, "rewritten: %s", l)
 	}
 	// With --patch-outside-cwd the outside write is shown.
-	c2, dir2 := shellPatchSession(t, &ShellPatch{OutsideCwd: true})
+	c2, dir2 := shellPatchSession(t, &Filter{OutsideCwd: true})
 	got := chaintest.Run(t, c2, acp.AgentToClient, codexCall("c", "echo x > "+outside+"/f", dir2))
 	assert.False(t, got[0].Original)
 }
@@ -186,9 +184,9 @@ func BenchmarkShellPatch(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for range b.N {
-				f := &ShellPatch{}
+				f := &Filter{}
 				m := filters.NewMessage(acp.AgentToClient, raw, time.Time{}, caps)
-				_ = f.Apply(context.Background(), m, discardEmitter{})
+				_ = f.Apply(m, discardEmitter{})
 			}
 		})
 	}
@@ -197,32 +195,6 @@ func BenchmarkShellPatch(b *testing.B) {
 type discardEmitter struct{}
 
 func (discardEmitter) Emit(acp.Direction, []byte) error { return nil }
-
-func TestAnEditCallGetsNoTerminalOutputFromTheOtherFilters(t *testing.T) {
-	// Claude announces a terminal before its command is known; once
-	// shell-to-patch shows the call as an edit, terminal-output must not
-	// complete that terminal from rawOutput.
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	// The chain the CLI builds for --shell-to-patch --deltas --terminal-output.
-	c := filters.NewChain(capabilities.New(), &ShellPatch{}, &output.Deltas{}, &output.TerminalOutput{}, &output.PersistedOutput{})
-	chaintest.Run(t, c, acp.ClientToAgent,
-		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"_meta":{"terminal_output":true}}}}`,
-		fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
-	chaintest.Run(t, c, acp.AgentToClient,
-		`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentInfo":{"name":"@zed-industries/claude-agent-acp"}}}`,
-		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
-	got := chaintest.Run(t, c, acp.AgentToClient,
-		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_info":{"terminal_id":"toolu_1"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_1"}]}`),
-		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"command":"echo hi > out.txt","description":"Write"},"title":"echo hi > out.txt"}`),
-		patchUpdate(`{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"terminal_id":"toolu_1","exit_code":0,"signal":null}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"(Bash completed with no output)","content":[{"type":"terminal","terminalId":"toolu_1"}]}`))
-	require.Len(t, got, 3, "no extra terminal_output update")
-	for _, g := range got[1:] {
-		assert.NotContains(t, g.Raw, "terminal_output")
-		assert.NotContains(t, g.Raw, `"type":"terminal"`)
-	}
-	assert.Equal(t, `"edit"`, field(t, got[1].Raw, "params", "update", "kind"))
-}
 
 // BenchmarkShellPatchLiveCalls measures a 100 KB output update of a call that is not an edit, with
 // no live edits and with 1,024: finding the message's call is one lookup, not a search per call,
@@ -242,17 +214,17 @@ func BenchmarkShellPatchLiveCalls(b *testing.B) {
 	})
 	for _, live := range []int{0, maxShellPatchCalls} {
 		b.Run(fmt.Sprintf("live=%d", live), func(b *testing.B) {
-			f := &ShellPatch{}
+			f := &Filter{}
 			for i := range live {
 				m := filters.NewMessage(acp.AgentToClient, []byte(codexCall(fmt.Sprintf("call_%d", i), fmt.Sprintf("echo x > f%d", i), dir)), time.Time{}, caps)
-				require.NoError(b, f.Apply(context.Background(), m, discardEmitter{}))
+				require.NoError(b, f.Apply(m, discardEmitter{}))
 			}
 			require.Equal(b, live, f.calls.Len())
 			b.SetBytes(int64(len(update)))
 			b.ResetTimer()
 			for range b.N {
 				m := filters.NewMessage(acp.AgentToClient, update, time.Time{}, caps)
-				_ = f.Apply(context.Background(), m, discardEmitter{})
+				_ = f.Apply(m, discardEmitter{})
 			}
 		})
 	}

@@ -38,7 +38,7 @@ func TestTheCommandIsNeverHidden(t *testing.T) {
 		}, []string{"params", "update", "title"}, `"echo bye > g"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, dir := shellPatchSession(t, &ShellPatch{})
+			c, dir := shellPatchSession(t, &Filter{})
 			got := chaintest.Run(t, c, acp.AgentToClient, tc.msgs(dir)...)
 			last := got[len(got)-1]
 			require.False(t, last.Original, last.Raw)
@@ -50,7 +50,7 @@ func TestTheCommandIsNeverHidden(t *testing.T) {
 // The title the proxy makes shows every character of the command's first line: one that may not
 // show as what it is (a bidi control in an echo's text would reorder the title) is escaped.
 func TestTheCommandsTitleIsEscaped(t *testing.T) {
-	c, dir := shellPatchSession(t, &ShellPatch{})
+	c, dir := shellPatchSession(t, &Filter{})
 	script := "printf '\u202etxt.exe\\n' > notes.md"
 	msg := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"run","kind":"execute","rawInput":{"command":["bash","-lc",%s],"cwd":%q}}`, jsonString(script), dir))
 	got := chaintest.Run(t, c, acp.AgentToClient, msg)

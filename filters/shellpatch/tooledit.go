@@ -111,7 +111,7 @@ func opencodeResult(in toolInput, old string, exists bool) (string, bool) {
 
 // toolEditCall reports whether m belongs to a call of opencode's own edit or write tool: an
 // update that reports such an input, or any message of a call known to be one.
-func (s *ShellPatch) toolEditCall(m *filters.Message) bool {
+func (s *Filter) toolEditCall(m *filters.Message) bool {
 	if !strings.EqualFold(agentName(m), "opencode") {
 		return false
 	}
@@ -134,7 +134,7 @@ func (in *toolInput) size() int64 { return int64(len(in.path) + len(in.oldString
 
 // holdInput keeps in as the call's input, within the bound on the bytes held: an input larger
 // than the bound is not kept (no edit of it could be), and older calls make room for it.
-func (s *ShellPatch) holdInput(c *call, in toolInput) {
+func (s *Filter) holdInput(c *call, in toolInput) {
 	s.releaseInput(c)
 	if in.size() > s.limit() {
 		return
@@ -150,7 +150,7 @@ func (s *ShellPatch) holdInput(c *call, in toolInput) {
 }
 
 // releaseInput drops the input a call holds.
-func (s *ShellPatch) releaseInput(c *call) {
+func (s *Filter) releaseInput(c *call) {
 	if c.tool != nil {
 		s.held -= c.tool.size()
 		c.tool = nil
@@ -170,7 +170,7 @@ func callPath(m *filters.Message) ([]string, bool) {
 
 // toolEdit returns m with the diff of a call of opencode's edit or write tool added, or nil to
 // leave it alone (see toolEditCall).
-func (s *ShellPatch) toolEdit(m *filters.Message) ([]byte, error) {
+func (s *Filter) toolEdit(m *filters.Message) ([]byte, error) {
 	path, _ := callPath(m)
 	callRaw, _ := rawjson.Get(m.Raw, path...)
 	id, _ := rawjson.GetString(callRaw, "toolCallId")
@@ -209,7 +209,7 @@ func (s *ShellPatch) toolEdit(m *filters.Message) ([]byte, error) {
 // update reported: the request must name the same file, which still holds what it held before
 // (the tool waits for the answer before it writes). It returns the request with the file's
 // diff added before the agent's content, unless that content already shows the same diff.
-func (s *ShellPatch) askToolEdit(m *filters.Message, path []string, callRaw []byte, c *call) ([]byte, error) {
+func (s *Filter) askToolEdit(m *filters.Message, path []string, callRaw []byte, c *call) ([]byte, error) {
 	rawInput, _ := rawjson.Get(callRaw, "rawInput")
 	asked, _ := rawjson.GetString(rawInput, "filepath")
 	root := sessionCwd(m, c.session)
@@ -276,7 +276,7 @@ func addContent(raw []byte, path []string, callRaw, items []byte) ([]byte, error
 // verified, the message shows the diff before the agent's content; otherwise the diff is taken
 // back: the file as it is now against the recorded oldText, and a note. The agent's title, kind
 // and locations stay. It returns the message, and whether it takes the diff back.
-func (s *ShellPatch) endToolEdit(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, bool, error) {
+func (s *Filter) endToolEdit(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, bool, error) {
 	v := s.verify(c.edit, status)
 	if v.unread || v.ok { // unread: a replay of a trace that does not hold the file
 		if v.ok {

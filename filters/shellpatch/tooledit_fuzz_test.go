@@ -10,6 +10,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzOpencodeEditTool sends an edit call of opencode's (its input, the permission request, the
@@ -25,9 +26,7 @@ func FuzzOpencodeEditTool(f *testing.F) {
 	f.Fuzz(func(t *testing.T, file, oldString, newString string, replaceAll bool) {
 		c, dir := namedAgentSession(t, "OpenCode")
 		abs := filepath.Join(dir, "a.txt")
-		if err := os.WriteFile(abs, []byte(file), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(abs, []byte(file), 0o644))
 		input := fmt.Sprintf(`{"filePath":"a.txt","oldString":%s,"newString":%s,"replaceAll":%v}`, jsonString(oldString), jsonString(newString), replaceAll)
 		update, ask, done := opencodeEditCall("call_1", input, abs, "")
 		got := chaintest.Run(t, c, acp.AgentToClient, update, ask, done)
@@ -46,25 +45,19 @@ func FuzzOpencodeEditTool(f *testing.F) {
 		}
 		items := contentOf(t, got[1].Raw, "params", "toolCall", "content")
 		d := items[0]
-		if d.OldText == nil || *d.OldText != file || d.Path != abs {
-			t.Fatalf("the request shows %s as %v; it holds %q", d.Path, d.OldText, file)
-		}
+		require.True(t, d.OldText != nil && *d.OldText == file && d.Path == abs, "the request shows %s as %v; it holds %q", d.Path, d.OldText, file)
 		i := strings.Index(file, oldString)
 		want := file
 		switch {
 		case oldString == "" || i < 0:
-			t.Fatalf("an edit shown for %q, found nowhere in %q", oldString, file)
+			require.Fail(t, "an edit shown for a text found nowhere", "%q in %q", oldString, file)
 		case replaceAll:
 			want = strings.ReplaceAll(file, oldString, newString)
 		default:
 			want = file[:i] + newString + file[i+len(oldString):]
-			if strings.LastIndex(file, oldString) != i {
-				t.Fatalf("an edit shown for %q, found more than once in %q", oldString, file)
-			}
+			require.Equal(t, i, strings.LastIndex(file, oldString), "an edit shown for %q, found more than once in %q", oldString, file)
 		}
-		if d.NewText != want {
-			t.Fatalf("newText %q, want %q", d.NewText, want)
-		}
+		require.Equal(t, want, d.NewText, "newText")
 	})
 }
 
@@ -75,16 +68,13 @@ func checkOnlyContentAdded(t *testing.T, in, out string, path []string) {
 	content := append(append([]string(nil), path...), "content")
 	theirs, _ := rawjson.Get([]byte(in), content...)
 	ours, ok := rawjson.Get([]byte(out), content...)
-	if !ok {
-		t.Fatalf("no content in %s", out)
-	}
+	require.True(t, ok, "no content in %s", out)
 	restored, err := rawjson.Set([]byte(out), theirs, content...)
 	if len(theirs) == 0 {
 		restored, _, err = rawjson.Delete([]byte(out), content...)
 	}
-	if err != nil || string(restored) != in {
-		t.Fatalf("more than the content changed:\n in %s\nout %s", in, out)
-	}
+	require.NoError(t, err)
+	require.Equal(t, in, string(restored), "more than the content changed:\n in %s\nout %s", in, out)
 	added := 0
 	for _, it := range contentOf(t, `{"c":`+string(ours)+`}`, "c") {
 		if it.Type != "diff" && !strings.HasPrefix(it.Content.Text, "acp-proxy: ") {
@@ -92,7 +82,6 @@ func checkOnlyContentAdded(t *testing.T, in, out string, path []string) {
 		}
 		added++
 	}
-	if added == 0 || !strings.HasSuffix(string(ours), strings.TrimPrefix(string(theirs), "[")) {
-		t.Fatalf("the content %s is not the proxy's items followed by the agent's %s", ours, theirs)
-	}
+	require.True(t, added > 0 && strings.HasSuffix(string(ours), strings.TrimPrefix(string(theirs), "[")),
+		"the content %s is not the proxy's items followed by the agent's %s", ours, theirs)
 }

@@ -227,7 +227,7 @@ func TestOpencodeEditAskedBeforeItsInputStandsAside(t *testing.T) {
 // the filter's own that replaces only the content: the call stays the agent's edit, with its
 // title and locations.
 func TestAForgottenEditToolCallKeepsItsKind(t *testing.T) {
-	f := &ShellPatch{}
+	f := &Filter{}
 	c, dir := shellPatchSession(t, f)
 	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)
@@ -249,7 +249,7 @@ func TestAForgottenEditToolCallKeepsItsKind(t *testing.T) {
 // The inputs the filter keeps until their permission request count against the same bound as
 // the edits: one larger than the bound is not kept, and the bytes held never exceed it.
 func TestEditToolInputsAreBounded(t *testing.T) {
-	f := &ShellPatch{MaxBytes: 200}
+	f := &Filter{MaxBytes: 200}
 	c, dir := shellPatchSession(t, f)
 	chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":1,"agentInfo":{"name":"OpenCode","version":"1"}}}`)

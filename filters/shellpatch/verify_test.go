@@ -64,7 +64,7 @@ func TestAShownWriteIsVerifiedWhenItsCallEnds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log bytes.Buffer
-			f := &ShellPatch{Log: slog.New(slog.NewJSONHandler(&log, nil))}
+			f := &Filter{Log: slog.New(slog.NewJSONHandler(&log, nil))}
 			c, dir := shellPatchSession(t, f)
 			path := filepath.Join(dir, "f")
 			if tc.before != "" {
@@ -127,7 +127,7 @@ func writeFile(content string) func(t *testing.T, path string) {
 func TestATurnEndingWithAnOpenEditSettlesIt(t *testing.T) {
 	for _, written := range []bool{false, true} {
 		t.Run(fmt.Sprintf("written=%v", written), func(t *testing.T) {
-			c, dir := shellPatchSession(t, &ShellPatch{})
+			c, dir := shellPatchSession(t, &Filter{})
 			chaintest.Run(t, c, acp.ClientToAgent, `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`)
 			require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir))[0].Original)
 			if written {
@@ -158,7 +158,7 @@ func TestATurnEndingWithAnOpenEditSettlesIt(t *testing.T) {
 func TestAForgottenCallIsTakenBack(t *testing.T) {
 	t.Run("the byte budget", func(t *testing.T) {
 		const limit = 10 << 10
-		f := &ShellPatch{MaxBytes: limit}
+		f := &Filter{MaxBytes: limit}
 		c, dir := shellPatchSession(t, f)
 		for _, name := range []string{"a", "b"} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("x", limit*6/10)), 0o644))
@@ -174,7 +174,7 @@ func TestAForgottenCallIsTakenBack(t *testing.T) {
 		assert.Equal(t, int64(1), f.Counts()["editsForgotten"])
 	})
 	t.Run("the call count", func(t *testing.T) {
-		c, dir := shellPatchSession(t, &ShellPatch{})
+		c, dir := shellPatchSession(t, &Filter{})
 		require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("first", "echo new > a", dir))[0].Original)
 		for i := range maxShellPatchCalls - 1 {
 			chaintest.Run(t, c, acp.AgentToClient, patchUpdate(fmt.Sprintf(`{"_meta":{"claudeCode":{"toolName":"Read"}},"toolCallId":"r%d","sessionUpdate":"tool_call","title":"Read","kind":"read","rawInput":{}}`, i)))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/internal/procgroup"
+	"github.com/acp-proxy/acp-proxy/internal/tailbuf"
 )
 
 // DefaultTimeout bounds each request when Options.Timeout is zero.
@@ -51,7 +52,7 @@ type Client struct {
 	cmd     *exec.Cmd
 	stdin   *os.File // our write end of the agent's stdin
 	stdout  *os.File // our read end of the agent's stdout
-	stderr  *tailBuffer
+	stderr  *tailbuf.Buffer
 	started time.Time
 
 	writeMu sync.Mutex // one writer: whole lines only
@@ -88,7 +89,7 @@ func Start(t testing.TB, opts Options) *Client {
 	c := &Client{
 		t:        t,
 		opts:     opts,
-		stderr:   &tailBuffer{max: stderrKeep},
+		stderr:   tailbuf.New(stderrKeep),
 		nextID:   1,
 		pending:  map[string]chan Response{},
 		toolByID: map[string]*toolCallLines{},

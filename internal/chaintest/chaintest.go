@@ -3,7 +3,6 @@
 package chaintest
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -20,17 +19,21 @@ type Sent struct {
 	Original bool // the line as it was read, byte for byte
 }
 
-// Run processes raw lines of direction d through c (nil: no filters) and
-// returns what left it, in order.
+// Run processes raw lines of direction d through c (nil: no filters), as
+// the relay does, on a clock that stands still at the epoch, and returns
+// what left it, in order.
 func Run(t testing.TB, c *filters.Chain, d acp.Direction, lines ...string) []Sent {
 	t.Helper()
 	var out []Sent
-	sink := func(d acp.Direction, raw []byte, original bool) error {
-		out = append(out, Sent{d, string(raw), original})
+	sink := func(l filters.Line) error {
+		out = append(out, Sent{l.Dir, string(l.Raw), l.Original})
 		return nil
 	}
+	clock := filters.NewManualClock(time.Unix(0, 0))
+	dr := filters.NewDriver(c, clock, sink)
 	for _, l := range lines {
-		require.NoError(t, c.Process(context.Background(), filters.NewMessage(d, []byte(l), time.Unix(0, 0), nil), sink))
+		require.NoError(t, dr.Process(filters.NewMessage(d, []byte(l), clock.Now(), nil), sink))
+		require.NoError(t, dr.Tick(d))
 	}
 	return out
 }

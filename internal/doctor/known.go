@@ -52,6 +52,11 @@ func both(helps bool, why string) Advice {
 	return Advice{Verdict{helps, why}, Verdict{helps, why}}
 }
 
+// helpsEach is a filter that helps both kinds of client, each in its own way.
+func helpsEach(zedLikeWhy, plainWhy string) Advice {
+	return Advice{Verdict{true, zedLikeWhy}, Verdict{true, plainWhy}}
+}
+
 var (
 	shellToPatchBash   = both(true, "its shell commands that provably write one file (cat <<'EOF' > f, printf … > f) show as edits with a diff")
 	shellToPatchClaude = both(true, "its Bash tool's writes (cat <<'EOF' > f, …) show as edits with a diff; it refuses what Claude Code's own quoting would change")
@@ -82,13 +87,22 @@ func identify(a *Answer) Agent {
 }
 
 func codexSnapshots() Agent {
-	a := codex()
-	a.Name = "codex-acp ≤ 0.13 (@zed-industries/codex-acp)"
-	a.Filters[Deltas] = Advice{
-		ZedLike: Verdict{true, "its updates re-send the whole output so far; they become deltas"},
-		Plain:   Verdict{true, "its updates re-send the whole output so far; they are coalesced, with a live tail"},
+	return releaseLine(codex(), "codex-acp ≤ 0.13 (@zed-industries/codex-acp)", map[string]Advice{
+		Deltas: helpsEach(
+			"its updates re-send the whole output so far; they become deltas",
+			"its updates re-send the whole output so far; they are coalesced, with a live tail",
+		),
+	})
+}
+
+// releaseLine is another release line of base's agent: named name, with the
+// advice of the filters in changed replaced.
+func releaseLine(base Agent, name string, changed map[string]Advice) Agent {
+	base.Name = name
+	for flag, advice := range changed {
+		base.Filters[flag] = advice
 	}
-	return a
+	return base
 }
 
 func codex() Agent {
@@ -97,10 +111,10 @@ func codex() Agent {
 		Filters: map[string]Advice{
 			ShellToPatch: shellToPatchBash,
 			Deltas:       both(false, "0.14 and later send no output snapshots"),
-			TerminalOutput: {
-				ZedLike: Verdict{true, "recovers the output it stops streaming after 10,000 updates"},
-				Plain:   Verdict{true, "without it a plain client sees no command output until the command ends; with it, live output as text"},
-			},
+			TerminalOutput: helpsEach(
+				"recovers the output it stops streaming after 10,000 updates",
+				"without it a plain client sees no command output until the command ends; with it, live output as text",
+			),
 			ExpandPersistedOutput: noSavedOutput,
 		},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
@@ -113,10 +127,10 @@ func claudeZed() Agent {
 		Filters: map[string]Advice{
 			ShellToPatch: shellToPatchClaude,
 			Deltas:       noSnapshots,
-			TerminalOutput: {
-				ZedLike: Verdict{true, "its raw <persisted-output> previews of large outputs are cleaned up"},
-				Plain:   Verdict{true, "its terminal output is shown as text, live; <persisted-output> previews are cleaned up"},
-			},
+			TerminalOutput: helpsEach(
+				"its raw <persisted-output> previews of large outputs are cleaned up",
+				"its terminal output is shown as text, live; <persisted-output> previews are cleaned up",
+			),
 			ExpandPersistedOutput: both(true, "shows the whole output it saved to a file in place of its <persisted-output> preview"),
 		},
 		AgentShellVar: "agent-shell-anthropic-claude-acp-command", CodecompanionAdapter: "claude_code",
@@ -124,13 +138,13 @@ func claudeZed() Agent {
 }
 
 func claudeACP() Agent {
-	a := claudeZed()
-	a.Name = "claude-agent-acp ≥ 0.100 (@agentclientprotocol/claude-agent-acp)"
-	a.Filters[TerminalOutput] = Advice{
-		ZedLike: Verdict{true, "its terminal_output_delta stream is given in the form the client asked for"},
-		Plain:   Verdict{true, "its terminal output is shown as text, live"},
-	}
-	a.Filters[ExpandPersistedOutput] = both(true, "shows the whole saved output in place of the first ~30 KB and its [Output truncated …] note")
+	a := releaseLine(claudeZed(), "claude-agent-acp ≥ 0.100 (@agentclientprotocol/claude-agent-acp)", map[string]Advice{
+		TerminalOutput: helpsEach(
+			"its terminal_output_delta stream is given in the form the client asked for",
+			"its terminal output is shown as text, live",
+		),
+		ExpandPersistedOutput: both(true, "shows the whole saved output in place of the first ~30 KB and its [Output truncated …] note"),
+	})
 	a.Notes = []string{`Its default permission mode, auto, asks the model to classify each command first; ` +
 		`"permissions": {"defaultMode": "default"} in its settings.json asks you instead.`}
 	return a
@@ -156,10 +170,10 @@ func opencode() Agent {
 		Known: true, Name: "opencode (opencode acp)",
 		Filters: map[string]Advice{
 			ShellToPatch: both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"} in opencode.json)`),
-			Deltas: {
-				ZedLike: Verdict{true, "its updates re-send the whole output so far; they become deltas"},
-				Plain:   Verdict{true, "its updates re-send the whole output so far; they are coalesced"},
-			},
+			Deltas: helpsEach(
+				"its updates re-send the whole output so far; they become deltas",
+				"its updates re-send the whole output so far; they are coalesced",
+			),
 			TerminalOutput:        both(false, "it sends no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: both(true, "its ...output truncated... final output shows every line"),
 		},
@@ -187,10 +201,10 @@ func unknown() Agent {
 				ZedLike: Verdict{false, "only for an agent that re-sends the whole output so far"},
 				Plain:   Verdict{true, "if it re-sends the whole output so far, the updates are coalesced"},
 			},
-			TerminalOutput: {
-				ZedLike: Verdict{true, "if it streams terminal output, recovers what it drops"},
-				Plain:   Verdict{true, "if it streams terminal output when asked, shows it live as text"},
-			},
+			TerminalOutput: helpsEach(
+				"if it streams terminal output, recovers what it drops",
+				"if it streams terminal output when asked, shows it live as text",
+			),
 			ExpandPersistedOutput: both(false, "only claude-agent-acp's and opencode's saved outputs are known"),
 		},
 		Notes: []string{"A filter stands aside on a message it does not know, so these flags are safe to try; " +

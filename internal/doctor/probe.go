@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/internal/tailbuf"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -81,7 +82,7 @@ func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Ans
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	stderr := &tailBuffer{max: 4 << 10}
+	stderr := tailbuf.New(4 << 10)
 	agent.Dir, agent.Stderr = dir, stderr
 
 	inR, inW := io.Pipe()
@@ -132,7 +133,7 @@ type readResult struct {
 }
 
 // await waits for the answer, the agent's end (gone), the timeout or ctx.
-func await(ctx context.Context, answered <-chan readResult, exited <-chan runResult, timeout time.Duration, name string, stderr *tailBuffer) (a *Answer, gone bool, err error) {
+func await(ctx context.Context, answered <-chan readResult, exited <-chan runResult, timeout time.Duration, name string, stderr *tailbuf.Buffer) (a *Answer, gone bool, err error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
@@ -141,18 +142,18 @@ func await(ctx context.Context, answered <-chan readResult, exited <-chan runRes
 	case r := <-exited:
 		return nil, true, exitedFirst(name, r, stderr)
 	case <-timer.C:
-		return nil, false, fmt.Errorf("%s did not answer initialize within %s (--timeout to wait longer)%s", name, timeout, stderr.last())
+		return nil, false, fmt.Errorf("%s did not answer initialize within %s (--timeout to wait longer)%s", name, timeout, lastWords(stderr.String()))
 	case <-ctx.Done():
 		return nil, false, ctx.Err()
 	}
 }
 
 // exitedFirst is the error of an agent that ended before it answered.
-func exitedFirst(name string, r runResult, stderr *tailBuffer) error {
+func exitedFirst(name string, r runResult, stderr *tailbuf.Buffer) error {
 	if r.err != nil {
 		return r.err
 	}
-	return fmt.Errorf("%s exited (status %d) before answering initialize%s", name, r.status, stderr.last())
+	return fmt.Errorf("%s exited (status %d) before answering initialize%s", name, r.status, lastWords(stderr.String()))
 }
 
 // errStdoutClosed is an agent's stdout that ended before the answer.

@@ -1,39 +1,11 @@
 package doctor
 
-import (
-	"strings"
-	"sync"
-)
+import "strings"
 
-// tailBuffer keeps the end of the agent's stderr, for the line that says
-// why it did not answer: enough for its last words, bounded for a chatty
-// agent.
-type tailBuffer struct {
-	mu   sync.Mutex
-	max  int
-	tail []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(p) >= b.max {
-		b.tail = append(b.tail[:0], p[len(p)-b.max:]...)
-		return len(p), nil
-	}
-	if keep := b.max - len(p); len(b.tail) > keep {
-		b.tail = b.tail[len(b.tail)-keep:]
-	}
-	b.tail = append(b.tail, p...)
-	return len(p), nil
-}
-
-// last is "; its stderr ended with: LINE", the last non-empty line the
-// agent wrote there (at most 200 characters), or "".
-func (b *tailBuffer) last() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(b.tail)), "\n")
+// lastWords is "; its stderr ended with: LINE", the last non-empty line of
+// the end of the agent's stderr, tail (at most 200 characters of it), or "".
+func lastWords(tail string) string {
+	lines := strings.Split(strings.TrimSpace(tail), "\n")
 	line := strings.TrimSpace(lines[len(lines)-1])
 	if line == "" {
 		return ""

@@ -16,11 +16,17 @@ import (
 	"time"
 )
 
-// options are the flags: what the agent does, in the order main does it.
+// options are the flags: what the agent does, and in which order main does it.
 type options struct {
-	echo, ignoreEOF, ignoreTerm, reportSig, closeOut, printPID bool
-	emit, stderrText, crash                                    string
-	huge, pauseLine, exitCode, dieSignal, waitLines            int
+	// what it writes
+	printPID, echo             bool
+	emit, stderrText           string
+	huge, pauseLine, waitLines int
+
+	// how it ends
+	ignoreEOF, ignoreTerm, reportSignals, closeStdout bool
+	crash                                             string
+	exitCode, dieSignal                               int
 }
 
 func parseFlags() options {
@@ -32,10 +38,10 @@ func parseFlags() options {
 	flag.StringVar(&o.stderrText, "stderr", "", "write this to stderr first")
 	flag.BoolVar(&o.ignoreEOF, "ignore-eof", false, "keep running after stdin ends, like codex-acp")
 	flag.BoolVar(&o.ignoreTerm, "ignore-term", false, "ignore SIGTERM (only SIGKILL stops it)")
-	flag.BoolVar(&o.reportSig, "report-signals", false, `on SIGINT/SIGHUP/SIGTERM write {"signal":"NAME"} and exit 128+N`)
+	flag.BoolVar(&o.reportSignals, "report-signals", false, `on SIGINT/SIGHUP/SIGTERM write {"signal":"NAME"} and exit 128+N`)
 	flag.IntVar(&o.exitCode, "exit", 0, "exit with this code when done")
 	flag.StringVar(&o.crash, "crash", "", "write this unterminated text, then die of SIGKILL")
-	flag.BoolVar(&o.closeOut, "close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
+	flag.BoolVar(&o.closeStdout, "close-stdout", false, "close stdout when done writing, then wait for stdin EOF")
 	flag.IntVar(&o.dieSignal, "die-signal", 0, "when done, kill itself with this signal")
 	flag.IntVar(&o.waitLines, "wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
 	flag.BoolVar(&o.printPID, "print-pid", false, `first write {"pid":N}`)
@@ -45,23 +51,22 @@ func parseFlags() options {
 
 func main() {
 	o := parseFlags()
-	handleSignals(o)
+	o.handleSignals()
 	if o.stderrText != "" {
 		fmt.Fprint(os.Stderr, o.stderrText)
 	}
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
-	writeFirst(o, in, out)
+	o.writeFirst(out, in)
 	if o.crash != "" {
 		os.Stdout.WriteString(o.crash)
-		die(syscall.SIGKILL)
-		time.Sleep(time.Hour)
+		dieOf(syscall.SIGKILL)
 	}
-	if o.closeOut {
+	if o.closeStdout {
 		os.Stdout.Close()
 	}
 	if o.echo {
-		echoLines(in, out)
+		echo(in, out)
 	} else {
 		_, _ = io.Copy(io.Discard, in)
 	}
@@ -69,17 +74,16 @@ func main() {
 		time.Sleep(time.Hour)
 	}
 	if o.dieSignal != 0 {
-		die(syscall.Signal(o.dieSignal))
-		time.Sleep(time.Hour)
+		dieOf(syscall.Signal(o.dieSignal))
 	}
 	os.Exit(o.exitCode)
 }
 
-func handleSignals(o options) {
+func (o options) handleSignals() {
 	if o.ignoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 	}
-	if o.reportSig {
+	if o.reportSignals {
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGHUP, syscall.SIGTERM)
 		go func() {
@@ -90,10 +94,9 @@ func handleSignals(o options) {
 	}
 }
 
-// writeFirst writes what the flags ask for before the agent reads its
-// input: its pid, after wait-lines the emitted file, the huge line and the
-// paused line.
-func writeFirst(o options, in *bufio.Reader, out *bufio.Writer) {
+// writeFirst writes, and flushes, what the agent says before it reads its
+// input.
+func (o options) writeFirst(out *bufio.Writer, in *bufio.Reader) {
 	if o.printPID {
 		fmt.Fprintf(out, "{\"pid\":%d}\n", os.Getpid())
 		out.Flush()
@@ -114,8 +117,7 @@ func writeFirst(o options, in *bufio.Reader, out *bufio.Writer) {
 		writeHuge(out, 2*o.pauseLine, o.pauseLine)
 		out.Flush()
 		if _, err := in.ReadString('\n'); err != nil {
-			fmt.Fprintln(os.Stderr, "pause-line:", err)
-			os.Exit(99)
+			fail("pause-line:", err)
 		}
 		writeHuge(out, 2*o.pauseLine, -o.pauseLine)
 		out.WriteString("\n")
@@ -126,19 +128,23 @@ func writeFirst(o options, in *bufio.Reader, out *bufio.Writer) {
 func emitFile(out *bufio.Writer, path string) {
 	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(99)
+		fail(err)
 	}
+	defer f.Close()
 	if _, err := io.Copy(out, f); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(99)
+		fail(err)
 	}
-	f.Close()
 }
 
-// echoLines copies stdin to stdout until EOF, flushing whenever no more
-// input is buffered.
-func echoLines(in *bufio.Reader, out *bufio.Writer) {
+// fail says why on stderr and exits 99: the test named a flag it cannot follow.
+func fail(why ...any) {
+	fmt.Fprintln(os.Stderr, why...)
+	os.Exit(99)
+}
+
+// echo copies every line of in to out until EOF, flushing when no more
+// input is waiting, so a line of any size goes through.
+func echo(in *bufio.Reader, out *bufio.Writer) {
 	for {
 		b, err := in.ReadSlice('\n')
 		out.Write(b)
@@ -182,10 +188,11 @@ func writeHuge(out *bufio.Writer, size, part int) {
 	}
 }
 
-// die sends sig to the agent itself (on Windows only SIGKILL can be sent,
-// as a kill).
-func die(sig syscall.Signal) {
+// dieOf sends sig to the agent itself (on Windows only SIGKILL can be sent,
+// as a kill) and waits for it to take effect.
+func dieOf(sig syscall.Signal) {
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		_ = p.Signal(sig)
 	}
+	time.Sleep(time.Hour)
 }

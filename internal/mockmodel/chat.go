@@ -23,12 +23,7 @@ type Chat struct {
 
 // NewChat starts a Chat server on 127.0.0.1 that follows script; it is
 // closed when the test ends.
-func NewChat(t testing.TB, script Script) *Chat {
-	t.Helper()
-	m := &Chat{}
-	m.start(t, script, m.serve)
-	return m
-}
+func NewChat(t testing.TB, script Script) *Chat { return newMock[Chat](t, "Chat", script) }
 
 // BaseURL is the provider base URL the client appends "/chat/completions" to.
 func (m *Chat) BaseURL() string { return m.srv.URL + "/v1" }
@@ -47,16 +42,9 @@ type chatRequest struct {
 }
 
 func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, ok := m.rec.accept(w, r, "Chat")
-	if !ok {
-		return
-	}
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		m.rec.unexpected(w, r, i, "Chat", body)
-		return
-	}
 	var req chatRequest
-	if !m.rec.decode(w, i, "Chat", body, &req) {
+	i, ok := m.readTurn(w, r, "/v1/chat/completions", &req)
+	if !ok {
 		return
 	}
 	if !req.offers(ChatShellTool) {
@@ -67,30 +55,19 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 	done := req.toolResultsThisTurn()
 	if done < m.script.steps() {
 		if !req.Stream {
-			m.rec.t.Logf("mockmodel.Chat: tool turn without stream:true; streaming anyway")
+			m.logf("tool turn without stream:true; streaming anyway")
 		}
-		if done >= len(m.script.Commands) {
-			c := m.script.call(done)
-			m.rec.setReply(i, "tool "+c.Tool)
-			m.writeToolCall(w, c.Tool, c.Args)
-			return
-		}
-		m.rec.setReply(i, "tool "+ChatShellTool)
-		input := map[string]any{"command": m.script.Commands[done], "description": "Run the mock model's command"}
+		c := m.script.stepCall(done, ChatShellTool)
 		if workdir := m.script.workdir(done); workdir != "" {
-			input["workdir"] = workdir
+			c.Args["workdir"] = workdir
 		}
-		m.writeToolCall(w, ChatShellTool, input)
+		m.rec.setReply(i, "tool "+c.Tool)
+		m.writeToolCall(w, c.Tool, c.Args)
 		return
 	}
-	m.rec.setReply(i, "answer")
-	if done > 0 {
-		if err := wait(r, m.script.answerDelay(0)); err != nil {
-			m.rec.t.Logf("mockmodel.Chat: %v", err)
-			return
-		}
+	if m.answering(r, i, "answer", done, 0) {
+		m.writeText(w, req.Stream, m.script.answer())
 	}
-	m.writeText(w, req.Stream, m.script.answer())
 }
 
 func (req chatRequest) offers(name string) bool {
@@ -132,7 +109,7 @@ var chatUsage = map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "tot
 func (m *Chat) writeToolCall(w http.ResponseWriter, tool string, input map[string]any) {
 	args, err := json.Marshal(input)
 	if err != nil {
-		m.rec.t.Logf("mockmodel.Chat: marshal %s arguments: %v", tool, err)
+		m.logf("marshal %s arguments: %v", tool, err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -151,7 +128,7 @@ func (m *Chat) writeToolCall(w http.ResponseWriter, tool string, input map[strin
 	sse.event("", end)
 	sse.frame("", []byte("[DONE]"))
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Chat: tool call %s: %v", callID, sse.err)
+		m.logf("tool call %s: %v", callID, sse.err)
 	}
 }
 
@@ -174,6 +151,6 @@ func (m *Chat) writeText(w http.ResponseWriter, stream bool, text string) {
 	sse.event("", end)
 	sse.frame("", []byte("[DONE]"))
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Chat: text reply: %v", sse.err)
+		m.logf("text reply: %v", sse.err)
 	}
 }

@@ -2,7 +2,6 @@ package mockmodel
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -25,12 +24,7 @@ type Gemini struct {
 
 // NewGemini starts a Gemini server on 127.0.0.1 that follows script; it is
 // closed when the test ends.
-func NewGemini(t testing.TB, script Script) *Gemini {
-	t.Helper()
-	m := &Gemini{}
-	m.start(t, script, m.serve)
-	return m
-}
+func NewGemini(t testing.TB, script Script) *Gemini { return newMock[Gemini](t, "Gemini", script) }
 
 // URL is the base URL, for GOOGLE_GEMINI_BASE_URL.
 func (m *Gemini) URL() string { return m.srv.URL }
@@ -54,7 +48,7 @@ type geminiContent struct {
 }
 
 func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, ok := m.rec.accept(w, r, "Gemini")
+	i, body, ok := m.accept(w, r)
 	if !ok {
 		return
 	}
@@ -70,14 +64,17 @@ func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case "generateContent", "streamGenerateContent":
 	default:
-		m.rec.unexpected(w, r, i, "Gemini", body)
+		m.unexpected(w, r, i, body)
 		return
 	}
-	stream := method == "streamGenerateContent"
 	var req geminiRequest
-	if !m.rec.decode(w, i, "Gemini", body, &req) {
-		return
+	if m.decode(w, i, body, &req) {
+		m.turn(w, r, i, req, method == "streamGenerateContent")
 	}
+}
+
+// turn answers a generateContent request, streamed or not.
+func (m *Gemini) turn(w http.ResponseWriter, r *http.Request, i int, req geminiRequest, stream bool) {
 	if !req.offers(GeminiShellTool) {
 		m.rec.setReply(i, "aux")
 		m.write(w, stream, textPart(AuxText))
@@ -85,25 +82,14 @@ func (m *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	done := req.functionResponsesThisTurn()
 	if done < m.script.steps() {
-		name, args := GeminiShellTool, map[string]any{"command": "", "description": "Run the mock model's command"}
-		if done < len(m.script.Commands) {
-			args["command"] = m.script.Commands[done]
-		} else {
-			c := m.script.call(done)
-			name, args = c.Tool, c.Args
-		}
-		m.rec.setReply(i, "tool "+name)
-		m.write(w, stream, map[string]any{"functionCall": map[string]any{"name": name, "args": args}})
+		c := m.script.stepCall(done, GeminiShellTool)
+		m.rec.setReply(i, "tool "+c.Tool)
+		m.write(w, stream, map[string]any{"functionCall": map[string]any{"name": c.Tool, "args": c.Args}})
 		return
 	}
-	m.rec.setReply(i, "answer")
-	if done > 0 {
-		if err := wait(r, m.script.answerDelay(0)); err != nil {
-			m.rec.t.Logf("mockmodel.Gemini: %v", err)
-			return
-		}
+	if m.answering(r, i, "answer", done, 0) {
+		m.write(w, stream, textPart(m.script.answer()))
 	}
-	m.write(w, stream, textPart(m.script.answer()))
 }
 
 func (req geminiRequest) offers(name string) bool {
@@ -164,6 +150,6 @@ func (m *Gemini) write(w http.ResponseWriter, stream bool, part map[string]any) 
 	sse := newSSEWriter(w)
 	sse.event("", resp)
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Gemini: %v", fmt.Errorf("reply: %w", sse.err))
+		m.logf("reply: %v", sse.err)
 	}
 }

@@ -22,17 +22,11 @@ type Messages struct {
 // NewMessages starts a Messages server on 127.0.0.1 that follows script;
 // it is closed when the test ends.
 func NewMessages(t testing.TB, script Script) *Messages {
-	t.Helper()
-	m := &Messages{}
-	m.start(t, script, m.serve)
-	return m
+	return newMock[Messages](t, "Messages", script)
 }
 
 // URL is the base URL, for ANTHROPIC_BASE_URL.
 func (m *Messages) URL() string { return m.srv.URL }
-
-// AuxText is the reply to message requests that are not agent turns.
-const AuxText = "Mock reply"
 
 // messagesRequest is the part of a Messages API request the mock reads.
 type messagesRequest struct {
@@ -47,7 +41,7 @@ type messagesRequest struct {
 }
 
 func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, ok := m.rec.accept(w, r, "Messages")
+	i, body, ok := m.accept(w, r)
 	if !ok {
 		return
 	}
@@ -61,13 +55,17 @@ func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"input_tokens": 10})
 		return
 	case r.Method != http.MethodPost || r.URL.Path != "/v1/messages":
-		m.rec.unexpected(w, r, i, "Messages", body)
+		m.unexpected(w, r, i, body)
 		return
 	}
 	var req messagesRequest
-	if !m.rec.decode(w, i, "Messages", body, &req) {
-		return
+	if m.decode(w, i, body, &req) {
+		m.turn(w, r, i, req)
 	}
+}
+
+// turn answers a messages request.
+func (m *Messages) turn(w http.ResponseWriter, r *http.Request, i int, req messagesRequest) {
 	if !offersTool(req, "Bash") || isPromptSuggestion(req) {
 		m.rec.setReply(i, "aux")
 		m.writeText(w, r, req.Stream, AuxText)
@@ -75,24 +73,19 @@ func (m *Messages) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	done, prompt, err := toolResultsThisTurn(req)
 	if err != nil {
-		m.rec.t.Logf("mockmodel.Messages: %v", err)
+		m.logf("%v", err)
 	}
 	if commands := m.script.commandsFor(prompt); done < len(commands) {
 		m.rec.setReply(i, "tool Bash")
 		if !req.Stream {
-			m.rec.t.Logf("mockmodel.Messages: tool turn without stream:true; streaming anyway")
+			m.logf("tool turn without stream:true; streaming anyway")
 		}
 		m.writeToolUse(w, commands[done])
 		return
 	}
-	m.rec.setReply(i, "answer")
-	if done > 0 {
-		if err := wait(r, m.script.answerDelay(0)); err != nil {
-			m.rec.t.Logf("mockmodel.Messages: %v", err)
-			return
-		}
+	if m.answering(r, i, "answer", done, 0) {
+		m.writeText(w, r, req.Stream, m.script.answer())
 	}
-	m.writeText(w, r, req.Stream, m.script.answer())
 }
 
 // promptSuggestionMarker ends the prompt of the Claude Code CLI's
@@ -174,9 +167,9 @@ func messageEnd(sse *sseWriter, stopReason string) {
 }
 
 func (m *Messages) writeToolUse(w http.ResponseWriter, script string) {
-	input, err := json.Marshal(map[string]string{"command": script, "description": "Run the mock model's command"})
+	input, err := json.Marshal(commandInput(script))
 	if err != nil {
-		m.rec.t.Logf("mockmodel.Messages: marshal Bash input: %v", err)
+		m.logf("marshal Bash input: %v", err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -194,7 +187,7 @@ func (m *Messages) writeToolUse(w http.ResponseWriter, script string) {
 	sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	messageEnd(sse, "tool_use")
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Messages: tool use %s: %v", id, sse.err)
+		m.logf("tool use %s: %v", id, sse.err)
 	}
 }
 
@@ -222,7 +215,7 @@ func (m *Messages) writeText(w http.ResponseWriter, r *http.Request, stream bool
 	sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	messageEnd(sse, "end_turn")
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Messages: text reply to %s: %v", strings.TrimSpace(r.URL.String()), sse.err)
+		m.logf("text reply to %s: %v", strings.TrimSpace(r.URL.String()), sse.err)
 	}
 }
 

@@ -116,12 +116,51 @@ func wait(r *http.Request, d time.Duration) error {
 	}
 }
 
-// accept reads and records r for the mock named mock; when the body cannot
-// be read it answers 400 itself and returns ok false.
-func (rec *recorder) accept(w http.ResponseWriter, r *http.Request, mock string) (i int, body []byte, ok bool) {
-	i, body, err := rec.read(r)
+// server is what every mock API has: the HTTP server, the script it follows
+// and the requests it received.
+type server struct {
+	name   string // the API's, for logs: "Chat"
+	srv    *httptest.Server
+	script Script
+	rec    recorder
+	// Tool calls and replies issued, for the unique ids the APIs give them.
+	calls, replies atomic.Int64
+}
+
+// mockAPI is one mock API: a server and its handler.
+type mockAPI[M any] interface {
+	*M
+	base() *server
+	serve(w http.ResponseWriter, r *http.Request)
+}
+
+// newMock starts the mock API M, named name, on 127.0.0.1, following
+// script, until the test ends.
+func newMock[M any, P mockAPI[M]](t testing.TB, name string, script Script) P {
+	t.Helper()
+	m := P(new(M))
+	s := m.base()
+	s.name, s.script, s.rec.t = name, script, t
+	s.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(s.srv.Close)
+	return m
+}
+
+func (s *server) base() *server { return s }
+
+// Requests returns the requests received so far, oldest first.
+func (s *server) Requests() []Request { return s.rec.all() }
+
+func (s *server) logf(format string, args ...any) {
+	s.rec.t.Logf("mockmodel.%s: %s", s.name, fmt.Sprintf(format, args...))
+}
+
+// accept reads and records r; when the body cannot be read it answers 400
+// itself and returns ok false.
+func (s *server) accept(w http.ResponseWriter, r *http.Request) (i int, body []byte, ok bool) {
+	i, body, err := s.rec.read(r)
 	if err != nil {
-		rec.t.Logf("mockmodel.%s: %s %s: %v", mock, r.Method, r.URL, err)
+		s.logf("%s %s: %v", r.Method, r.URL, err)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return i, nil, false
 	}
@@ -130,41 +169,50 @@ func (rec *recorder) accept(w http.ResponseWriter, r *http.Request, mock string)
 
 // unexpected answers 404 to request i, a request the mock does not serve,
 // and logs it.
-func (rec *recorder) unexpected(w http.ResponseWriter, r *http.Request, i int, mock string, body []byte) {
-	rec.setReply(i, "unexpected")
-	rec.t.Logf("mockmodel.%s: unexpected request %s %s: %.300s", mock, r.Method, r.URL, body)
+func (s *server) unexpected(w http.ResponseWriter, r *http.Request, i int, body []byte) {
+	s.rec.setReply(i, "unexpected")
+	s.logf("unexpected request %s %s: %.300s", r.Method, r.URL, body)
 	http.NotFound(w, r)
 }
 
 // decode reads request i's JSON body into v; when it cannot, it answers 400
 // itself and returns false.
-func (rec *recorder) decode(w http.ResponseWriter, i int, mock string, body []byte, v any) bool {
+func (s *server) decode(w http.ResponseWriter, i int, body []byte, v any) bool {
 	if err := json.Unmarshal(body, v); err != nil {
-		rec.setReply(i, "unexpected")
-		rec.t.Logf("mockmodel.%s: decode request: %v: %.300s", mock, err, body)
+		s.rec.setReply(i, "unexpected")
+		s.logf("decode request: %v: %.300s", err, body)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return false
 	}
 	return true
 }
 
-// server is what every mock API has: the HTTP server, the script it follows
-// and the requests it received.
-type server struct {
-	srv    *httptest.Server
-	script Script
-	rec    recorder
-	// Tool calls and replies issued, for the unique ids the APIs give them.
-	calls, replies atomic.Int64
+// readTurn reads, records and decodes into v a request that must be a POST
+// to path; any other request it answers itself, and returns ok false.
+func (s *server) readTurn(w http.ResponseWriter, r *http.Request, path string, v any) (i int, ok bool) {
+	i, body, ok := s.accept(w, r)
+	switch {
+	case !ok:
+		return i, false
+	case r.Method != http.MethodPost || r.URL.Path != path:
+		s.unexpected(w, r, i, body)
+		return i, false
+	}
+	return i, s.decode(w, i, body, v)
 }
 
-// start serves h on 127.0.0.1, following script, until the test ends.
-func (s *server) start(t testing.TB, script Script, h http.HandlerFunc) {
-	t.Helper()
-	s.script, s.rec.t = script, t
-	s.srv = httptest.NewServer(h)
-	t.Cleanup(s.srv.Close)
+// answering records request i's reply, the turn's final answer, and waits
+// the script's answer delay (serverDefault when it sets none) when the
+// turn ran tool calls (done of them). False: the request ended meanwhile,
+// and there is no one to answer.
+func (s *server) answering(r *http.Request, i int, reply string, done int, serverDefault time.Duration) bool {
+	s.rec.setReply(i, reply)
+	if done == 0 {
+		return true
+	}
+	if err := wait(r, s.script.answerDelay(serverDefault)); err != nil {
+		s.logf("%v", err)
+		return false
+	}
+	return true
 }
-
-// Requests returns the requests received so far, oldest first.
-func (s *server) Requests() []Request { return s.rec.all() }

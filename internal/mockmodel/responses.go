@@ -16,10 +16,7 @@ type Responses struct {
 // NewResponses starts a Responses server on 127.0.0.1 that follows script;
 // it is closed when the test ends.
 func NewResponses(t testing.TB, script Script) *Responses {
-	t.Helper()
-	m := &Responses{}
-	m.start(t, script, m.serve)
-	return m
+	return newMock[Responses](t, "Responses", script)
 }
 
 // BaseURL is the provider base URL codex appends "/responses" to.
@@ -42,24 +39,17 @@ type inputItem struct {
 }
 
 func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
-	i, body, ok := m.rec.accept(w, r, "Responses")
+	var req responsesRequest
+	i, ok := m.readTurn(w, r, "/v1/responses", &req)
 	if !ok {
 		return
 	}
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
-		m.rec.unexpected(w, r, i, "Responses", body)
-		return
-	}
-	var req responsesRequest
-	if !m.rec.decode(w, i, "Responses", body, &req) {
-		return
-	}
 	if !req.Stream {
-		m.rec.t.Logf("mockmodel.Responses: request without stream:true; streaming anyway")
+		m.logf("request without stream:true; streaming anyway")
 	}
 	done, err := toolOutputsThisTurn(req.Input)
 	if err != nil {
-		m.rec.t.Logf("mockmodel.Responses: %v", err)
+		m.logf("%v", err)
 	}
 	tool := shellTool(req)
 	if done < len(m.script.Commands) && tool != "" {
@@ -67,19 +57,14 @@ func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
 		m.writeToolCall(w, tool, m.script.Commands[done])
 		return
 	}
+	reply := "answer"
 	if tool == "" {
-		m.rec.setReply(i, "aux")
-		m.rec.t.Logf("mockmodel.Responses: request offers no shell tool; answering with text")
-	} else {
-		m.rec.setReply(i, "answer")
+		reply = "aux"
+		m.logf("request offers no shell tool; answering with text")
 	}
-	if done > 0 {
-		if err := wait(r, m.script.answerDelay(DefaultCodexAnswerDelay)); err != nil {
-			m.rec.t.Logf("mockmodel.Responses: %v", err)
-			return
-		}
+	if m.answering(r, i, reply, done, DefaultCodexAnswerDelay) {
+		m.writeAnswer(w, m.script.answer())
 	}
-	m.writeAnswer(w, m.script.answer())
 }
 
 // toolOutputsThisTurn counts the function_call_output items after the last
@@ -142,7 +127,7 @@ func shellArguments(tool, script string) (string, error) {
 func (m *Responses) writeToolCall(w http.ResponseWriter, tool, script string) {
 	args, err := shellArguments(tool, script)
 	if err != nil {
-		m.rec.t.Logf("mockmodel.Responses: %v", err)
+		m.logf("%v", err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -161,7 +146,7 @@ func (m *Responses) writeToolCall(w http.ResponseWriter, tool, script string) {
 	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item(args, "completed")})
 	sse.event("response.completed", completed(respID))
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Responses: tool call %s: %v", callID, sse.err)
+		m.logf("tool call %s: %v", callID, sse.err)
 	}
 }
 
@@ -179,7 +164,7 @@ func (m *Responses) writeAnswer(w http.ResponseWriter, text string) {
 	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": message([]any{part}, "completed")})
 	sse.event("response.completed", completed(respID))
 	if sse.err != nil {
-		m.rec.t.Logf("mockmodel.Responses: answer: %v", sse.err)
+		m.logf("answer: %v", sse.err)
 	}
 }
 

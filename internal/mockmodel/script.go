@@ -16,6 +16,9 @@ const DefaultCodexAnswerDelay = time.Second
 // DefaultAnswer is the final text of a turn when [Script.Answer] is empty.
 const DefaultAnswer = "done"
 
+// AuxText is the reply to requests that are not agent turns.
+const AuxText = "Mock reply"
+
 // Script is what the mock model does in every prompt turn.
 type Script struct {
 	// Commands are shell scripts. The model asks for them one tool call
@@ -50,8 +53,20 @@ type Call struct {
 // steps is how many tool calls the model makes in a turn.
 func (s Script) steps() int { return len(s.Commands) + len(s.Calls) }
 
-// call is the tool call of step i, past the commands.
-func (s Script) call(i int) Call { return s.Calls[i-len(s.Commands)] }
+// stepCall is the tool call of step i of a turn (i < steps()): command i,
+// as a call of shellTool, else one of the Calls.
+func (s Script) stepCall(i int, shellTool string) Call {
+	if i < len(s.Commands) {
+		return Call{Tool: shellTool, Args: commandInput(s.Commands[i])}
+	}
+	return s.Calls[i-len(s.Commands)]
+}
+
+// commandInput is the input of a shell tool call that runs command, the way
+// the shell tools of Claude Code, gemini-cli and opencode take it.
+func commandInput(command string) map[string]any {
+	return map[string]any{"command": command, "description": "Run the mock model's command"}
+}
 
 // commandsFor are the commands of a turn whose prompt (as the API carries
 // it, JSON) is prompt.
@@ -71,9 +86,9 @@ func (s Script) answer() string {
 	return s.Answer
 }
 
-// workdir is the directory the model names for command i, or "".
+// workdir is the directory the model names for step i, or "".
 func (s Script) workdir(i int) string {
-	if i < len(s.Workdirs) {
+	if i < len(s.Commands) && i < len(s.Workdirs) {
 		return s.Workdirs[i]
 	}
 	return ""

@@ -1,8 +1,10 @@
 package realagent
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,18 +22,64 @@ type Agent struct {
 	ConfigDir string   // CODEX_HOME, CLAUDE_CONFIG_DIR, gemini's or opencode's config directory
 }
 
-// newDirs makes the private HOME, config and project directories. The
-// project lives outside HOME so agents do not mistake HOME for a project.
-func newDirs(t testing.TB, configName string) (home, config, project string) {
+// agentPackage is one installed release line of an agent: the agent's name,
+// its install directory under testdata/agents and its npm package there.
+type agentPackage struct{ agent, dir, npm string }
+
+// locate returns the absolute path of the agent's entry point, entry
+// (slash-separated, under the install directory's node_modules), and the
+// installed version of the npm package; it skips when either is missing.
+func (p agentPackage) locate(t testing.TB, entry string) (path, version string) {
+	t.Helper()
+	return installed(t, p.dir, filepath.FromSlash(entry)), packageVersion(t, p.dir, p.npm)
+}
+
+// releaseLine is the release line named version in versions, or fails the
+// test.
+func releaseLine(t testing.TB, versions map[string]agentPackage, version string) agentPackage {
+	t.Helper()
+	p, ok := versions[version]
+	require.True(t, ok, "realagent: unknown version %q; known: %q", version, slices.Sorted(maps.Keys(versions)))
+	return p
+}
+
+// requireModel fails the test when a launcher is not given the URL of its
+// mock model, the option named option.
+func requireModel(t testing.TB, url, option string) {
+	t.Helper()
+	require.NotEmpty(t, url, "realagent: %s (the mock model) is required", option)
+}
+
+// dirs are one agent's private HOME, its config directory and the project
+// directory.
+type dirs struct{ home, config, project string }
+
+// newDirs makes the private HOME, the config directory configName
+// (slash-separated, under HOME) and the project directory. The project
+// lives outside HOME so agents do not mistake HOME for a project.
+func newDirs(t testing.TB, configName string) dirs {
 	t.Helper()
 	root := t.TempDir()
-	home = filepath.Join(root, "home")
-	config = filepath.Join(home, configName)
-	project = filepath.Join(root, "project")
-	for _, d := range []string{home, config, project} {
-		require.NoError(t, os.MkdirAll(d, 0o755), "realagent")
+	home := filepath.Join(root, "home")
+	d := dirs{home, filepath.Join(home, filepath.FromSlash(configName)), filepath.Join(root, "project")}
+	for _, dir := range []string{d.home, d.config, d.project} {
+		require.NoError(t, os.MkdirAll(dir, 0o755), "realagent")
 	}
-	return home, config, project
+	return d
+}
+
+// agent is the Agent of version of p that runs argv with env in the
+// project directory.
+func (d dirs) agent(p agentPackage, version string, argv, env []string) *Agent {
+	return &Agent{
+		Name:      p.agent + " " + version,
+		Version:   version,
+		Argv:      argv,
+		Env:       env,
+		Dir:       d.project,
+		Home:      d.home,
+		ConfigDir: d.config,
+	}
 }
 
 // baseEnv is the environment every agent gets: PATH to find node and the

@@ -1,6 +1,7 @@
 package realagent
 
 import (
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -26,13 +27,11 @@ type ClaudeOptions struct {
 	PermissionMode string
 }
 
-// claudePackage is one claude-agent-acp release line: its install
-// directory under testdata/agents and its npm package.
-type claudePackage struct{ dir, pkg string }
-
-var claudeVersions = map[string]claudePackage{
-	"0.23":  {"claude-agent-acp-0.23", "@zed-industries/claude-agent-acp"},
-	"0.101": {"claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp"},
+// claudeVersions are the claude-agent-acp release lines by the version
+// the tests name.
+var claudeVersions = map[string]agentPackage{
+	"0.23":  {"claude-agent-acp", "claude-agent-acp-0.23", "@zed-industries/claude-agent-acp"},
+	"0.101": {"claude-agent-acp", "claude-agent-acp-0.101", "@agentclientprotocol/claude-agent-acp"},
 }
 
 // ClaudeVersions are the versions Claude accepts, oldest first.
@@ -42,29 +41,24 @@ var ClaudeVersions = []string{"0.23", "0.101"}
 // private HOME and CLAUDE_CONFIG_DIR, offline.
 func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 	t.Helper()
-	require.NotEmpty(t, opts.ModelURL, "realagent.Claude: ClaudeOptions.ModelURL is required")
-	if opts.Version == "" {
-		opts.Version = "0.23"
-	}
-	p, ok := claudeVersions[opts.Version]
-	require.True(t, ok, "realagent.Claude: unknown version %q", opts.Version)
-	index := installed(t, p.dir, filepath.Join(p.pkg, "dist", "index.js"))
-	version := packageVersion(t, p.dir, p.pkg)
+	requireModel(t, opts.ModelURL, "ClaudeOptions.ModelURL")
+	p := releaseLine(t, claudeVersions, cmp.Or(opts.Version, "0.23"))
+	index, version := p.locate(t, p.npm+"/dist/index.js")
 	nodeBin := node(t)
-	home, configDir, project := newDirs(t, ".claude")
+	d := newDirs(t, ".claude")
 	// Without a fresh blocklist the CLI fetches one from GitHub.
-	writeJSON(t, filepath.Join(configDir, "plugins", "blocklist.json"), map[string]any{
+	writeJSON(t, filepath.Join(d.config, "plugins", "blocklist.json"), map[string]any{
 		"fetchedAt": time.Now().UTC().Format(time.RFC3339), "plugins": []any{},
 	})
 	mode := opts.PermissionMode
 	if mode == "" {
 		mode = "default"
 	}
-	writeJSON(t, filepath.Join(configDir, "settings.json"), map[string]any{
+	writeJSON(t, filepath.Join(d.config, "settings.json"), map[string]any{
 		"permissions": map[string]any{"defaultMode": mode},
 	})
-	env := append(baseEnv(home),
-		"CLAUDE_CONFIG_DIR="+configDir,
+	env := append(baseEnv(d.home),
+		"CLAUDE_CONFIG_DIR="+d.config,
 		"ANTHROPIC_BASE_URL="+opts.ModelURL,
 		"ANTHROPIC_API_KEY=dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -78,15 +72,7 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 		// As root, bypassPermissions needs it; harmless otherwise.
 		"IS_SANDBOX=1",
 	)
-	return &Agent{
-		Name:      "claude-agent-acp " + version,
-		Version:   version,
-		Argv:      []string{nodeBin, index},
-		Env:       env,
-		Dir:       project,
-		Home:      home,
-		ConfigDir: configDir,
-	}
+	return d.agent(p, version, []string{nodeBin, index}, env)
 }
 
 func writeJSON(t testing.TB, path string, v any) {

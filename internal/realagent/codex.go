@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // CodexOptions configures a codex-acp run (docs/agents.md, "Running the
@@ -31,10 +29,11 @@ type CodexOptions struct {
 	ExtraConfig string
 }
 
-// codexVersions maps a version the tests name to its npm install directory.
-var codexVersions = map[string]string{
-	"0.13": "codex-acp-0.13",
-	"0.16": "codex-acp-0.16",
+// codexVersions are the codex-acp release lines by the version the tests
+// name.
+var codexVersions = map[string]agentPackage{
+	"0.13": {"codex-acp", "codex-acp-0.13", "@zed-industries/codex-acp"},
+	"0.16": {"codex-acp", "codex-acp-0.16", "@zed-industries/codex-acp"},
 }
 
 // Codex returns the launch configuration of zed-industries/codex-acp
@@ -42,22 +41,12 @@ var codexVersions = map[string]string{
 // points at the mock model.
 func Codex(t testing.TB, version string, opts CodexOptions) *Agent {
 	t.Helper()
-	dir, ok := codexVersions[version]
-	require.True(t, ok, "realagent.Codex: unknown version %q", version)
-	require.NotEmpty(t, opts.ModelBaseURL, "realagent.Codex: CodexOptions.ModelBaseURL is required")
-	bin := installed(t, dir, filepath.Join("@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp"))
-	installedVersion := packageVersion(t, dir, filepath.Join("@zed-industries", "codex-acp"))
-	home, codexHome, project := newDirs(t, ".codex")
-	writeFile(t, filepath.Join(codexHome, "config.toml"), codexConfig(opts))
-	return &Agent{
-		Name:      "codex-acp " + installedVersion,
-		Version:   installedVersion,
-		Argv:      []string{bin},
-		Env:       append(baseEnv(home), "CODEX_HOME="+codexHome),
-		Dir:       project,
-		Home:      home,
-		ConfigDir: codexHome,
-	}
+	p := releaseLine(t, codexVersions, version)
+	requireModel(t, opts.ModelBaseURL, "CodexOptions.ModelBaseURL")
+	bin, installedVersion := p.locate(t, "@zed-industries/codex-acp-linux-x64/bin/codex-acp")
+	d := newDirs(t, ".codex") // CODEX_HOME
+	writeFile(t, filepath.Join(d.config, "config.toml"), codexConfig(opts))
+	return d.agent(p, installedVersion, []string{bin}, append(baseEnv(d.home), "CODEX_HOME="+d.config))
 }
 
 func codexConfig(opts CodexOptions) string {

@@ -3,8 +3,6 @@ package realagent
 import (
 	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // GeminiOptions configures a gemini-cli run.
@@ -22,13 +20,11 @@ type GeminiOptions struct {
 	NoPTY bool
 }
 
-const (
-	geminiDir = "gemini-cli"
-	geminiPkg = "@google/gemini-cli"
-	// geminiModel is pinned so that gemini-cli does not first ask a
-	// classifier model which model to route the prompt to.
-	geminiModel = "gemini-2.5-flash"
-)
+var geminiPackage = agentPackage{"gemini-cli", "gemini-cli", "@google/gemini-cli"}
+
+// geminiModel is pinned so that gemini-cli does not first ask a classifier
+// model which model to route the prompt to.
+const geminiModel = "gemini-2.5-flash"
 
 // Gemini returns the launch configuration of `gemini --acp`
 // (@google/gemini-cli) with a private HOME, offline: it talks only to the
@@ -36,11 +32,24 @@ const (
 // its settings turn off telemetry, usage statistics and the update check.
 func Gemini(t testing.TB, opts GeminiOptions) *Agent {
 	t.Helper()
-	require.NotEmpty(t, opts.ModelURL, "realagent.Gemini: GeminiOptions.ModelURL is required")
-	cli := installed(t, geminiDir, filepath.Join(geminiPkg, "bundle", "gemini.js"))
-	version := packageVersion(t, geminiDir, geminiPkg)
+	requireModel(t, opts.ModelURL, "GeminiOptions.ModelURL")
+	cli, version := geminiPackage.locate(t, geminiPackage.npm+"/bundle/gemini.js")
 	nodeBin := node(t)
-	home, configDir, project := newDirs(t, ".gemini")
+	d := newDirs(t, ".gemini")
+	writeJSON(t, filepath.Join(d.config, "settings.json"), geminiSettings(opts))
+	env := append(baseEnv(d.home),
+		"GOOGLE_GEMINI_BASE_URL="+opts.ModelURL,
+		"GEMINI_API_KEY=dummy",
+		// gemini.js otherwise starts itself again with a bigger heap: one
+		// process less, same agent.
+		"GEMINI_CLI_NO_RELAUNCH=true",
+	)
+	return d.agent(geminiPackage, version, []string{nodeBin, cli, "--acp"}, env)
+}
+
+// geminiSettings is settings.json: an API key, the pinned model, no
+// telemetry, statistics or updates, and the options.
+func geminiSettings(opts GeminiOptions) map[string]any {
 	mode := opts.ApprovalMode
 	if mode == "" {
 		mode = "default"
@@ -58,21 +67,5 @@ func Gemini(t testing.TB, opts GeminiOptions) *Agent {
 	if opts.NoPTY {
 		settings["tools"] = map[string]any{"shell": map[string]any{"enableInteractiveShell": false}}
 	}
-	writeJSON(t, filepath.Join(configDir, "settings.json"), settings)
-	env := append(baseEnv(home),
-		"GOOGLE_GEMINI_BASE_URL="+opts.ModelURL,
-		"GEMINI_API_KEY=dummy",
-		// gemini.js otherwise starts itself again with a bigger heap: one
-		// process less, same agent.
-		"GEMINI_CLI_NO_RELAUNCH=true",
-	)
-	return &Agent{
-		Name:      "gemini-cli " + version,
-		Version:   version,
-		Argv:      []string{nodeBin, cli, "--acp"},
-		Env:       env,
-		Dir:       project,
-		Home:      home,
-		ConfigDir: configDir,
-	}
+	return settings
 }

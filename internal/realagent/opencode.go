@@ -3,8 +3,6 @@ package realagent
 import (
 	"path/filepath"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // OpencodeOptions configures an opencode run.
@@ -18,13 +16,11 @@ type OpencodeOptions struct {
 	Ask bool
 }
 
-const (
-	opencodeDir = "opencode"
-	opencodePkg = "opencode-ai"
-	// opencodeDeadRegistry is where npm is sent: nothing listens on port 9
-	// (discard) of 127.0.0.1, so an install opencode starts fails at once.
-	opencodeDeadRegistry = "http://127.0.0.1:9/"
-)
+var opencodePackage = agentPackage{"opencode", "opencode", "opencode-ai"}
+
+// opencodeDeadRegistry is where npm is sent: nothing listens on port 9
+// (discard) of 127.0.0.1, so an install opencode starts fails at once.
+const opencodeDeadRegistry = "http://127.0.0.1:9/"
 
 // Opencode returns the launch configuration of `opencode acp`
 // (opencode-ai, its linux-x64 binary) offline: a private HOME and XDG
@@ -34,17 +30,35 @@ const (
 // "there").
 func Opencode(t testing.TB, opts OpencodeOptions) *Agent {
 	t.Helper()
-	require.NotEmpty(t, opts.ModelBaseURL, "realagent.Opencode: OpencodeOptions.ModelBaseURL is required")
-	bin := installed(t, opencodeDir, filepath.Join("opencode-linux-x64", "bin", "opencode"))
-	version := packageVersion(t, opencodeDir, opencodePkg)
-	home, _, project := newDirs(t, ".config")
-	xdg := map[string]string{
-		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
-		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
+	requireModel(t, opts.ModelBaseURL, "OpencodeOptions.ModelBaseURL")
+	bin, version := opencodePackage.locate(t, "opencode-linux-x64/bin/opencode")
+	d := newDirs(t, ".config/opencode") // XDG_CONFIG_HOME/opencode
+	writeJSON(t, filepath.Join(d.config, "opencode.json"), opencodeConfig(opts))
+	writeOpencodePlugin(t, d.config, version)
+	env := append(baseEnv(d.home), opencodeXDG(d.home)...)
+	env = append(env,
+		"OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_SHARE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"npm_config_registry="+opencodeDeadRegistry,
+	)
+	return d.agent(opencodePackage, version, []string{bin, "acp"}, env)
+}
+
+// opencodeXDG are the XDG directories, under the private HOME.
+func opencodeXDG(home string) []string {
+	return []string{
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 	}
-	configDir := filepath.Join(xdg["XDG_CONFIG_HOME"], "opencode")
+}
+
+// opencodeConfig is opencode.json: the mock provider as the only model,
+// no updates or sharing, and the options.
+func opencodeConfig(opts OpencodeOptions) map[string]any {
 	config := map[string]any{
 		"$schema": "https://opencode.ai/config.json",
 		"provider": map[string]any{"mock": map[string]any{
@@ -61,9 +75,14 @@ func Opencode(t testing.TB, opts OpencodeOptions) *Agent {
 	if opts.Ask {
 		config["permission"] = map[string]any{"bash": "ask", "edit": "ask"}
 	}
-	writeJSON(t, filepath.Join(configDir, "opencode.json"), config)
-	// opencode runs `npm install @opencode-ai/plugin` in a config
-	// directory that lacks it; this one has it, as far as it can tell.
+	return config
+}
+
+// writeOpencodePlugin makes configDir look as if @opencode-ai/plugin
+// (version) were installed: opencode runs `npm install @opencode-ai/plugin`
+// in a config directory that lacks it.
+func writeOpencodePlugin(t testing.TB, configDir, version string) {
+	t.Helper()
 	plugin := map[string]any{"@opencode-ai/plugin": version}
 	writeJSON(t, filepath.Join(configDir, "package.json"), map[string]any{"dependencies": plugin})
 	writeJSON(t, filepath.Join(configDir, "package-lock.json"), map[string]any{
@@ -71,24 +90,4 @@ func Opencode(t testing.TB, opts OpencodeOptions) *Agent {
 		"packages": map[string]any{"": map[string]any{"dependencies": plugin}},
 	})
 	writeFile(t, filepath.Join(configDir, "node_modules", ".keep"), "")
-	env := baseEnv(home)
-	for k, v := range xdg {
-		env = append(env, k+"="+v)
-	}
-	env = append(env,
-		"OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_DISABLE_SHARE=1",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-		"npm_config_registry="+opencodeDeadRegistry,
-	)
-	return &Agent{
-		Name:      "opencode " + version,
-		Version:   version,
-		Argv:      []string{bin, "acp"},
-		Env:       env,
-		Dir:       project,
-		Home:      home,
-		ConfigDir: configDir,
-	}
 }

@@ -66,8 +66,33 @@ func (a *agent) Initialize(_ context.Context, _ acp.InitializeRequest) (acp.Init
 	}, nil
 }
 
+// unsupported is the answer to a method the agent does not implement.
+func unsupported[Response any](method string) (Response, error) {
+	var none Response
+	return none, acp.NewMethodNotFound(method)
+}
+
+// Authenticate is not a method of this agent: it needs no authentication.
+func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return unsupported[acp.AuthenticateResponse](acp.AgentMethodAuthenticate)
+}
+
 func (a *agent) NewSession(_ context.Context, _ acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	return acp.NewSessionResponse{SessionId: acp.SessionId(fmt.Sprintf("sess-%d", a.sessions.Add(1)))}, nil
+}
+
+// CloseSession, ListSessions and ResumeSession are not methods of this
+// agent: its sessions end with the connection.
+func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return unsupported[acp.CloseSessionResponse](acp.AgentMethodSessionClose)
+}
+
+func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return unsupported[acp.ListSessionsResponse](acp.AgentMethodSessionList)
+}
+
+func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return unsupported[acp.ResumeSessionResponse](acp.AgentMethodSessionResume)
 }
 
 // Cancel has nothing to do: on session/cancel the SDK cancels the context
@@ -75,102 +100,25 @@ func (a *agent) NewSession(_ context.Context, _ acp.NewSessionRequest) (acp.NewS
 func (a *agent) Cancel(_ context.Context, _ acp.CancelNotification) error { return nil }
 
 func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
-	conn := a.conn.Load()
-	send := func(u acp.SessionUpdate) error {
-		return conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: p.SessionId, Update: u})
-	}
-	// stop ends the turn after a failed send or request: cancelled if the
-	// client cancelled it (the SDK cancels ctx), else an error response.
-	stop := func(err error) (acp.PromptResponse, error) {
-		if ctx.Err() != nil {
-			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-		}
+	t := turn{conn: a.conn.Load(), session: p.SessionId}
+	reason, err := t.run(ctx)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		// A send or request failed because the client cancelled the turn
+		// (the SDK cancels ctx): the turn ends cancelled, not in error.
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case err != nil:
 		return acp.PromptResponse{}, err
 	}
-	output := func(text string) []acp.ToolCallContent {
-		return []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(text))}
-	}
-
-	if err := send(acp.UpdateAgentMessageText("Running the tests.")); err != nil {
-		return stop(err)
-	}
-	if err := send(acp.StartToolCall(callID, command,
-		acp.WithStartKind(acp.ToolKindExecute),
-		acp.WithStartStatus(acp.ToolCallStatusPending),
-		acp.WithStartRawInput(map[string]any{"command": []string{"bash", "-lc", command}}),
-		acp.WithStartContent(output("$ "+command)),
-	)); err != nil {
-		return stop(err)
-	}
-	perm, err := askToRun(ctx, conn, p.SessionId)
-	switch {
-	case err != nil:
-		return stop(err)
-	case perm.Outcome.Cancelled != nil:
-		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-	case perm.Outcome.Selected == nil || perm.Outcome.Selected.OptionId != "allow":
-		if err := send(acp.UpdateToolCall(callID, acp.WithUpdateStatus(acp.ToolCallStatusFailed))); err != nil {
-			return stop(err)
-		}
-		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
-	}
-
-	for _, s := range snapshots {
-		if err := send(acp.UpdateToolCall(callID,
-			acp.WithUpdateStatus(acp.ToolCallStatusInProgress),
-			acp.WithUpdateContent(output(s)),
-		)); err != nil {
-			return stop(err)
-		}
-	}
-	if err := send(acp.UpdateToolCall(callID,
-		acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
-		acp.WithUpdateRawOutput(map[string]any{"exit_code": 0}),
-	)); err != nil {
-		return stop(err)
-	}
-	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	return acp.PromptResponse{StopReason: reason}, nil
 }
 
-// askToRun asks the client for permission to run the command: allow or reject, once.
-func askToRun(ctx context.Context, conn *acp.AgentSideConnection, session acp.SessionId) (acp.RequestPermissionResponse, error) {
-	return conn.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionId: session,
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallId: callID,
-			Title:      acp.Ptr(command),
-			Kind:       acp.Ptr(acp.ToolKindExecute),
-		},
-		Options: []acp.PermissionOption{
-			{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		},
-	})
-}
-
-// The rest of acp.Agent: this agent has no authentication, no session
-// management beyond session/new, no modes and no config options.
-
-func (a *agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
-	return acp.AuthenticateResponse{}, acp.NewMethodNotFound(acp.AgentMethodAuthenticate)
-}
-
-func (a *agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
-}
-
-func (a *agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
-}
-
-func (a *agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
+// SetSessionMode and SetSessionConfigOption are not methods of this agent:
+// its sessions have no modes and no config options.
+func (a *agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return unsupported[acp.SetSessionModeResponse](acp.AgentMethodSessionSetMode)
 }
 
 func (a *agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
-}
-
-func (a *agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+	return unsupported[acp.SetSessionConfigOptionResponse](acp.AgentMethodSessionSetConfigOption)
 }

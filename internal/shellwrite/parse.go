@@ -42,12 +42,15 @@ func checkScriptSize(script string) error {
 
 // Parse decides whether script provably writes exactly one file, and what. cwd is the absolute
 // working directory the command runs in. A nil error means accepted. The error says why not (for logs).
-func Parse(script, cwd string) (Write, error) {
-	w, err := parse(script, cwd)
+func Parse(script, cwd string) (Write, error) { return named(parse(script, cwd)) }
+
+// named is what an entry point returns: v, or the zero value and err saying it comes from this package.
+func named[T any](v T, err error) (T, error) {
 	if err != nil {
-		return Write{}, fmt.Errorf("shellwrite: %w", err)
+		var zero T
+		return zero, fmt.Errorf("shellwrite: %w", err)
 	}
-	return w, nil
+	return v, nil
 }
 
 func parse(script, cwd string) (Write, error) {

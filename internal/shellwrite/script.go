@@ -53,13 +53,7 @@ type Script struct {
 // means nothing can be said about the script: it does not parse the same way as bash, POSIX sh
 // and zsh, is too long, or holds a comment after a command or a character shells read
 // differently.
-func ParseScript(script, cwd string) (Script, error) {
-	s, err := parseScript(script, cwd)
-	if err != nil {
-		return Script{}, fmt.Errorf("shellwrite: %w", err)
-	}
-	return s, nil
-}
+func ParseScript(script, cwd string) (Script, error) { return named(parseScript(script, cwd)) }
 
 func parseScript(script, cwd string) (Script, error) {
 	if err := checkScriptSize(script); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 )
 
 // traceOf makes a trace from (seconds, direction, line) triples; a line
@@ -132,10 +133,7 @@ func TestBuildReadsTheSession(t *testing.T) {
 // agent for streamed output on behalf of a client that lacks the extension,
 // and shows that output to the client as text.
 func TestBuildShowsBeforeAndAfterTheFilters(t *testing.T) {
-	// What --terminal-output builds.
-	d := build(t, sampleSession,
-		&output.TerminalOutput{Interval: output.DefaultCoalesceInterval, MaxBytes: output.DefaultMaxCallOutputBytes},
-		&output.PersistedOutput{MaxBytes: output.DefaultMaxCallOutputBytes})
+	d := build(t, sampleSession, filterset.Config{TerminalOutput: true}.Filters()...)
 	assert.Equal(t, []string{"--terminal-output", "--terminal-output (saved-output previews)"}, d.Filters, "named by the flag that turned each on")
 	assert.Equal(t, []CapChange{{Path: "_meta.terminal_output", After: json.RawMessage("true")}}, d.Session.ClientCapabilities.Changed)
 	assert.Greater(t, d.Directions[0].After.Bytes, d.Directions[0].Before.Bytes, "the capability was added")

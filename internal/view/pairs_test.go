@@ -1,7 +1,6 @@
 package view
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +18,10 @@ type doubling struct{ held []byte }
 
 func (*doubling) Name() string { return "doubling" }
 
-func (f *doubling) Apply(_ context.Context, m *filters.Message, out filters.Emitter) error {
+func (f *doubling) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.AgentToClient && strings.Contains(string(m.Raw), `"stopReason"`) {
 		f.held = append([]byte(nil), m.Raw...)
-		return nil
+		return filters.Drop
 	}
 	if m.Dir == acp.AgentToClient {
 		if err := out.Emit(m.Dir, m.Raw); err != nil {

@@ -21,6 +21,18 @@ type source struct {
 // ran in.
 type shellCall struct{ command, cwd string }
 
+// fromJSON is the reader of a JSON format: the file decoded into T, then
+// its shell calls.
+func fromJSON[T any](calls func(T) ([]shellCall, error)) func(data []byte) ([]shellCall, error) {
+	return func(data []byte) ([]shellCall, error) {
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, err
+		}
+		return calls(v)
+	}
+}
+
 var sources = []source{
 	{
 		id:     "mini-swe-agent/gemini-3-pro",
@@ -58,16 +70,18 @@ func init() {
 // `bash -lc` in a fresh shell in /testbed.
 var miniAction = regexp.MustCompile("(?s)```bash\\s*\n(.*?)\n```")
 
-func readMini(data []byte) ([]shellCall, error) {
-	var traj struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(data, &traj); err != nil {
-		return nil, err
-	}
+var readMini = fromJSON(miniCalls)
+
+// miniTrajectory is the part of a mini-swe-agent trajectory the reader needs.
+type miniTrajectory struct {
+	Messages []struct {
+		Role    string `json:"role"`
+		Content any    `json:"content"`
+	} `json:"messages"`
+}
+
+// miniCalls are the commands of traj's assistant replies, by miniAction.
+func miniCalls(traj miniTrajectory) ([]shellCall, error) {
 	var calls []shellCall
 	for _, m := range traj.Messages {
 		text, ok := m.Content.(string)
@@ -95,21 +109,22 @@ type openHandsMessage struct {
 	} `json:"tool_calls"`
 }
 
-// readOpenHands reads an OpenHands completion log: the function-calling
-// messages of the whole episode, then the last response. The shell persists,
-// so each command runs where the previous result said it was.
-func readOpenHands(data []byte) ([]shellCall, error) {
-	var log struct {
-		Messages []openHandsMessage `json:"fncall_messages"`
-		Response struct {
-			Choices []struct {
-				Message openHandsMessage `json:"message"`
-			} `json:"choices"`
-		} `json:"fncall_response"`
-	}
-	if err := json.Unmarshal(data, &log); err != nil {
-		return nil, err
-	}
+// openHandsLog is an OpenHands completion log: the function-calling
+// messages of the whole episode, then the last response.
+type openHandsLog struct {
+	Messages []openHandsMessage `json:"fncall_messages"`
+	Response struct {
+		Choices []struct {
+			Message openHandsMessage `json:"message"`
+		} `json:"choices"`
+	} `json:"fncall_response"`
+}
+
+var readOpenHands = fromJSON(openHandsCalls)
+
+// openHandsCalls are the execute_bash calls of log. The shell persists, so
+// each command runs where the previous result said it was.
+func openHandsCalls(log openHandsLog) ([]shellCall, error) {
 	msgs := log.Messages
 	for _, c := range log.Response.Choices {
 		msgs = append(msgs, c.Message)
@@ -147,18 +162,19 @@ var sweAgentTools = map[string]bool{
 	"edit": true, "submit": true, "search_dir": true, "search_file": true, "find_file": true,
 }
 
-// readSWEAgent reads a SWE-agent trajectory. Each step's state is recorded
+// sweAgentTrajectory is the part of a SWE-agent trajectory the reader needs.
+type sweAgentTrajectory struct {
+	Trajectory []struct {
+		Action string `json:"action"`
+		State  string `json:"state"`
+	} `json:"trajectory"`
+}
+
+var readSWEAgent = fromJSON(sweAgentCalls)
+
+// sweAgentCalls are the shell actions of traj. Each step's state is recorded
 // after its action, so an action runs in the previous step's directory.
-func readSWEAgent(data []byte) ([]shellCall, error) {
-	var traj struct {
-		Trajectory []struct {
-			Action string `json:"action"`
-			State  string `json:"state"`
-		} `json:"trajectory"`
-	}
-	if err := json.Unmarshal(data, &traj); err != nil {
-		return nil, err
-	}
+func sweAgentCalls(traj sweAgentTrajectory) ([]shellCall, error) {
 	var calls []shellCall
 	cwd := ""
 	for _, step := range traj.Trajectory {

@@ -1,4 +1,7 @@
-package main
+// Package filterset builds the chain of filters the command line asks for,
+// in the one order they run: the live proxy, replay, view and the tests that
+// mean "the proxy's chain" all build it here.
+package filterset
 
 import (
 	"log/slog"
@@ -11,14 +14,14 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/doctor"
 )
 
-// filterConfig says which filters run and how. The zero value enables none: a
-// byte-exact relay.
-type filterConfig struct {
+// Config says which filters run and how, as the filter flags set it. The
+// zero value enables none: a byte-exact relay.
+type Config struct {
 	// Filters are added to the chain in this order, whatever order the
 	// flags were given in (the canonical order, documented in README.md).
 
 	// ShellToPatch shows shell commands that provably write one file as
-	// edit calls with a diff (see ShellPatch).
+	// edit calls with a diff (see shellpatch.Filter).
 	ShellToPatch bool
 	// MaxPatchBytes bounds the bytes shell-to-patch holds for the edits of
 	// all live calls together; zero means shellpatch.DefaultMaxPatchBytes.
@@ -26,14 +29,15 @@ type filterConfig struct {
 	// PatchOutsideCwd also rewrites writes outside the session's directory.
 	PatchOutsideCwd bool
 
-	// Deltas turns accumulated output snapshots into deltas (see Deltas).
+	// Deltas turns accumulated output snapshots into deltas (see
+	// output.Deltas).
 	Deltas bool
 	// TerminalOutput asks agents for the terminal-output extension and
-	// translates it for clients without it (see TerminalOutput). It also
-	// turns on the persisted-output clean-up.
+	// translates it for clients without it (see output.TerminalOutput). It
+	// also turns on the persisted-output clean-up.
 	TerminalOutput bool
 	// ExpandPersistedOutput shows the file the Claude CLI saved instead of
-	// its preview (see PersistedOutput).
+	// its preview (see output.PersistedOutput).
 	ExpandPersistedOutput bool
 
 	// CoalesceInterval bounds how often the output of one tool call is
@@ -44,27 +48,34 @@ type filterConfig struct {
 	// kept for translation and recovery, or read from a saved file shown
 	// in full; zero means output.DefaultMaxCallOutputBytes.
 	MaxOutputBytes int64
-	// replaying: the chain runs over a trace (replay, view); the commands it shows did not
-	// run here, so shell-to-patch does not check shown edits against the files.
-	replaying bool
-	// log takes the filters' warnings (shell-to-patch's edits taken back); nil: none.
-	log *slog.Logger
-
 	// LiveTailBytes bounds the output per update a client without the
 	// extension is sent while a command runs; zero means
 	// output.DefaultLiveTailBytes.
 	LiveTailBytes int
+
+	// Replaying: the chain runs over a trace (replay, view); the commands
+	// it shows did not run here, so shell-to-patch does not check shown
+	// edits against the files.
+	Replaying bool
+	// Log takes the filters' warnings (shell-to-patch's edits taken back);
+	// nil: none.
+	Log *slog.Logger
 }
 
 // Chain builds the chain cfg asks for, reading and recording negotiated
 // state in caps.
-func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
+func (cfg Config) Chain(caps *capabilities.Negotiated) *filters.Chain {
+	return filters.NewChain(caps, cfg.Filters()...)
+}
+
+// Filters are the filters cfg turns on, in the order they run.
+func (cfg Config) Filters() []filters.Filter {
 	var fs []filters.Filter
 	// shell-to-patch runs first: a call it shows as an edit loses its
 	// terminal, so the output filters leave it alone.
 	if cfg.ShellToPatch {
-		fs = append(fs, &shellpatch.ShellPatch{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd,
-			Unverified: cfg.replaying, Log: cfg.log})
+		fs = append(fs, &shellpatch.Filter{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd,
+			Unverified: cfg.Replaying, Log: cfg.Log})
 	}
 	// deltas runs before terminal-output, so that for a client with the
 	// extension terminal-output sees the deltas deltas made (and completes
@@ -84,12 +95,12 @@ func (cfg filterConfig) Chain(caps *capabilities.Negotiated) *filters.Chain {
 			OpencodeDataDirs: output.OpencodeDataDirs(),
 		})
 	}
-	return filters.NewChain(caps, fs...)
+	return fs
 }
 
-// given are the filter flags cfg turns on, as flags, in the order the
+// Flags are the filter flags cfg turns on, as flags, in the order the
 // filters run.
-func (cfg filterConfig) given() []string {
+func (cfg Config) Flags() []string {
 	var flags []string
 	for _, f := range []struct {
 		on   bool
