@@ -12,6 +12,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The page writes a file as `dir/file.go` (a * matches any run of
@@ -25,22 +28,20 @@ var (
 
 func TestArchitectureNamesExist(t *testing.T) {
 	page, err := os.ReadFile("architecture.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	root := ".."
 	funcs, pkgs := declaredFuncs(t, root)
 
 	for _, m := range fileRef.FindAllStringSubmatch(string(page), -1) {
 		matches, err := filepath.Glob(filepath.Join(root, m[1]))
-		if err != nil || len(matches) == 0 {
-			t.Errorf("docs/architecture.md names %s, which does not exist", m[1])
+		if assert.NoError(t, err, "docs/architecture.md names %s, which does not exist", m[1]) {
+			assert.NotEmpty(t, matches, "docs/architecture.md names %s, which does not exist", m[1])
 		}
 	}
 	for _, m := range funcRef.FindAllStringSubmatch(string(page), -1) {
 		qualifier, name := m[1], m[2]
-		if !funcs[qualifier+"."+name] && !(pkgs[qualifier] && funcs["."+name]) {
-			t.Errorf("docs/architecture.md names %s, which is declared nowhere in the module", strings.Trim(m[0], "`"))
+		if !funcs[qualifier+"."+name] {
+			assert.True(t, pkgs[qualifier] && funcs["."+name], "docs/architecture.md names %s, which is declared nowhere in the module", strings.Trim(m[0], "`"))
 		}
 	}
 }
@@ -49,15 +50,13 @@ func TestArchitectureNamesExist(t *testing.T) {
 func TestArchitectureCheckCatchesStaleNames(t *testing.T) {
 	funcs, _ := declaredFuncs(t, "..")
 	for _, stale := range []string{"Conn.NoSuchMethod", ".noSuchFunction"} {
-		if funcs[stale] {
-			t.Errorf("%s should not be declared", stale)
-		}
+		assert.False(t, funcs[stale], "%s should not be declared", stale)
 	}
-	if !funcs["Conn.Pump"] || !funcs[".NewChain"] {
-		t.Error("declaredFuncs misses known functions")
+	if assert.True(t, funcs["Conn.Pump"], "declaredFuncs misses known functions") {
+		assert.True(t, funcs[".NewChain"], "declaredFuncs misses known functions")
 	}
-	if fileRef.FindString("`proxy/relay.go`") == "" || funcRef.FindString("`Conn.Pump()`") == "" {
-		t.Error("the patterns miss the page's forms")
+	if assert.NotEmpty(t, fileRef.FindString("`proxy/relay.go`"), "the patterns miss the page's forms") {
+		assert.NotEmpty(t, funcRef.FindString("`Conn.Pump()`"), "the patterns miss the page's forms")
 	}
 }
 
@@ -93,9 +92,7 @@ func declaredFuncs(t *testing.T, root string) (funcs, pkgs map[string]bool) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return funcs, pkgs
 }
 

@@ -259,7 +259,7 @@ func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {
 	go func() { done <- s.wait(t) }()
 	select {
 	case code := <-done:
-		t.Fatalf("proxy exited (%d) while the agent was still running", code)
+		require.FailNowf(t, "the proxy exited while the agent was still running", "exit code %d", code)
 	case <-time.After(100 * time.Millisecond):
 	}
 	require.NoError(t, s.stdin.Close())
@@ -336,7 +336,5 @@ func TestTerminalStdinRunsTheAgentDirectly(t *testing.T) {
 // sameBytes fails with the first differing line rather than both streams.
 func sameBytes(t *testing.T, want, got []byte) {
 	t.Helper()
-	if d := linediff.Streams(want, got); d != "" {
-		t.Fatal("streams " + d)
-	}
+	require.Empty(t, linediff.Streams(want, got), "the streams differ")
 }

@@ -46,7 +46,7 @@ func TestAnAgentPausingInALongLineForTheClientGetsItsRequest(t *testing.T) {
 			case n := <-rest:
 				assert.Equal(t, size+1-(maxLine+1), n, "the rest of the line, and its '\\n'")
 			case <-time.After(10 * time.Second):
-				t.Fatal("the agent is still waiting for the request the client sent")
+				require.FailNow(t, "the agent is still waiting for the request the client sent")
 			}
 			s.stdin.Close()
 			assert.Equal(t, 0, s.wait(t), "stderr: %s", s.stderr)

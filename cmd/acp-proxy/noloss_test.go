@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -79,9 +80,7 @@ func checkTraceVariant(t *testing.T, path string, recorded, model acpclient.Mode
 		t.Run(mutation+"/"+model.String()+"/"+strings.Join(flags, ""), func(t *testing.T) {
 			replayed := filepath.Join(t.TempDir(), "out.jsonl")
 			require.NoError(t, os.WriteFile(replayed, replayOK(t, append(slices.Clip(flags), path)...), 0o644))
-			for _, l := range acpclient.Losses(direct, clientView(t, model, replayed)) {
-				t.Error(l)
-			}
+			assert.Empty(t, acpclient.Losses(direct, clientView(t, model, replayed)), "what the replayed client lost")
 		})
 	}
 }
@@ -153,7 +152,7 @@ func recordedModel(t *testing.T, recorded []byte) acpclient.Model {
 			return acpclient.ModelFor(caps)
 		}
 	}
-	t.Fatal("the trace has no initialize")
+	require.FailNow(t, "the trace has no initialize")
 	return 0
 }
 

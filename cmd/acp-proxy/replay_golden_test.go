@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"io/fs"
 	"os"
@@ -109,7 +108,7 @@ func TestReplayGoldens(t *testing.T) {
 			continue
 		}
 		if !*update {
-			t.Errorf("goldens of a trace that is gone: %s (-update removes them)", e.Name())
+			assert.Failf(t, "goldens of a trace that is gone", "%s (-update removes them)", e.Name())
 			continue
 		}
 		t.Logf("removing goldens of a trace that is gone: %s", e.Name())
@@ -158,13 +157,9 @@ func checkGolden(t *testing.T, path string, got []byte) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("no golden %s: run go test ./cmd/acp-proxy -run TestReplayGoldens -update, and review it", path)
-	}
+	require.NotErrorIs(t, err, fs.ErrNotExist, "no golden %s: run go test ./cmd/acp-proxy -run TestReplayGoldens -update, and review it", path)
 	require.NoError(t, err)
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s: %s\n(if the change is intended: -update, and review the diff)", path, firstDifference(want, got))
-	}
+	assert.Equal(t, string(want), string(got), "%s: %s\n(if the change is intended: -update, and review the diff)", path, firstDifference(want, got))
 }
 
 // checkNoStaleGoldens fails on (or, with -update, removes) golden files no
@@ -185,7 +180,7 @@ func checkNoStaleGoldens(t *testing.T, dir string, want map[string]bool) {
 			t.Logf("removed stale golden %s", p)
 			continue
 		}
-		t.Errorf("stale golden %s: no filter combination produces it (-update removes it)", p)
+		assert.Failf(t, "a stale golden", "%s: no filter combination produces it (-update removes it)", p)
 	}
 }
 
@@ -199,9 +194,7 @@ func firstDifference(want, got []byte) string {
 
 func sameLines(t *testing.T, want, got []byte) {
 	t.Helper()
-	if !bytes.Equal(want, got) {
-		t.Errorf("a replay with no filter is not the recording: %s", firstDifference(want, got))
-	}
+	assert.Equal(t, string(want), string(got), "a replay with no filter is not the recording: %s", firstDifference(want, got))
 }
 
 // TestReplayOfAMalformedTraceNamesTheLine: a broken trace is an error that

@@ -310,7 +310,7 @@ func (s *sdkSession) close(t *testing.T) {
 	select {
 	case <-s.conn.Done(): // read to EOF: Wait may close the pipe now
 	case <-s.ctx.Done():
-		t.Fatal("the agent's stdout stayed open after its stdin closed")
+		require.FailNow(t, "the agent's stdout stayed open after its stdin closed")
 	}
 	require.NoError(t, s.cmd.Wait(), "stderr: %s", s.stderr)
 	assert.Empty(t, s.stderr.String(), "stderr")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 	"github.com/acp-proxy/acp-proxy/internal/tailbuf"
 )
@@ -77,9 +79,7 @@ type Client struct {
 // process group is terminated when the test ends.
 func Start(t testing.TB, opts Options) *Client {
 	t.Helper()
-	if len(opts.Argv) == 0 {
-		t.Fatal("acpclient.Start: empty Argv")
-	}
+	require.NotEmpty(t, opts.Argv, "acpclient.Start: empty Argv")
 	if opts.Capabilities == "" {
 		opts.Capabilities = PlainCapabilities
 	}
@@ -97,9 +97,7 @@ func Start(t testing.TB, opts Options) *Client {
 		changed:  make(chan struct{}),
 		waitDone: make(chan struct{}),
 	}
-	if err := c.launch(); err != nil {
-		t.Fatalf("acpclient.Start %q: %v", opts.Argv, err)
-	}
+	require.NoError(t, c.launch(), "acpclient.Start %q", opts.Argv)
 	t.Cleanup(c.stop)
 	go c.readLoop()
 	go func() {

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
 
@@ -25,56 +28,54 @@ func TestRunRecordsTurn(t *testing.T) {
 			Echo json.RawMessage `json:"echo"`
 		} `json:"_meta"`
 	}
-	if err := json.Unmarshal(c.InitializeResult(), &init); err != nil || string(init.Meta.Echo) != acpclient.ZedLikeCapabilities {
-		t.Errorf("agent saw clientCapabilities %s (%v), want %s", init.Meta.Echo, err, acpclient.ZedLikeCapabilities)
+	if assert.NoError(t, json.Unmarshal(c.InitializeResult(), &init)) {
+		assert.Equal(t, acpclient.ZedLikeCapabilities, string(init.Meta.Echo), "the clientCapabilities the agent saw")
 	}
 
 	lines := c.Lines()
 	// initialize, session/new, tool_call, permission, fs, final update, prompt result
-	if len(lines) != 7 {
-		t.Fatalf("got %d lines, want 7\n%s", len(lines), c.Report())
-	}
+	require.Len(t, lines, 7, "got %d lines, want 7\n%s", len(lines), c.Report())
 	var total int64
 	largest := 0
 	for i, l := range lines {
-		if l.Err != nil || l.Size != len(l.Raw) || (i > 0 && l.At.Before(lines[i-1].At)) {
-			t.Errorf("line %d: err %v, size %d for %d raw bytes, at %v", i, l.Err, l.Size, len(l.Raw), l.At)
+		assert.NoError(t, l.Err, "line %d", i)
+		assert.Equal(t, len(l.Raw), l.Size, "line %d: size for its raw bytes", i)
+		if i > 0 {
+			assert.False(t, l.At.Before(lines[i-1].At), "line %d at %v, before the line before it", i, l.At)
 		}
 		total += int64(l.Size) + 1
 		largest = max(largest, l.Size)
 	}
 	st := c.Stats()
-	if st.Bytes != total || st.Messages != 7 || st.LargestLine != largest || largest < 3<<20 {
-		t.Errorf("stats %+v, want %d bytes, 7 messages, largest %d (> 3 MiB)", st, total, largest)
+	assert.Equal(t, total, st.Bytes, "stats %+v: bytes", st)
+	assert.Equal(t, 7, st.Messages, "stats %+v: messages", st)
+	assert.Equal(t, largest, st.LargestLine, "stats %+v: the largest line", st)
+	assert.GreaterOrEqual(t, largest, 3<<20, "the largest line, over 3 MiB")
+	if assert.NotNil(t, lines[2].Update, "line 2 update head") {
+		if assert.Equal(t, "tool_call", lines[2].Update.SessionUpdate, "line 2 update head = %+v, want tool_call t1", lines[2].Update) {
+			assert.Equal(t, "t1", lines[2].Update.ToolCallID, "line 2 update head = %+v, want tool_call t1", lines[2].Update)
+		}
 	}
-	if lines[2].Update == nil || lines[2].Update.SessionUpdate != "tool_call" || lines[2].Update.ToolCallID != "t1" {
-		t.Errorf("line 2 update head = %+v, want tool_call t1", lines[2].Update)
-	}
-	if lines[3].Method != "session/request_permission" || string(lines[3].ID) != "0" {
-		t.Errorf("line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID)
+	if assert.Equal(t, "session/request_permission", lines[3].Method, "line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID) {
+		assert.Equal(t, "0", string(lines[3].ID), "line 3 = %s %s, want the permission request with id 0", lines[3].Method, lines[3].ID)
 	}
 
 	calls := c.ToolCalls()
-	if len(calls) != 1 || calls[0].ID != "t1" || calls[0].Count != 2 || len(calls[0].Updates) != 2 {
-		t.Fatalf("tool calls = %+v, want t1 with 2 updates", calls)
-	}
+	require.Len(t, calls, 1, "tool calls")
+	require.Equal(t, "t1", calls[0].ID, "tool calls = %+v, want t1 with 2 updates", calls)
+	require.Equal(t, 2, calls[0].Count, "tool calls = %+v, want t1 with 2 updates", calls)
+	require.Len(t, calls[0].Updates, 2, "tool calls = %+v, want t1 with 2 updates", calls)
 	updates, err := calls[0].Decoded()
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	if assert.Equal(t, "completed", updates[1].Status, "final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput)) {
+		assert.Len(t, updates[1].RawOutput, bigLine+2, "final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput))
 	}
-	if updates[1].Status != "completed" || len(updates[1].RawOutput) != bigLine+2 {
-		t.Errorf("final update status %q with %d bytes of rawOutput", updates[1].Status, len(updates[1].RawOutput))
-	}
-	if n := len(c.PermissionRequests()); n != 1 {
-		t.Errorf("got %d permission requests, want 1", n)
-	}
-	if p := c.Problems(); len(p) > 0 {
-		t.Errorf("problems: %q", p)
-	}
+	n := len(c.PermissionRequests())
+	assert.Equal(t, 1, n, "got %d permission requests, want 1", n)
+	p := c.Problems()
+	assert.Empty(t, p, "problems: %q", p)
 	// initialize, session/new, permission answer, fs answer, prompt.
-	if n := len(c.Sent()); n != 5 {
-		t.Errorf("sent %d lines, want 5", n)
-	}
+	assert.Len(t, c.Sent(), 5, "lines sent")
 }
 
 func TestMaxRetainedBytesKeepsMetadataAndLastUpdate(t *testing.T) {
@@ -87,20 +88,23 @@ func TestMaxRetainedBytesKeepsMetadataAndLastUpdate(t *testing.T) {
 	}, "go")
 	lines := c.Lines()
 	big := lines[5]
-	if big.Raw != nil || big.Size < bigLine || big.Update == nil || big.Update.ToolCallID != "t1" {
-		t.Errorf("over-budget line: %d raw bytes, size %d, update %+v; want no body but its metadata", len(big.Raw), big.Size, big.Update)
+	// Over budget: no body, but its metadata.
+	assert.Nil(t, big.Raw, "the over-budget line's body")
+	assert.GreaterOrEqual(t, big.Size, bigLine, "the over-budget line's size")
+	if assert.NotNil(t, big.Update, "the over-budget line's update head") {
+		assert.Equal(t, "t1", big.Update.ToolCallID, "the over-budget line's toolCallId")
 	}
-	if lines[6].Raw == nil {
-		t.Errorf("small line after the big one lost its body")
-	}
+	assert.NotNil(t, lines[6].Raw, "small line after the big one lost its body")
 	tc := c.ToolCall("t1")
-	if tc.Count != 2 || len(tc.Updates) != 1 || len(tc.Last) < bigLine {
-		t.Errorf("tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last))
+	if assert.Equal(t, 2, tc.Count, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last)) {
+		if assert.Len(t, tc.Updates, 1, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last)) {
+			assert.GreaterOrEqual(t, len(tc.Last), bigLine, "tool call: count %d, %d retained, last %d bytes; want 2, 1, the big one", tc.Count, len(tc.Updates), len(tc.Last))
+		}
 	}
 	// OnLine runs on the reader goroutine, before the line is recorded;
 	// Run has returned, so the reader is past the last line.
-	if len(seen) != 7 || seen[5] < bigLine {
-		t.Errorf("OnLine saw %v, want 7 lines with the full big one", seen)
+	if assert.Len(t, seen, 7, "OnLine saw") {
+		assert.GreaterOrEqual(t, seen[5], bigLine, "OnLine saw %v, want 7 lines with the full big one", seen)
 	}
 }
 
@@ -113,18 +117,16 @@ func TestWaitLine(t *testing.T) {
 	l := c.WaitLine("the final update", func(l acpclient.Line) bool {
 		return l.Update != nil && l.Size > bigLine
 	})
-	if l.Update.ToolCallID != "t1" {
-		t.Errorf("matched %+v", l.Update)
-	}
-	if r := p.Wait(); r.Error != nil {
-		t.Errorf("prompt: %v", r.Error)
-	}
+	assert.Equal(t, "t1", l.Update.ToolCallID, "matched %+v", l.Update)
+	r := p.Wait()
+	assert.Nil(t, r.Error, "prompt: %v", r.Error)
 	// Past lines match too.
 	c.WaitLine("initialize response", func(l acpclient.Line) bool { return string(l.ID) == "1" })
 }
 
-// fatalRecorder is a testing.TB whose Fatal ends only the goroutine that
-// called it, so a test can check what the client reports on failure.
+// fatalRecorder is a testing.TB whose FailNow ends only the goroutine that
+// called it, so a test can check what the client reports on failure
+// (require reports with Errorf, then calls FailNow).
 type fatalRecorder struct {
 	testing.TB
 	mu  sync.Mutex
@@ -133,14 +135,13 @@ type fatalRecorder struct {
 
 func (f *fatalRecorder) Helper() {}
 
-func (f *fatalRecorder) Fatalf(format string, args ...any) {
+func (f *fatalRecorder) Errorf(format string, args ...any) {
 	f.mu.Lock()
 	f.msg = fmt.Sprintf(format, args...)
 	f.mu.Unlock()
-	runtime.Goexit()
 }
 
-func (f *fatalRecorder) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
+func (f *fatalRecorder) FailNow() { runtime.Goexit() }
 
 func TestAgentExitFailsWithStderr(t *testing.T) {
 	argv, env := fakeAgentArgv(t, "exit")
@@ -152,9 +153,7 @@ func TestAgentExitFailsWithStderr(t *testing.T) {
 	}()
 	<-done
 	for _, want := range []string{"stdout ended before the session/prompt response", "crashing on purpose", `"method":"session/prompt"`} {
-		if !strings.Contains(rec.msg, want) {
-			t.Errorf("failure message lacks %q:\n%s", want, rec.msg)
-		}
+		assert.Contains(t, rec.msg, want, "failure message lacks %q:\n%s", want, rec.msg)
 	}
 }
 
@@ -165,9 +164,8 @@ func TestCleanupEndsProcessGroup(t *testing.T) {
 		c := acpclient.Start(t, acpclient.Options{Argv: []string{"sh", "-c", "sleep 60 & sleep 60"}, Dir: t.TempDir()})
 		pid = c.PID()
 	})
-	if live := liveGroupMembers(t, pid); len(live) > 0 {
-		t.Errorf("process group %d still has live processes after cleanup: %v", pid, live)
-	}
+	live := liveGroupMembers(t, pid)
+	assert.Empty(t, live, "process group %d still has live processes after cleanup: %v", pid, live)
 }
 
 // liveGroupMembers lists the processes of group pgid that are not zombies
@@ -175,9 +173,7 @@ func TestCleanupEndsProcessGroup(t *testing.T) {
 func liveGroupMembers(t *testing.T, pgid int) []string {
 	t.Helper()
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var live []string
 	for _, path := range stats {
 		b, err := os.ReadFile(path)

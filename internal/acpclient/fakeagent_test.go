@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // fakeAgentEnv makes the test binary act as a fake agent; its value is the
@@ -32,9 +34,7 @@ func TestMain(m *testing.M) {
 func fakeAgentArgv(t *testing.T, mode string) ([]string, []string) {
 	t.Helper()
 	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return []string{exe, "-test.run=^$"}, append(os.Environ(), fakeAgentEnv+"="+mode)
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Stats summarises what the client received.
@@ -166,7 +168,7 @@ const tailLines = 15
 func (c *Client) fail(format string, args ...any) {
 	c.t.Helper()
 	c.awaitExitAfterEOF()
-	c.t.Fatalf("acpclient %q: %s\n%s", c.opts.Argv, fmt.Sprintf(format, args...), c.Report())
+	require.FailNowf(c.t, fmt.Sprintf(format, args...), "acpclient %q\n%s", c.opts.Argv, c.Report())
 }
 
 // awaitExitAfterEOF gives an agent whose stdout has ended the time to exit

@@ -121,6 +121,6 @@ func nodeModules(t *testing.T, agent *realagent.Agent) string {
 			return arg[:i+len("/node_modules")]
 		}
 	}
-	t.Fatalf("no node_modules in %q", agent.Argv)
+	require.FailNowf(t, "no node_modules in the agent's command line", "%q", agent.Argv)
 	return ""
 }

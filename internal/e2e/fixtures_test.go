@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -131,9 +134,7 @@ func TestRecordFixtures(t *testing.T) {
 		t.Skip("re-records testdata/traces; run with -record-fixtures")
 	}
 	dir := tracesDir(t)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	for _, fx := range fixtures {
 		if fx.generated != *recordBig {
 			continue
@@ -184,7 +185,7 @@ func launchScript(t *testing.T, agent string, script mockmodel.Script, unified b
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}
 		return session{realagent.Codex(t, strings.TrimPrefix(agent, "codex-"), opts), func() []string { return replies(m.Requests()) }}
 	}
-	t.Fatalf("unknown agent %q", agent)
+	require.FailNowf(t, "unknown agent", "%q", agent)
 	return session{}
 }
 
@@ -215,18 +216,12 @@ func clientCaps(zed bool) string {
 func recordFixture(t *testing.T, dir string, fx fixture) {
 	s := launchScript(t, fx.agent, mockmodel.Script{Commands: fx.commands, Calls: fx.calls}, fx.unified, fx.policy)
 	for rel, content := range fx.files {
-		if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644))
 	}
 	tmp, err := os.CreateTemp(dir, "."+fx.name+".*.tmp") // same filesystem: renamed into place
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tmp.Close()
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(tmp.Name(), 0o644))
 	t.Cleanup(func() { os.Remove(tmp.Name()) })
 	// The filters that read files run, so that the trace holds what they
 	// read (the session's files as they were then); what they changed is
@@ -248,26 +243,22 @@ func recordFixture(t *testing.T, dir string, fx fixture) {
 		start := time.Now()
 		c := acpclient.Run(t, opts, fx.prompt)
 		stats = c.Stats()
-		if p := c.Problems(); len(p) > 0 {
-			t.Errorf("client problems: %q", p)
-		}
-		if n := len(c.ToolCalls()); n != len(fx.commands)+len(fx.calls) {
-			t.Errorf("%d tool calls, want %d\n%s", n, len(fx.commands)+len(fx.calls), c.Report())
-		}
+		p := c.Problems()
+		assert.Empty(t, p, "client problems: %q", p)
+		n := len(c.ToolCalls())
+		assert.Equal(t, len(fx.commands)+len(fx.calls), n, "%d tool calls, want %d\n%s", n, len(fx.commands)+len(fx.calls), c.Report())
 		t.Logf("%s: %v, %d messages, %d bytes to the client", fx.name, time.Since(start).Round(time.Millisecond), stats.Messages, stats.Bytes)
 	})
 	if t.Failed() {
 		t.FailNow()
 	}
-	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
-		t.Fatalf("model replies %q, want the tool calls then the answer", got)
-	}
+	got := s.replies()
+	require.GreaterOrEqual(t, len(got), 2, "model replies %q, want the tool calls then the answer", got)
+	require.Equal(t, "answer", got[len(got)-1], "model replies %q, want the tool calls then the answer", got)
 	dropFilterOutput(t, tmp.Name())
 	checkRecording(t, tmp.Name(), fx, s.agent)
 
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, fx.name+".jsonl")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(tmp.Name(), filepath.Join(dir, fx.name+".jsonl")))
 	fi, _ := os.Stat(filepath.Join(dir, fx.name+".jsonl"))
 	t.Logf("wrote %s.jsonl: %d bytes", fx.name, fi.Size())
 }
@@ -278,23 +269,20 @@ func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 	t.Helper()
 	recs := readTraceFile(t, path)
 	for n, rec := range recs {
-		if rec.HasOut || !rec.HasLine && rec.Read == nil {
-			t.Fatalf("record %d has out: a filter's change is left in the trace", n+1)
-		}
+		require.False(t, rec.HasOut, "record %d has out: a filter's change is left in the trace", n+1)
+		require.False(t, !rec.HasLine && rec.Read == nil, "record %d has out: a filter's change is left in the trace", n+1)
 	}
-	if len(recs) < 6 {
-		t.Fatalf("only %d records", len(recs))
-	}
+	require.GreaterOrEqual(t, len(recs), 6, "only %d records", len(recs))
 	// claude-agent-acp 0.23 and 0.101 without the extension show a
 	// <persisted-output> preview; 0.101 with it streams the first 30 KB
 	// and a note naming the saved file.
-	if strings.Contains(fx.name, "persisted") && !fileContains(t, path, `<persisted-output>`) && !fileContains(t, path, `full output saved to`) {
-		t.Errorf("no <persisted-output> preview or saved-output note in the trace")
+	if strings.Contains(fx.name, "persisted") && !fileContains(t, path, `<persisted-output>`) {
+		assert.True(t, fileContains(t, path, `full output saved to`), "no <persisted-output> preview or saved-output note in the trace")
 	}
 	if slices.Contains(fx.commands, heredocScript) {
 		got, err := os.ReadFile(filepath.Join(a.Dir, heredocFile))
-		if err != nil || string(got) != heredocContent {
-			t.Errorf("%s = %q (%v), want %q", heredocFile, got, err, heredocContent)
+		if assert.NoError(t, err) {
+			assert.Equal(t, heredocContent, string(got), heredocFile)
 		}
 	}
 }
@@ -302,9 +290,7 @@ func checkRecording(t *testing.T, path string, fx fixture, a *realagent.Agent) {
 func fileContains(t *testing.T, path, s string) bool {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	buf := make([]byte, 1<<20)
 	var carry []byte
@@ -329,9 +315,7 @@ func fileContains(t *testing.T, path, s string) bool {
 func dropFilterOutput(t *testing.T, path string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []byte
 	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -340,7 +324,7 @@ func dropFilterOutput(t *testing.T, path string) {
 		rec, err := trace.NewReader(bytes.NewReader(line)).Next()
 		switch {
 		case err != nil:
-			t.Fatalf("%s: %v", path, err)
+			require.NoError(t, err, path)
 		case !rec.HasLine && rec.Read == nil:
 			// a line the proxy added
 		case rec.HasOut:
@@ -354,7 +338,5 @@ func dropFilterOutput(t *testing.T, path string) {
 			out = append(out, line...)
 		}
 	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, out, 0o644))
 }

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
@@ -156,9 +159,7 @@ func (v *outputView) only(t *testing.T) *viewCall {
 	t.Helper()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if len(v.order) != 1 {
-		t.Fatalf("%d tool calls, want 1", len(v.order))
-	}
+	require.Len(t, v.order, 1, "%d tool calls, want 1", len(v.order))
 	return v.calls[v.order[0]]
 }
 
@@ -222,8 +223,7 @@ func checkLines(t *testing.T, what, shown string, ref map[int]bool) {
 	seen := map[int]bool{}
 	last := 0
 	for i, n := range got {
-		if n <= last {
-			t.Errorf("%s: line %d (%d of %d shown) after line %d: out of order or twice", what, n, i+1, len(got), last)
+		if !assert.Greater(t, n, last, "%s: line %d (%d of %d shown) after line %d: out of order or twice", what, n, i+1, len(got), last) {
 			return
 		}
 		last = n
@@ -239,9 +239,7 @@ func checkLines(t *testing.T, what, shown string, ref map[int]bool) {
 			}
 		}
 	}
-	if missing > 0 {
-		t.Errorf("%s: %d of the %d lines the agent sent are not shown (the first: line %d); %d shown", what, missing, len(ref), first, len(got))
-	}
+	assert.Zero(t, missing, "%s: %d of the %d lines the agent sent are not shown (the first: line %d); %d shown", what, missing, len(ref), first, len(got))
 }
 
 // procSample is a process's CPU time and peak RSS, from /proc. A child's

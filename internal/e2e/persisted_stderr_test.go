@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
@@ -40,12 +42,11 @@ func TestPersistedOutputClaude101Stderr(t *testing.T) {
 				all[i] = true
 			}
 			checkLines(t, "client", shown, all)
-			if n := strings.Count(shown, stderrLine); n != 1 || !strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine) {
-				t.Errorf("the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine))
+			n := strings.Count(shown, stderrLine)
+			if assert.Equal(t, 1, n, "the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine)) {
+				assert.True(t, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine), "the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine))
 			}
-			if run.whole != 1 {
-				t.Errorf("%d messages carry the output's last line, want 1: the whole output travels once", run.whole)
-			}
+			assert.Equal(t, 1, run.whole)
 		})
 	}
 }

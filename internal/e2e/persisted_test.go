@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -66,11 +69,11 @@ func TestPersistedOutputClaude101(t *testing.T) {
 			view, stats := run.view, run.stats
 			call := view.only(t)
 			shown := view.shown(call)
-			if strings.Contains(shown, "<persisted-output>") || strings.Contains(call.rawOutput, "<persisted-output>") {
-				t.Errorf("the client shows raw <persisted-output> tags")
+			if assert.NotContains(t, shown, "<persisted-output>", "the client shows raw <persisted-output> tags") {
+				assert.NotContains(t, call.rawOutput, "<persisted-output>", "the client shows raw <persisted-output> tags")
 			}
-			if !c.zed && len(view.extension) > 0 {
-				t.Errorf("a client without the extension got %q", view.extension[:min(3, len(view.extension))])
+			if !c.zed {
+				assert.Empty(t, view.extension, "a client without the extension got %q", view.extension[:min(3, len(view.extension))])
 			}
 			n := len(numbered(shown))
 			t.Logf("%d lines shown, %d messages, %d bytes to the client", n, stats.Messages, stats.Bytes)
@@ -80,9 +83,8 @@ func TestPersistedOutputClaude101(t *testing.T) {
 					all[i] = true
 				}
 				checkLines(t, "client", shown, all)
-				if got := run.whole; got != 1 {
-					t.Errorf("%d messages carry the output's last line, want 1: the whole output travels once", got)
-				}
+				got := run.whole
+				assert.Equal(t, 1, got, "%d messages carry the output's last line, want 1: the whole output travels once", got)
 				return
 			}
 			checkClipped(t, shown, agent.ConfigDir)
@@ -98,18 +100,13 @@ var savedNote = regexp.MustCompile(`\n\[Output truncated \(\d+ bytes total\): fu
 func checkClipped(t *testing.T, shown, configDir string) {
 	t.Helper()
 	m := savedNote.FindStringSubmatchIndex(shown)
-	if m == nil {
-		t.Fatalf("the client does not show the note naming the saved file: …%q", shown[max(0, len(shown)-300):])
-	}
-	if path := shown[m[2]:m[3]]; !strings.HasPrefix(path, configDir+string(filepath.Separator)) {
-		t.Errorf("the note names %s, not a file under %s", path, configDir)
-	}
+	require.NotNil(t, m, "the client does not show the note naming the saved file: …%q", shown[max(0, len(shown)-300):])
+	path := shown[m[2]:m[3]]
+	assert.True(t, strings.HasPrefix(path, configDir+string(filepath.Separator)), "the note names %s, not a file under %s", path, configDir)
 	text := shown[:m[0]]
 	text = text[:strings.LastIndexByte(text, '\n')+1] // the clip cuts the last line short
 	for i, n := range numbered(text) {
-		if n != i+1 {
-			t.Fatalf("line %d shown in place %d", n, i+1)
-		}
+		require.Equal(t, i+1, n, "line %d shown in place %d", n, i+1)
 	}
 }
 
@@ -144,13 +141,11 @@ func runSaved(t *testing.T, agent *realagent.Agent, zed bool, flags []string, la
 		cl := acpclient.Start(t, opts)
 		cl.Initialize()
 		sid := cl.NewSession(agent.Dir)
-		if stop := cl.Prompt(sid, "print the lines"); stop != "end_turn" {
-			t.Errorf("stopReason %q", stop)
-		}
+		stop := cl.Prompt(sid, "print the lines")
+		assert.Equal(t, "end_turn", stop, "stopReason %q", stop)
 		r.stats = cl.Stats()
-		if p := cl.Problems(); len(p) > 0 {
-			t.Errorf("client problems: %q", p)
-		}
+		p := cl.Problems()
+		assert.Empty(t, p, "client problems: %q", p)
 	})
 	r.whole = int(whole.Load())
 	return r
@@ -190,13 +185,9 @@ func TestPersistedOutputOpencode(t *testing.T) {
 			call := run.view.only(t)
 			shown := run.view.shown(call)
 			t.Logf("%d lines shown, %d messages, %d bytes to the client", len(numbered(shown)), run.stats.Messages, run.stats.Bytes)
-			if call.status != "completed" {
-				t.Errorf("the call ended %q", call.status)
-			}
+			assert.Equal(t, "completed", call.status, "the call ended %q", call.status)
 			if !c.expand {
-				if !strings.Contains(shown, "Full output saved to: ") {
-					t.Errorf("the client does not show the note naming the saved file: %q", shown[:min(len(shown), 300)])
-				}
+				assert.Contains(t, shown, "Full output saved to: ", "the client does not show the note naming the saved file: %q", shown[:min(len(shown), 300)])
 				return
 			}
 			all := map[int]bool{}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/testbin"
 )
 
@@ -21,8 +23,6 @@ func proxyBin(t testing.TB) string { return testbin.Build(t, "./cmd/acp-proxy") 
 func tracesDir(t testing.TB) string {
 	t.Helper()
 	root, err := testbin.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return filepath.Join(root, "testdata", "traces")
 }

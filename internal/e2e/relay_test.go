@@ -11,6 +11,9 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
@@ -114,9 +117,7 @@ func writeMatrix(t *testing.T, path string, rows []*matrixRow) {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d/%d\t%d\n", r.agent, r.version, r.client, r.filters, result, r.bytes, r.shown, r.reported, r.live)
 	}
 	w.Flush()
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Errorf("%s: %v", matrixEnv, err)
-	}
+	assert.NoError(t, os.WriteFile(path, b.Bytes(), 0o644), "%s", matrixEnv)
 }
 
 func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow) {
@@ -151,16 +152,15 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 	var c *acpclient.Client
 	t.Run("session", func(t *testing.T) { // its end stops the proxy: the trace is complete
 		c = acpclient.Run(t, opts, "print the lines")
-		if p := c.Problems(); len(p) > 0 {
-			t.Errorf("client problems: %q", p)
-		}
+		p := c.Problems()
+		assert.Empty(t, p, "client problems: %q", p)
 	})
 	if t.Failed() {
 		t.FailNow()
 	}
-	if got := s.replies(); len(got) < 2 || got[len(got)-1] != "answer" {
-		t.Fatalf("model replies %q, want the tool call then the answer", got)
-	}
+	modelReplies := s.replies()
+	require.GreaterOrEqual(t, len(modelReplies), 2, "model replies %q, want the tool call then the answer", modelReplies)
+	require.Equal(t, "answer", modelReplies[len(modelReplies)-1], "model replies %q, want the tool call then the answer", modelReplies)
 	recs := readTraceFile(t, trace)
 	agentGot, agentSent := delivered(recs, acp.ClientToAgent), linesOf(recs, acp.AgentToClient)
 	got, sent := clientLines(c), clientSent(c)
@@ -171,35 +171,28 @@ func relay(t *testing.T, agent string, zed bool, flags []string, row *matrixRow)
 
 	if len(flags) == 0 {
 		for i, r := range recs {
-			if r.HasOut || !r.HasLine {
-				t.Fatalf("record %d: the proxy replaced a line with no filter on", i)
-			}
+			require.False(t, r.HasOut, "record %d: the proxy replaced a line with no filter on", i)
+			require.True(t, r.HasLine, "record %d: the proxy replaced a line with no filter on", i)
 		}
 		sameLines(t, "agent→client: what the client got vs what the agent sent", agentSent, got)
 		sameLines(t, "client→agent: what the agent got vs what the client sent", sent, agentGot)
 		return
 	}
 	sameLines(t, "client→agent after initialize", sent[1:], agentGot[1:])
-	if !bytes.Contains(sent[0], []byte(`"initialize"`)) {
-		t.Fatalf("the client's first line is not initialize: %s", shorten(sent[0]))
-	}
+	require.True(t, bytes.Contains(sent[0], []byte(`"initialize"`)), "the client's first line is not initialize: %s", shorten(sent[0]))
 	sameLines(t, "agent→client without tool updates", outsideToolCalls(t, agentSent), outsideToolCalls(t, got))
 	wantCalls, gotCalls := finalStates(t, agentSent), finalStates(t, got)
 	for id := range wantCalls {
-		if gotCalls[id] == nil {
-			t.Errorf("tool call %s never reached the client", id)
-		}
+		assert.NotNil(t, gotCalls[id], "tool call %s never reached the client", id)
 	}
 	checkLines(t, "client", shown, ref)
-	if call.status != "completed" {
-		t.Errorf("the call ended %q", call.status)
-	}
-	if !zed && len(view.extension) > 0 {
-		t.Errorf("a client without the extension got %q", view.extension[:min(3, len(view.extension))])
+	assert.Equal(t, "completed", call.status, "the call ended %q", call.status)
+	if !zed {
+		assert.Empty(t, view.extension, "a client without the extension got %q", view.extension[:min(3, len(view.extension))])
 	}
 	t.Logf("%d of the %d lines the agent reported shown; %d bytes to the client, the agent sent %d", len(numbered(shown)), len(ref), bytesOf(got), bytesOf(agentSent))
-	if strings.HasPrefix(agent, "gemini") && agent != "gemini-nopty" && len(ref) != 0 {
-		t.Errorf("gemini on its PTY reported %d lines; docs/agents.md says it shows none", len(ref))
+	if strings.HasPrefix(agent, "gemini") && agent != "gemini-nopty" {
+		assert.Empty(t, ref, "gemini on its PTY reported %d lines; docs/agents.md says it shows none", len(ref))
 	}
 }
 
@@ -214,16 +207,12 @@ func outsideToolCalls(t *testing.T, lines [][]byte) [][]byte {
 			continue
 		}
 		var msg map[string]any
-		if err := json.Unmarshal(l, &msg); err != nil {
-			t.Fatalf("permission request: %v", err)
-		}
+		require.NoError(t, json.Unmarshal(l, &msg), "permission request")
 		if params, ok := msg["params"].(map[string]any); ok {
 			delete(params, "toolCall")
 		}
 		b, err := json.Marshal(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, b)
 	}
 	return out

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
@@ -57,9 +60,7 @@ func TestLiveAndReplayAgree(t *testing.T) {
 			target := filepath.Join(s.agent.Dir, heredocFile)
 			const oldContent = "print('the old version')\n"
 			if tc.exists {
-				if err := os.WriteFile(target, []byte(oldContent), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(target, []byte(oldContent), 0o644))
 			}
 			trace := filepath.Join(t.TempDir(), "live.jsonl")
 			opts := acpclient.Options{
@@ -71,9 +72,8 @@ func TestLiveAndReplayAgree(t *testing.T) {
 			var c *acpclient.Client
 			t.Run("live", func(t *testing.T) { // its end stops the proxy: the trace is complete
 				c = acpclient.Run(t, opts, "run it")
-				if n := len(c.ToolCalls()); n != len(tc.commands) {
-					t.Errorf("%d tool calls, want %d\n%s", n, len(tc.commands), c.Report())
-				}
+				n := len(c.ToolCalls())
+				assert.Equal(t, len(tc.commands), n, "%d tool calls, want %d\n%s", n, len(tc.commands), c.Report())
 			})
 			if t.Failed() {
 				t.FailNow()
@@ -84,9 +84,7 @@ func TestLiveAndReplayAgree(t *testing.T) {
 			// shell-to-patch reads the target when it sees the call, and
 			// again when the call ends: the trace holds both, so what is
 			// on this disk now does not matter to the replay.
-			if err := os.WriteFile(target, []byte("print('not what the session saw')\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(target, []byte("print('not what the session saw')\n"), 0o644))
 			replayed := replayTrace(t, trace, tc.flags...)
 			gotReplay := linesOf(replayed, acp.AgentToClient)
 
@@ -126,28 +124,29 @@ func checkFiltersWorked(t *testing.T, flags, commands []string, zed bool, oldTex
 		switch {
 		case strings.Contains(st["rawInput"], "cat > "+heredocFile):
 			checked++
-			if strings.Contains(all, "--shell-to-patch") && (st["kind"] != `"edit"` || !strings.Contains(st["content"], `"type":"diff"`)) {
-				t.Errorf("call %s: kind %s, content %s; want the heredoc shown as an edit", id, st["kind"], shorten([]byte(st["content"])))
+			if strings.Contains(all, "--shell-to-patch") {
+				if assert.Equal(t, `"edit"`, st["kind"], "call %s: kind %s, content %s; want the heredoc shown as an edit", id, st["kind"], shorten([]byte(st["content"]))) {
+					assert.Contains(t, st["content"], `"type":"diff"`, "call %s: kind %s, content %s; want the heredoc shown as an edit", id, st["kind"], shorten([]byte(st["content"])))
+				}
 			}
-			if strings.Contains(all, "--shell-to-patch") && !strings.Contains(st["content"], `"oldText":`+oldText) {
-				t.Errorf("call %s: content %s, want oldText %s", id, shorten([]byte(st["content"])), oldText)
+			if strings.Contains(all, "--shell-to-patch") {
+				assert.Contains(t, st["content"], `"oldText":`+oldText, "call %s: content %s, want oldText %s", id, shorten([]byte(st["content"])), oldText)
 			}
 		case strings.Contains(st["title"], "seq 1 500"):
 			checked++
-			if zed && st["terminal data"] != output.String() {
-				t.Errorf("call %s: the terminal shows %d bytes, want the %d of the output", id, len(st["terminal data"]), output.Len())
+			if zed {
+				assert.Equal(t, output.String(), st["terminal data"], "call %s: the terminal shows %d bytes, want the %d of the output", id, len(st["terminal data"]), output.Len())
 			}
-			if !zed && !strings.Contains(st["content"], "line 500") {
-				t.Errorf("call %s: final content %s lacks the end of the output", id, shorten([]byte(st["content"])))
+			if !zed {
+				assert.Contains(t, st["content"], "line 500", "call %s: final content %s lacks the end of the output", id, shorten([]byte(st["content"])))
 			}
-			if n := c.ToolCall(id).Count; !zed && n > 100 {
-				t.Errorf("call %s: %d updates reached the plain client; coalesced, 500 lines take far fewer", id, n)
+			n := c.ToolCall(id).Count
+			if !zed {
+				assert.LessOrEqual(t, n, 100, "call %s: %d updates reached the plain client; coalesced, 500 lines take far fewer", id, n)
 			}
 		}
 	}
-	if checked != 1 {
-		t.Errorf("found %d calls of %q to check, want 1", checked, commands[0])
-	}
+	assert.Equal(t, 1, checked, "found %d calls of %q to check, want 1", checked, commands[0])
 }
 
 // TestDeltasTurnRealSnapshotsIntoTerminalOutput: no real agent sends
@@ -160,40 +159,24 @@ func checkFiltersWorked(t *testing.T, flags, commands []string, zed bool, oldTex
 func TestDeltasTurnRealSnapshotsIntoTerminalOutput(t *testing.T) {
 	src := filepath.Join(tracesDir(t), fmt.Sprintf("codex-0.13-plain-shell-%d.jsonl", mediumLines))
 	trace, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plain, _ := json.Marshal(json.RawMessage(acpclient.PlainCapabilities))
 	zed, _ := json.Marshal(json.RawMessage(acpclient.ZedLikeCapabilities))
-	if bytes.Count(trace, plain) != 1 {
-		t.Fatalf("the trace's initialize does not hold %s once", plain)
-	}
+	require.Equal(t, 1, bytes.Count(trace, plain), "the trace's initialize does not hold %s once", plain)
 	asZed := filepath.Join(t.TempDir(), "as-zed.jsonl")
-	if err := os.WriteFile(asZed, bytes.Replace(trace, plain, zed, 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(asZed, bytes.Replace(trace, plain, zed, 1), 0o644))
 	got := linesOf(replayTrace(t, asZed, "--deltas"), acp.AgentToClient)
 	states := finalStates(t, got)
-	if len(states) != 1 {
-		t.Fatalf("%d tool calls, want 1", len(states))
-	}
+	require.Len(t, states, 1, "%d tool calls, want 1", len(states))
 	var want strings.Builder
 	for i := 1; i <= mediumLines; i++ {
 		fmt.Fprintf(&want, "line %d\n", i)
 	}
 	for id, st := range states {
-		if st["terminal data"] != want.String() {
-			t.Errorf("the terminal holds %d bytes, want the %d of the output:\n%s", len(st["terminal data"]), want.Len(), shorten([]byte(st["terminal data"])))
-		}
-		if !jsonEqual(st["terminal exit"], fmt.Sprintf(`{"terminal_id":%q,"exit_code":0,"signal":null}`, id)) {
-			t.Errorf("terminal_exit %s, want exit 0 of terminal %s", st["terminal exit"], id)
-		}
-		if !jsonEqual(st["content"], fmt.Sprintf(`[{"type":"terminal","terminalId":%q}]`, id)) {
-			t.Errorf("content %s, want the terminal", shorten([]byte(st["content"])))
-		}
-		if st["status"] != `"completed"` {
-			t.Errorf("status %s", st["status"])
-		}
+		assert.Equal(t, want.String(), st["terminal data"], "the terminal holds %d bytes, want the %d of the output:\n%s", len(st["terminal data"]), want.Len(), shorten([]byte(st["terminal data"])))
+		assert.True(t, jsonEqual(st["terminal exit"], fmt.Sprintf(`{"terminal_id":%q,"exit_code":0,"signal":null}`, id)), "terminal_exit %s, want exit 0 of terminal %s", st["terminal exit"], id)
+		assert.True(t, jsonEqual(st["content"], fmt.Sprintf(`[{"type":"terminal","terminalId":%q}]`, id)), "content %s, want the terminal", shorten([]byte(st["content"])))
+		assert.Equal(t, `"completed"`, st["status"], "status %s", st["status"])
 	}
 	before, after := 0, 0
 	for _, l := range linesOf(readTraceFile(t, asZed), acp.AgentToClient) {
@@ -203,7 +186,5 @@ func TestDeltasTurnRealSnapshotsIntoTerminalOutput(t *testing.T) {
 		after += len(l) + 1
 	}
 	t.Logf("agent→client: %d bytes of snapshots → %d bytes of deltas", before, after)
-	if after*10 > before {
-		t.Errorf("%d bytes after --deltas, from %d: want a tenth at most", after, before)
-	}
+	assert.LessOrEqual(t, after*10, before, "%d bytes after --deltas, from %d: want a tenth at most", after, before)
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
@@ -53,9 +56,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			s := launch(t, tc.agent, []string{heredocScript, "ls"}, tc.unified, tc.policy)
 			target := filepath.Join(s.agent.Dir, heredocFile)
 			if tc.exists {
-				if err := os.WriteFile(target, []byte(oldContent), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(target, []byte(oldContent), 0o644))
 			}
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			opts := acpclient.Options{
@@ -73,13 +74,10 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 
 			// The agent really wrote the file.
 			written, err := os.ReadFile(target)
-			if err != nil || string(written) != heredocContent {
-				t.Fatalf("%s = %q (%v), want %q", heredocFile, written, err, heredocContent)
-			}
+			require.NoError(t, err)
+			require.Equal(t, heredocContent, string(written), heredocFile)
 			calls := c.ToolCalls()
-			if len(calls) != 2 {
-				t.Fatalf("%d tool calls, want the write and ls\n%s", len(calls), c.Report())
-			}
+			require.Len(t, calls, 2, "%d tool calls, want the write and ls\n%s", len(calls), c.Report())
 			writeID, lsID := calls[0].ID, calls[1].ID
 			var oldText *string
 			if tc.exists {
@@ -100,7 +98,7 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 					t.Logf("the write ran before the proxy saw its tool_call: oldText %q", *seen)
 					wantDiff.OldText = seen
 				default:
-					t.Errorf("oldText %q is neither null nor what the write wrote", *seen)
+					assert.Failf(t, "oldText is neither null nor what the write wrote", "%q", *seen)
 				}
 			}
 
@@ -124,13 +122,10 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 					continue
 				}
 				recognised = true
-				if callID != writeID {
-					t.Errorf("the proxy changed a message that is not the write's:\n%s", shorten(r.Line))
+				if !assert.Equal(t, writeID, callID, "the proxy changed a message that is not the write's:\n%s", shorten(r.Line)) {
 					continue
 				}
-				if len(r.Out) != 1 {
-					t.Fatalf("the proxy sent %d lines for one message of the write", len(r.Out))
-				}
+				require.Len(t, r.Out, 1, "the proxy sent %d lines for one message of the write", len(r.Out))
 				checkRewrite(t, r.Line, r.Out[0], wantDiff)
 				if e.Method == "session/request_permission" {
 					permID = e.ID
@@ -141,17 +136,17 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			// shows the diff and nothing else, no terminal, and the call
 			// ends as an edit of the file.
 			st := finalStates(t, clientLines(c))[writeID]
-			if st["kind"] != `"edit"` || !strings.Contains(st["title"], heredocFile) {
-				t.Errorf("the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile)
+			if assert.Equal(t, `"edit"`, st["kind"], "the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile) {
+				assert.Contains(t, st["title"], heredocFile, "the write ends as kind %s, title %s; want an edit naming %s", st["kind"], st["title"], heredocFile)
 			}
-			if want := mustJSON(t, []map[string]string{{"path": target}}); !jsonEqual(st["locations"], want) {
-				t.Errorf("locations %s, want %s", st["locations"], want)
-			}
-			if want := mustJSON(t, []diffItem{wantDiff}); !jsonEqual(st["content"], want) {
-				t.Errorf("content %s,\nwant %s", st["content"], want)
-			}
-			if st["status"] != `"completed"` || st["terminal data"] != "" || st["terminal exit"] != "" {
-				t.Errorf("status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"])
+			want := mustJSON(t, []map[string]string{{"path": target}})
+			assert.True(t, jsonEqual(st["locations"], want), "locations %s, want %s", st["locations"], want)
+			wantContent := mustJSON(t, []diffItem{wantDiff})
+			assert.True(t, jsonEqual(st["content"], wantContent), "content %s,\nwant %s", st["content"], wantContent)
+			if assert.Equal(t, `"completed"`, st["status"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"]) {
+				if assert.Empty(t, st["terminal data"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"]) {
+					assert.Empty(t, st["terminal exit"], "status %s, terminal data %q, exit %s; want completed and no terminal", st["status"], st["terminal data"], st["terminal exit"])
+				}
 			}
 
 			// Permission: the request for the write was rewritten (its
@@ -159,32 +154,27 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 			// agent as the client sent it.
 			perms := c.PermissionRequests()
 			asks := tc.policy == "untrusted" || strings.HasPrefix(tc.agent, "claude")
-			if asks && permID == nil {
-				t.Errorf("no permission request for the write was rewritten; got %d requests", len(perms))
+			if asks {
+				assert.NotNil(t, permID, "no permission request for the write was rewritten; got %d requests", len(perms))
 			}
 			if permID != nil {
 				answer := answerTo(t, recs, permID)
-				if answer == nil {
-					t.Errorf("the client's answer to permission request %s is not in the trace", permID)
-				}
+				assert.NotNil(t, answer, "the client's answer to permission request %s is not in the trace", permID)
 				sent := clientSent(c)
-				if !containsLine(sent, answer) {
-					t.Errorf("the answer the proxy got is not what the client sent: %s", shorten(answer))
-				}
+				assert.True(t, containsLine(sent, answer), "the answer the proxy got is not what the client sent: %s", shorten(answer))
 			}
 			if tc.unified && tc.policy == "untrusted" {
 				// Observed: unified exec asks before it announces the call,
 				// so the rewritten request is the first the client hears
 				// of it.
-				if first := firstMessageOf(t, clientLines(c), writeID); first != "session/request_permission" {
-					t.Errorf("the first message of the write is %q, want the permission request", first)
-				}
+				first := firstMessageOf(t, clientLines(c), writeID)
+				assert.Equal(t, "session/request_permission", first, "the first message of the write is %q, want the permission request", first)
 			}
 
 			// ls is untouched: its lines are the agent's.
 			for _, r := range recs {
-				if r.Dir == acp.AgentToClient && r.HasLine && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID && r.HasOut {
-					t.Errorf("the ls call was changed:\n%s\n→ %s", shorten(r.Line), shorten(r.Out[0]))
+				if r.Dir == acp.AgentToClient && r.HasLine && r.HasOut && callIDOf(t, decodeEnvelope(t, r.Line)) == lsID {
+					assert.Fail(t, "the ls call was changed", "%s\n→ %s", shorten(r.Line), shorten(r.Out[0]))
 				}
 			}
 			if t.Failed() {
@@ -207,7 +197,7 @@ func observedOldText(t *testing.T, recs []trace.Record, id string) *string {
 			return content[0].OldText
 		}
 	}
-	t.Fatalf("the write was not rewritten")
+	require.FailNow(t, "the write was not rewritten")
 	return nil
 }
 
@@ -224,9 +214,7 @@ func mustJSON(t *testing.T, v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, enc.Encode(v))
 	return compact(bytes.TrimSpace(b.Bytes()))
 }
 
@@ -265,9 +253,7 @@ func callOf(t *testing.T, line []byte) (envelope, map[string]json.RawMessage) {
 		raw = e.Params.ToolCall
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("tool call object: %v: %s", err, shorten(line))
-	}
+	require.NoError(t, json.Unmarshal(raw, &m), "tool call object: %s", shorten(line))
 	return e, m
 }
 
@@ -277,14 +263,12 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	t.Helper()
 	oe, o := callOf(t, orig)
 	ge, g := callOf(t, got)
-	if oe.Method != ge.Method || !bytes.Equal(oe.ID, ge.ID) {
-		t.Errorf("method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID)
+	if assert.Equal(t, ge.Method, oe.Method, "method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID) {
+		assert.Equal(t, string(ge.ID), string(oe.ID), "method/id changed: %s %s → %s %s", oe.Method, oe.ID, ge.Method, ge.ID)
 	}
 	// Outside the tool call object, nothing changes (the permission
 	// request's options, the session id, the envelope).
-	if !reflect.DeepEqual(outsideCall(t, orig), outsideCall(t, got)) {
-		t.Errorf("the message outside its tool call changed:\n%s\n→ %s", shorten(orig), shorten(got))
-	}
+	assert.Equal(t, outsideCall(t, got), outsideCall(t, orig), "the message outside its tool call changed:\n%s\n→ %s", shorten(orig), shorten(got))
 	if oe.Method == "session/request_permission" {
 		var op, gp struct {
 			Params struct {
@@ -293,8 +277,8 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 		}
 		json.Unmarshal(orig, &op)
 		json.Unmarshal(got, &gp)
-		if len(op.Params.Options) == 0 || !bytes.Equal(op.Params.Options, gp.Params.Options) {
-			t.Errorf("permission options changed: %s → %s", op.Params.Options, gp.Params.Options)
+		if assert.NotEmpty(t, op.Params.Options, "permission options changed: %s → %s", op.Params.Options, gp.Params.Options) {
+			assert.Equal(t, string(gp.Params.Options), string(op.Params.Options), "permission options changed: %s → %s", op.Params.Options, gp.Params.Options)
 		}
 	}
 	// Kept as they were: the id, status, rawInput, rawOutput and anything
@@ -304,9 +288,7 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 		case "kind", "title", "locations", "content", "_meta":
 			continue
 		}
-		if !bytes.Equal(v, g[k]) {
-			t.Errorf("%s changed: %s → %s", k, shorten(v), shorten(g[k]))
-		}
+		assert.Equal(t, string(g[k]), string(v), "%s changed: %s → %s", k, shorten(v), shorten(g[k]))
 	}
 	// _meta: as it was, without the terminal keys.
 	var om, gm map[string]json.RawMessage
@@ -314,34 +296,31 @@ func checkRewrite(t *testing.T, orig, got []byte, want diffItem) {
 	json.Unmarshal(g["_meta"], &gm)
 	for _, k := range terminalKeys {
 		delete(om, k)
-		if _, ok := gm[k]; ok {
-			t.Errorf("_meta.%s survived the rewrite", k)
-		}
+		_, ok := gm[k]
+		assert.False(t, ok, "_meta.%s survived the rewrite", k)
 	}
 	if len(om) > 0 || len(gm) > 0 {
-		if !reflect.DeepEqual(om, gm) {
-			t.Errorf("_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
-		}
+		assert.Equal(t, gm, om, "_meta %s, want %s without the terminal keys", g["_meta"], o["_meta"])
 	}
 	// The edit's own members, where set.
-	if v, ok := g["kind"]; ok && string(v) != `"edit"` {
-		t.Errorf("kind %s, want \"edit\"", v)
+	if v, ok := g["kind"]; ok {
+		assert.Equal(t, `"edit"`, string(v), "kind")
 	}
-	if v, ok := g["title"]; ok && !strings.Contains(string(v), heredocFile) {
-		t.Errorf("title %s does not name %s", v, heredocFile)
+	if v, ok := g["title"]; ok {
+		assert.Contains(t, string(v), heredocFile, "title")
 	}
-	if v, ok := g["locations"]; ok && !jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})) {
-		t.Errorf("locations %s, want [{path: %s}]", v, want.Path)
+	if v, ok := g["locations"]; ok {
+		assert.True(t, jsonEqual(string(v), mustJSON(t, []map[string]string{{"path": want.Path}})), "locations %s, want [{path: %s}]", v, want.Path)
 	}
-	if v, ok := g["content"]; ok && !jsonEqual(string(v), wantContent(t, oe.Method, o["content"], want)) {
-		t.Errorf("content %s,\nwant %s", shorten(v), wantContent(t, oe.Method, o["content"], want))
+	if v, ok := g["content"]; ok {
+		wc := wantContent(t, oe.Method, o["content"], want)
+		assert.True(t, jsonEqual(string(v), wc), "content %s,\nwant %s", shorten(v), wc)
 	}
 	_, announces := o["rawInput"]
 	if ge.Method == "session/request_permission" || announces {
 		for _, k := range []string{"kind", "title", "locations", "content"} {
-			if _, ok := g[k]; !ok {
-				t.Errorf("%s: the message that shows the command lacks %s", ge.Method, k)
-			}
+			_, ok := g[k]
+			assert.True(t, ok, "%s: the message that shows the command lacks %s", ge.Method, k)
 		}
 	}
 }
@@ -375,22 +354,18 @@ func checkUnchangedWriteMessage(t *testing.T, line []byte) {
 	var meta map[string]json.RawMessage
 	json.Unmarshal(m["_meta"], &meta)
 	for _, k := range terminalKeys {
-		if _, ok := meta[k]; ok {
-			t.Errorf("a message of the write went through with _meta.%s: %s", k, shorten(line))
-		}
+		_, ok := meta[k]
+		assert.False(t, ok, "a message of the write went through with _meta.%s: %s", k, shorten(line))
 	}
-	if _, ok := m["content"]; ok {
-		t.Errorf("a message of the write went through with its own content: %s", shorten(line))
-	}
+	_, ok := m["content"]
+	assert.False(t, ok, "a message of the write went through with its own content: %s", shorten(line))
 }
 
 // outsideCall is the message with its tool call object removed.
 func outsideCall(t *testing.T, line []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(line, &m))
 	if p, ok := m["params"].(map[string]any); ok {
 		delete(p, "update")
 		delete(p, "toolCall")
@@ -408,9 +383,7 @@ func answerTo(t *testing.T, recs []trace.Record, id json.RawMessage) []byte {
 		}
 		e := decodeEnvelope(t, r.Line)
 		if e.Method == "" && bytes.Equal(e.ID, id) {
-			if r.HasOut {
-				t.Errorf("the proxy changed the client's answer: %s → %q", shorten(r.Line), r.Out)
-			}
+			assert.False(t, r.HasOut, "the proxy changed the client's answer: %s → %q", shorten(r.Line), r.Out)
 			return r.Line
 		}
 	}
@@ -544,13 +517,9 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				policy = "ask"
 			}
 			s := launchScript(t, tc.agent, mockmodel.Script{Commands: tc.commands, Workdirs: tc.workdirs}, false, policy)
-			if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755))
 			for rel, content := range tc.before {
-				if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644))
 			}
 			if tc.hook != "" {
 				addClaudeHook(t, s.agent.ConfigDir, tc.hook)
@@ -572,29 +541,30 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			}
 			for rel, want := range tc.files {
 				got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel))
-				if err != nil || string(got) != want {
-					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				if assert.NoError(t, err) {
+					assert.Equal(t, want, string(got), "what the agent wrote to %s", rel)
 				}
 			}
 			for _, rel := range tc.absent {
-				if _, err := os.Stat(filepath.Join(s.agent.Dir, rel)); err == nil {
-					t.Errorf("the agent wrote %s", rel)
-				}
+				_, err := os.Stat(filepath.Join(s.agent.Dir, rel))
+				assert.Error(t, err, "the agent wrote %s", rel)
 			}
 			shown := shownDiffs(t, clientLines(c))
 			for path, d := range shown {
 				got, err := os.ReadFile(path)
-				if err != nil || string(got) != d.NewText {
-					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", path, d.NewText, got, err)
+				if assert.NoError(t, err) {
+					assert.Equal(t, d.NewText, string(got), "the client was shown %s becoming the left; the agent wrote the right", path)
 				}
 				rel, _ := filepath.Rel(s.agent.Dir, path)
-				if old, existed := tc.before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
-					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
+				old, existed := tc.before[rel]
+				if assert.False(t, d.OldText == nil && existed, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed) {
+					assert.False(t, d.OldText != nil && *d.OldText != old, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
 				}
 			}
 			for _, rel := range tc.shown {
-				if _, ok := shown[filepath.Join(s.agent.Dir, rel)]; !ok && tc.agent != "opencode" {
-					t.Errorf("no diff showed %s", rel)
+				_, ok := shown[filepath.Join(s.agent.Dir, rel)]
+				if !ok {
+					assert.Equal(t, "opencode", tc.agent, "no diff showed %s", rel)
 				}
 			}
 			// opencode may ask before it reports the command (and its workdir): the proxy
@@ -607,18 +577,14 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			for id, st := range finalStates(t, clientLines(c)) {
 				if st["kind"] == `"edit"` {
 					edits++
-					if early[id] {
-						t.Errorf("call %s was shown as an edit, though its permission request came before its command", id)
-					}
+					assert.False(t, early[id], "call %s was shown as an edit, though its permission request came before its command", id)
 				}
 			}
 			if tc.edits > 0 && len(early) > 0 {
 				t.Logf("%d of the calls asked before reporting their command", len(early))
 				wantEdits = max(tc.edits-len(early), 0)
 			}
-			if edits != wantEdits {
-				t.Errorf("%d calls shown as edits, want %d", edits, wantEdits)
-			}
+			assert.Equal(t, wantEdits, edits)
 			if tc.agent == "opencode" {
 				// Every edit was shown in the request that asked to run it; opencode's defaults
 				// never ask.
@@ -629,8 +595,8 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 						asked++
 					}
 				}
-				if tc.allow && len(perms) > 0 || !tc.allow && asked != edits {
-					t.Errorf("%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits)
+				if assert.False(t, tc.allow && len(perms) > 0, "%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits) {
+					assert.False(t, !tc.allow && asked != edits, "%d permission requests, %d showing a diff; want one for each of the %d edits (none with its defaults)", len(perms), asked, edits)
 				}
 			}
 			if t.Failed() {
@@ -750,27 +716,19 @@ func addClaudeHook(t *testing.T, configDir, command string) {
 	path := filepath.Join(configDir, "settings.json")
 	settings := map[string]any{}
 	if b, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(b, &settings); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(b, &settings))
 	}
 	out := mustJSON(t, map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": "PreToolUse",
 		"updatedInput":  map[string]any{"command": command, "description": "rewritten by a hook"},
 	}})
 	hook := filepath.Join(configDir, "rewrite-hook.sh")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '"+out+"'\n"), 0o755))
 	settings["hooks"] = map[string]any{"PreToolUse": []any{map[string]any{
 		"matcher": "Bash",
 		"hooks":   []any{map[string]any{"type": "command", "command": hook}},
 	}}}
 	b, err := json.Marshal(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 }

@@ -10,6 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
@@ -23,9 +26,7 @@ const takenBackNote = "acp-proxy: the command did not write what was shown"
 func claudeProxy(t *testing.T, agent string, script mockmodel.Script, env []string, onLine func(acpclient.Line)) (*acpclient.Client, string) {
 	t.Helper()
 	s := launchScript(t, agent, script, false, "untrusted")
-	if err := os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755))
 	c := acpclient.Start(t, acpclient.Options{
 		Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--"}, s.agent.Argv...),
 		Env:          append(s.agent.Env[:len(s.agent.Env):len(s.agent.Env)], env...),
@@ -50,8 +51,8 @@ func checkFinalDiffsHoldTheDisk(t *testing.T, lines [][]byte) (edits, takenBack 
 		for _, it := range items {
 			if it.Type == "diff" {
 				got, err := os.ReadFile(it.Path)
-				if err != nil || string(got) != it.NewText {
-					t.Errorf("call %s ends showing %s becoming %q; it holds %q (%v)", id, it.Path, it.NewText, got, err)
+				if assert.NoError(t, err) {
+					assert.Equal(t, it.NewText, string(got), "call %s ends showing %s becoming the left; it holds the right", id, it.Path)
 				}
 			}
 			if strings.HasPrefix(it.Content.Text, takenBackNote) {
@@ -91,16 +92,13 @@ func TestShellToPatchClaudeShellAcrossTurns(t *testing.T) {
 				"first turn": {"cd sub && echo a > x.txt"}, "second turn": {"echo b > notes.md"}}}
 			c, dir := claudeProxy(t, tc.agent, script, nil, nil)
 			sid := c.NewSession(dir)
-			if stop := c.Prompt(sid, "first turn"); stop != "end_turn" {
-				t.Fatalf("first turn: %s", stop)
-			}
+			stop := c.Prompt(sid, "first turn")
+			require.Equal(t, "end_turn", stop, "first turn: %s", stop)
 			if tc.between != "" {
 				c.Call(tc.between, map[string]any{"sessionId": sid, "cwd": dir, "mcpServers": []any{}})
 			}
 			before := len(c.Lines())
-			if stop := c.Prompt(sid, "second turn"); stop != "end_turn" {
-				t.Fatalf("second turn: %s", stop)
-			}
+			require.Equal(t, "end_turn", c.Prompt(sid, "second turn"), "the second turn's stop reason")
 			lands := ""
 			for _, rel := range []string{"notes.md", "sub/notes.md"} {
 				if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
@@ -108,20 +106,19 @@ func TestShellToPatchClaudeShellAcrossTurns(t *testing.T) {
 				}
 			}
 			t.Logf("%s: notes.md landed in %q", tc.name, lands)
-			if tc.lands != "" && lands != tc.lands {
-				t.Errorf("notes.md landed in %q, want %q: the release's behaviour changed", lands, tc.lands)
+			if tc.lands != "" {
+				assert.Equal(t, tc.lands, lands, "notes.md landed in")
 			}
 			second := clientLines(c)[before:]
 			edits, _ := checkFinalDiffsHoldTheDisk(t, second)
 			for _, l := range second {
-				if bytes.Contains(l, []byte(`notes.md"`)) && bytes.Contains(l, []byte(`"type":"diff"`)) &&
-					(lands == "" || !bytes.Contains(l, []byte(`"path":"`+filepath.Join(dir, lands)+`"`))) {
-					t.Errorf("the client was shown another file than %q: %s", lands, l)
+				if bytes.Contains(l, []byte(`notes.md"`)) && bytes.Contains(l, []byte(`"type":"diff"`)) {
+					if assert.NotEmpty(t, lands, "the client was shown another file than %q: %s", lands, l) {
+						assert.True(t, bytes.Contains(l, []byte(`"path":"`+filepath.Join(dir, lands)+`"`)), "the client was shown another file than %q: %s", lands, l)
+					}
 				}
 			}
-			if edits != tc.edits {
-				t.Errorf("%d second-turn calls shown as edits, want %d", edits, tc.edits)
-			}
+			assert.Equal(t, tc.edits, edits)
 			if t.Failed() {
 				t.Log(c.Report())
 				for _, l := range second {
@@ -139,9 +136,7 @@ func TestShellToPatchTakesBackWhatDidNotHappen(t *testing.T) {
 	// writes other text, where the proxy cannot see it.
 	prefixDir := t.TempDir()
 	prefix := filepath.Join(prefixDir, "prefix.sh")
-	if err := os.WriteFile(prefix, []byte("#!/bin/sh\necho rewritten > \"$PWD/original.txt\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(prefix, []byte("#!/bin/sh\necho rewritten > \"$PWD/original.txt\"\n"), 0o755))
 	for _, agent := range []string{"claude-0.23", "claude-0.101"} {
 		t.Run(agent+" a shell prefix rewrites the command", func(t *testing.T) {
 			t.Parallel()
@@ -154,9 +149,7 @@ func TestShellToPatchTakesBackWhatDidNotHappen(t *testing.T) {
 				t.Skipf("the prefix did not run as expected (original.txt = %q)", got)
 			}
 			_, takenBack := checkFinalDiffsHoldTheDisk(t, clientLines(c))
-			if takenBack != 1 {
-				t.Errorf("%d calls taken back, want 1\n%s", takenBack, c.Report())
-			}
+			assert.Equal(t, 1, takenBack, "%d calls taken back, want 1\n%s", takenBack, c.Report())
 		})
 		t.Run(agent+" the file turns immutable between the prompt and the run", func(t *testing.T) {
 			t.Parallel()
@@ -170,9 +163,7 @@ func TestShellToPatchTakesBackWhatDidNotHappen(t *testing.T) {
 			})
 			path := filepath.Join(dir, "notes.md")
 			target.Store(&path)
-			if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte("old\n"), 0o644))
 			t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
 			sid := c.NewSession(dir)
 			c.Prompt(sid, "write it")
@@ -180,9 +171,7 @@ func TestShellToPatchTakesBackWhatDidNotHappen(t *testing.T) {
 				t.Skip("chattr +i is not available here")
 			}
 			_, takenBack := checkFinalDiffsHoldTheDisk(t, clientLines(c))
-			if takenBack != 1 {
-				t.Errorf("%d calls taken back, want 1\n%s", takenBack, c.Report())
-			}
+			assert.Equal(t, 1, takenBack, "%d calls taken back, want 1\n%s", takenBack, c.Report())
 		})
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
@@ -35,9 +38,7 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 			}
 			s := launchScript(t, "opencode", mockmodel.Script{Calls: calls}, false, policy)
 			for rel, content := range before {
-				if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644))
 			}
 			trace := filepath.Join(t.TempDir(), "live.jsonl")
 			opts := acpclient.Options{
@@ -52,8 +53,8 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 				t.FailNow()
 			}
 			for rel, want := range after {
-				if got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel)); err != nil || string(got) != want {
-					t.Errorf("the agent wrote %s = %q (%v), want %q", rel, got, err, want)
+				if got, err := os.ReadFile(filepath.Join(s.agent.Dir, rel)); assert.NoError(t, err) {
+					assert.Equal(t, want, string(got), "what the agent wrote to %s", rel)
 				}
 			}
 			lines := clientLines(c)
@@ -62,11 +63,12 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 					continue // opencode's own oldString → newString, named relative to the project
 				}
 				rel, _ := filepath.Rel(s.agent.Dir, path)
-				if got, err := os.ReadFile(path); err != nil || string(got) != d.NewText {
-					t.Errorf("the client was shown %s becoming %q; the agent wrote %q (%v)", rel, d.NewText, got, err)
+				if got, err := os.ReadFile(path); assert.NoError(t, err) {
+					assert.Equal(t, d.NewText, string(got), "the client was shown %s becoming the left; the agent wrote the right", rel)
 				}
-				if old, existed := before[rel]; d.OldText == nil && existed || d.OldText != nil && *d.OldText != old {
-					t.Errorf("the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
+				old, existed := before[rel]
+				if assert.False(t, d.OldText == nil && existed, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed) {
+					assert.False(t, d.OldText != nil && *d.OldText != old, "the client was shown %s as %s before; it was %q (existed: %v)", rel, mustJSON(t, d.OldText), old, existed)
 				}
 			}
 			whole := wholeFileDiffsAtTheEnd(t, lines)
@@ -75,23 +77,19 @@ func TestShellToPatchShowsWhatOpencodesEditToolWrote(t *testing.T) {
 				want = map[string]bool{"a.txt": true, "d.txt": true, "b.txt": true, "e.txt": true, "r.txt": true, "n.txt": true}
 			}
 			for rel := range after {
-				if whole[filepath.Join(s.agent.Dir, rel)] != want[rel] {
-					t.Errorf("%s: a whole-file diff in the call's final state: %v, want %v", rel, !want[rel], want[rel])
-				}
+				assert.Equal(t, want[rel], whole[filepath.Join(s.agent.Dir, rel)], "%s: a whole-file diff in the call's final state: %v, want %v", rel, !want[rel], want[rel])
 			}
 			if ask {
 				for _, p := range c.PermissionRequests() {
-					if !containsDiff(p) && !containsPath(p, "m.txt") && !containsPath(p, "p.txt") {
-						t.Errorf("a permission request without a diff: %s", p)
+					if !containsDiff(p) && !containsPath(p, "m.txt") {
+						assert.True(t, containsPath(p, "p.txt"), "a permission request without a diff: %s", p)
 					}
 				}
 			}
 			// The trace holds every file the proxy read: a replay shows the same, whatever is
 			// on this disk now.
 			for rel := range after {
-				if err := os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte("not what the session saw\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte("not what the session saw\n"), 0o644))
 			}
 			replayed := replayTrace(t, trace, "--shell-to-patch")
 			sameLines(t, "agent→client, live vs replay", lines, linesOf(replayed, acp.AgentToClient))

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/linediff"
 	"github.com/acp-proxy/acp-proxy/internal/trace"
@@ -25,9 +28,7 @@ func readTrace(t *testing.T, r io.Reader) []trace.Record {
 	t.Helper()
 	var recs []trace.Record
 	for rec, err := range trace.NewReader(r).All() {
-		if err != nil {
-			t.Fatalf("reading trace: %v", err)
-		}
+		require.NoError(t, err, "reading trace")
 		if rec.Conn != nil {
 			continue
 		}
@@ -39,9 +40,7 @@ func readTrace(t *testing.T, r io.Reader) []trace.Record {
 func readTraceFile(t *testing.T, path string) []trace.Record {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	return readTrace(t, f)
 }
@@ -101,21 +100,17 @@ func replayTrace(t *testing.T, trace string, flags ...string) []trace.Record {
 	cmd := exec.Command(proxyBin(t), append(append([]string{"replay"}, flags...), trace)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("acp-proxy replay %q: %v\n%s", flags, err, stderr.String())
-	}
-	if stderr.Len() > 0 {
-		t.Errorf("acp-proxy replay %q wrote to stderr: %s", flags, stderr.String())
-	}
+	err := cmd.Run()
+	require.NoError(t, err, "acp-proxy replay %q\n%s", flags, stderr.String())
+	assert.Empty(t, stderr.String(), "acp-proxy replay %q wrote to stderr: %s", flags, stderr.String())
 	return readTrace(t, &stdout)
 }
 
 // sameLines fails at the first line where two streams differ.
 func sameLines(t *testing.T, what string, want, got [][]byte) {
 	t.Helper()
-	if d := linediff.First(want, got); d != "" {
-		t.Errorf("%s: %s", what, d)
-	}
+	d := linediff.First(want, got)
+	assert.Empty(t, d, "%s: %s", what, d)
 }
 
 func shorten(b []byte) string {
@@ -142,9 +137,7 @@ type envelope struct {
 func decodeEnvelope(t *testing.T, line []byte) envelope {
 	t.Helper()
 	var e envelope
-	if err := json.Unmarshal(line, &e); err != nil {
-		t.Fatalf("not a JSON-RPC message: %v: %s", err, shorten(line))
-	}
+	require.NoError(t, json.Unmarshal(line, &e), "not a JSON-RPC message: %s", shorten(line))
 	return e
 }
 
@@ -256,7 +249,7 @@ func sameFinalStates(t *testing.T, what string, want, got [][]byte) {
 			}
 		}
 		sort.Strings(diffs)
-		t.Errorf("%s: tool call %s ends differently:\n%s", what, id, strings.Join(diffs, "\n"))
+		assert.Failf(t, "a tool call ends differently", "%s: tool call %s:\n%s", what, id, strings.Join(diffs, "\n"))
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
 
@@ -51,9 +54,7 @@ func TestACPv2Session(t *testing.T) {
 			nodeBin, sdk := realagent.AcpSDKv2(t)
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			script, err := filepath.Abs(filepath.Join("testdata", "v2client.mjs"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			argv := append([]string{script, sdk, s.agent.Dir, "print five lines", "--", proxyBin(t)}, flags...)
 			argv = append(append(argv, "--record", trace, "--"), s.agent.Argv...)
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -62,31 +63,26 @@ func TestACPv2Session(t *testing.T) {
 			cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("v2 client: %v\nstderr:\n%s", err, tail(stderr.String()))
-			}
+			err = cmd.Run()
+			require.NoError(t, err, "v2 client\nstderr:\n%s", tail(stderr.String()))
 			var r v2Report
-			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
-				t.Fatalf("v2 client report: %v\n%s\nstderr:\n%s", err, tail(stdout.String()), tail(stderr.String()))
-			}
+			require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "v2 client report\n%s\nstderr:\n%s", tail(stdout.String()), tail(stderr.String()))
 			checkV2Session(t, r)
 
 			recs := readTraceFile(t, trace)
-			if len(recs) == 0 || !bytes.Contains(recs[0].Line, []byte(`"protocolVersion":2`)) || !bytes.Contains(recs[0].Line, []byte(`"capabilities"`)) {
-				t.Fatalf("the first line is not a v2 initialize: %s", shorten(recs[0].Line))
-			}
+			require.NotEmpty(t, recs, "an empty trace")
+			require.True(t, bytes.Contains(recs[0].Line, []byte(`"protocolVersion":2`)), "the first line is not a v2 initialize: %s", shorten(recs[0].Line))
+			require.True(t, bytes.Contains(recs[0].Line, []byte(`"capabilities"`)), "the first line is not a v2 initialize: %s", shorten(recs[0].Line))
 			changed := 0
 			for i, rec := range recs {
 				if rec.HasOut || !rec.HasLine {
 					changed++
 					if changed <= 3 {
-						t.Errorf("record %d (%s): a filter changed a v2 line:\n in: %s\nout: %s", i, rec.Dir, shorten(rec.Line), shorten(bytes.Join(rec.Out, []byte("\n"))))
+						t.Logf("record %d (%s): a filter changed a v2 line:\n in: %s\nout: %s", i, rec.Dir, shorten(rec.Line), shorten(bytes.Join(rec.Out, []byte("\n"))))
 					}
 				}
 			}
-			if changed > 0 {
-				t.Errorf("%d of %d lines changed with %q", changed, len(recs), flags)
-			}
+			assert.Zero(t, changed, "%d of %d lines changed with %q", changed, len(recs), flags)
 			t.Logf("%d lines relayed; %d updates, %d permission requests, stop reason %q", len(recs), len(r.Updates), len(r.Permissions), r.StopReason)
 		})
 	}
@@ -96,15 +92,13 @@ func TestACPv2Session(t *testing.T) {
 // first, and reported the call's end in v2 terms.
 func checkV2Session(t *testing.T, r v2Report) {
 	t.Helper()
-	if r.Initialize.ProtocolVersion != 2 || r.Initialize.Info == nil || r.Initialize.Capabilities == nil {
-		t.Errorf("initialize response %+v, want protocolVersion 2 with info and capabilities", r.Initialize)
+	if assert.Equal(t, 2, r.Initialize.ProtocolVersion, "initialize response %+v, want protocolVersion 2 with info and capabilities", r.Initialize) {
+		if assert.NotNil(t, r.Initialize.Info, "initialize response %+v, want protocolVersion 2 with info and capabilities", r.Initialize) {
+			assert.NotNil(t, r.Initialize.Capabilities, "initialize response %+v, want protocolVersion 2 with info and capabilities", r.Initialize)
+		}
 	}
-	if r.StopReason != "end_turn" {
-		t.Errorf("stop reason %q, want end_turn", r.StopReason)
-	}
-	if len(r.Permissions) != 1 {
-		t.Errorf("%d permission requests, want 1", len(r.Permissions))
-	}
+	assert.Equal(t, "end_turn", r.StopReason, "stop reason")
+	assert.Len(t, r.Permissions, 1, "%d permission requests, want 1", len(r.Permissions))
 	var kinds []string
 	completed := false
 	for _, u := range r.Updates {
@@ -113,7 +107,5 @@ func checkV2Session(t *testing.T, r v2Report) {
 			completed = true
 		}
 	}
-	if !completed {
-		t.Errorf("no tool call completed; updates: %s", strings.Join(kinds, " "))
-	}
+	assert.True(t, completed, "no tool call completed; updates: %s", strings.Join(kinds, " "))
 }

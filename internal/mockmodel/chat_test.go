@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -56,13 +59,11 @@ type chatChunk struct {
 func postChat(t *testing.T, url, body string) []chatChunk {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST %s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
+		require.FailNowf(t, "POST failed", "%s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
 	}
 	var chunks []chatChunk
 	done := false
@@ -74,20 +75,16 @@ func postChat(t *testing.T, url, body string) []chatChunk {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		switch {
 		case !ok || done:
-			t.Fatalf("unexpected SSE line %q", sc.Text())
+			require.FailNowf(t, "unexpected SSE line", "%q", sc.Text())
 		case data == "[DONE]":
 			done = true
 			continue
 		}
 		var c chatChunk
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(data), &c))
 		chunks = append(chunks, c)
 	}
-	if !done {
-		t.Errorf("the stream does not end with [DONE]")
-	}
+	assert.True(t, done, "the stream does not end with [DONE]")
 	return chunks
 }
 
@@ -113,46 +110,44 @@ func TestChatTurn(t *testing.T) {
 		}
 	}
 	var in struct{ Command, Description string }
-	if err := json.Unmarshal([]byte(args.String()), &in); err != nil || name != "bash" || id != "call_mock_1" || in.Command != "echo hi" || in.Description == "" {
-		t.Errorf("tool call %s %s %q (%v), want bash call_mock_1 with the command and a description", name, id, args.String(), err)
+	assert.Equal(t, "bash", name, "tool name")
+	assert.Equal(t, "call_mock_1", id, "tool call id")
+	if assert.NoError(t, json.Unmarshal([]byte(args.String()), &in), "arguments %q", args.String()) {
+		assert.Equal(t, "echo hi", in.Command, "arguments %q", args.String())
+		assert.NotEmpty(t, in.Description, "arguments %q", args.String())
 	}
-	if finish(chunks) != "tool_calls" {
-		t.Errorf("finish_reason %q, want tool_calls", finish(chunks))
-	}
+	assert.Equal(t, "tool_calls", finish(chunks), "finish_reason")
 
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone))
-	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.DefaultAnswer || finish(chunks) != "stop" {
-		t.Errorf("after the tool result: %+v, want the answer", chunks)
+	c := chunks[0].Choices[0].Delta.Content
+	if assert.NotNil(t, c, "after the tool result: %+v, want the answer", chunks) {
+		if assert.Equal(t, mockmodel.DefaultAnswer, *c, "after the tool result: %+v, want the answer", chunks) {
+			assert.Equal(t, "stop", finish(chunks), "after the tool result: %+v, want the answer", chunks)
+		}
 	}
 	// A new prompt starts the script again.
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, `{"role":"assistant","content":"done"}`, chatPrompt))
-	if len(chunks[0].Choices[0].Delta.ToolCalls) != 1 {
-		t.Errorf("second prompt: %+v, want a tool call", chunks[0])
-	}
+	assert.Len(t, chunks[0].Choices[0].Delta.ToolCalls, 1, "second prompt: %+v, want a tool call", chunks[0])
 
 	// The title request: no tools, streamed or not.
 	chunks = postChat(t, url, chatBody(false, true, chatSystem, chatPrompt))
-	if c := chunks[0].Choices[0].Delta.Content; c == nil || *c != mockmodel.AuxText {
-		t.Errorf("streamed title reply %+v", chunks)
+	if c := chunks[0].Choices[0].Delta.Content; assert.NotNil(t, c, "streamed title reply %+v", chunks) {
+		assert.Equal(t, mockmodel.AuxText, *c, "streamed title reply")
 	}
 	resp, err := http.Post(url, "application/json", strings.NewReader(chatBody(false, false, chatPrompt)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	var full struct {
 		Choices []struct {
 			Message struct{ Content string } `json:"message"`
 		} `json:"choices"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&full); err != nil || full.Choices[0].Message.Content != mockmodel.AuxText {
-		t.Errorf("title reply %+v (%v)", full, err)
+	if assert.NoError(t, json.NewDecoder(resp.Body).Decode(&full), "title reply") {
+		assert.Equal(t, mockmodel.AuxText, full.Choices[0].Message.Content, "title reply %+v", full)
 	}
 	want := []string{"tool bash", "answer", "tool bash", "aux", "aux"}
 	for i, r := range m.Requests() {
-		if r.Reply != want[i] {
-			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
-		}
+		assert.Equal(t, want[i], r.Reply, "request %d reply %q, want %q", i, r.Reply, want[i])
 	}
 }
 
@@ -170,11 +165,9 @@ func TestChatCallsAfterCommands(t *testing.T) {
 			args.WriteString(tc.Function.Arguments)
 		}
 	}
-	if name != "edit" || args.String() != `{"filePath":"a.txt","newString":"b","oldString":"a"}` {
-		t.Errorf("second step: %s %s, want the edit call", name, args.String())
+	if assert.Equal(t, "edit", name, "second step: %s %s, want the edit call", name, args.String()) {
+		assert.Equal(t, `{"filePath":"a.txt","newString":"b","oldString":"a"}`, args.String(), "second step: %s %s, want the edit call", name, args.String())
 	}
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, chatCall, chatToolDone))
-	if finish(chunks) != "stop" {
-		t.Errorf("after both: finish %q, want the answer", finish(chunks))
-	}
+	assert.Equal(t, "stop", finish(chunks), "after both: finish")
 }

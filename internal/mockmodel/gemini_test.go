@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -56,25 +59,20 @@ type geminiReply struct {
 func postGemini(t *testing.T, url, body string) []geminiReply {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST %s: %s: %s", url, resp.Status, b)
+		require.FailNowf(t, "POST failed", "%s: %s: %s", url, resp.Status, b)
 	}
 	var out []geminiReply
 	if !strings.Contains(url, "alt=sse") {
 		var r geminiReply
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
 		return append(out, r)
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("Content-Type %q", ct)
-	}
+	ct := resp.Header.Get("Content-Type")
+	require.Equal(t, "text/event-stream", ct, "Content-Type %q", ct)
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		line := sc.Text()
@@ -82,13 +80,9 @@ func postGemini(t *testing.T, url, body string) []geminiReply {
 			continue
 		}
 		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			t.Fatalf("unexpected SSE line %q (gemini-cli reads only data lines)", line)
-		}
+		require.True(t, ok, "unexpected SSE line %q (gemini-cli reads only data lines)", line)
 		var r geminiReply
-		if err := json.Unmarshal([]byte(data), &r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(data), &r))
 		out = append(out, r)
 	}
 	return out
@@ -99,33 +93,31 @@ func TestGeminiTurn(t *testing.T) {
 	stream := m.URL() + "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 
 	got := postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt))
-	if len(got) != 1 || len(got[0].Candidates) != 1 {
-		t.Fatalf("replies %+v, want one frame with one candidate", got)
-	}
+	require.Len(t, got, 1, "replies")
+	require.Len(t, got[0].Candidates, 1, "replies %+v, want one frame with one candidate", got)
 	c := got[0].Candidates[0]
-	if fc := c.Content.Parts[0].FunctionCall; c.Content.Role != "model" || fc == nil || fc.Name != mockmodel.GeminiShellTool || fc.Args["command"] != "echo hi" {
-		t.Errorf("reply %+v, want a run_shell_command call of the script", c)
+	fc := c.Content.Parts[0].FunctionCall
+	assert.Equal(t, "model", c.Content.Role, "reply %+v", c)
+	if assert.NotNil(t, fc, "reply %+v, want a run_shell_command call of the script", c) {
+		assert.Equal(t, mockmodel.GeminiShellTool, fc.Name, "the function called")
+		assert.Equal(t, "echo hi", fc.Args["command"], "the function's command")
 	}
 
 	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse))
-	if p := got[0].Candidates[0].Content.Parts[0]; p.FunctionCall != nil || p.Text != mockmodel.DefaultAnswer {
-		t.Errorf("after the function response: %+v, want the answer", p)
+	p := got[0].Candidates[0].Content.Parts[0]
+	if assert.Nil(t, p.FunctionCall, "after the function response: %+v, want the answer", p) {
+		assert.Equal(t, mockmodel.DefaultAnswer, p.Text, "after the function response: %+v, want the answer", p)
 	}
 	// A new prompt starts the script again.
 	got = postGemini(t, stream, geminiBody(true, geminiContext, geminiPrompt, geminiCall, geminiResponse, `{"role":"model","parts":[{"text":"done"}]}`, geminiPrompt))
-	if got[0].Candidates[0].Content.Parts[0].FunctionCall == nil {
-		t.Errorf("second prompt: %+v, want a call", got[0])
-	}
+	assert.NotNil(t, got[0].Candidates[0].Content.Parts[0].FunctionCall, "second prompt: %+v, want a call", got[0])
 	// A request without the shell tool (the model router's classifier),
 	// not streamed.
 	got = postGemini(t, m.URL()+"/v1beta/models/gemini-2.5-flash-lite:generateContent", geminiBody(false, geminiPrompt))
-	if p := got[0].Candidates[0].Content.Parts[0]; p.Text != mockmodel.AuxText {
-		t.Errorf("aux reply %+v", p)
-	}
+	aux := got[0].Candidates[0].Content.Parts[0]
+	assert.Equal(t, mockmodel.AuxText, aux.Text, "aux reply %+v", aux)
 	want := []string{"tool run_shell_command", "answer", "tool run_shell_command", "aux"}
 	for i, r := range m.Requests() {
-		if r.Reply != want[i] {
-			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
-		}
+		assert.Equal(t, want[i], r.Reply, "request %d reply %q, want %q", i, r.Reply, want[i])
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -39,50 +42,44 @@ func TestMessagesTurn(t *testing.T) {
 	url := m.URL() + "/v1/messages?beta=true"
 
 	events := post(t, url, messagesBody(true, true, prompt))
-	if got := types(events); got != messageStream {
-		t.Fatalf("events = %s, want %s", got, messageStream)
-	}
+	got := types(events)
+	require.Equal(t, messageStream, got, "events")
 	block := field(events[1].Data, "content_block")
-	if b, _ := block.(map[string]any); b["type"] != "tool_use" || b["name"] != "Bash" || b["id"] != "toolu_mock_1" {
-		t.Errorf("content_block = %v, want tool_use Bash toolu_mock_1", block)
+	b, _ := block.(map[string]any)
+	if assert.Equal(t, "tool_use", b["type"], "content_block = %v, want tool_use Bash toolu_mock_1", block) {
+		if assert.Equal(t, "Bash", b["name"], "content_block = %v, want tool_use Bash toolu_mock_1", block) {
+			assert.Equal(t, "toolu_mock_1", b["id"], "content_block = %v, want tool_use Bash toolu_mock_1", block)
+		}
 	}
 	var input struct{ Command, Description string }
 	partial, _ := field(events[2].Data, "delta", "partial_json").(string)
-	if err := json.Unmarshal([]byte(partial), &input); err != nil || input.Command != "echo hi" || input.Description == "" {
-		t.Errorf("input_json_delta = %q (%v), want command and description", partial, err)
+	if assert.NoError(t, json.Unmarshal([]byte(partial), &input), "input_json_delta %q", partial) {
+		assert.Equal(t, "echo hi", input.Command, "input_json_delta %q", partial)
+		assert.NotEmpty(t, input.Description, "input_json_delta %q", partial)
 	}
-	if field(events[4].Data, "delta", "stop_reason") != "tool_use" {
-		t.Errorf("message_delta = %v, want stop_reason tool_use", events[4].Data)
-	}
+	assert.Equal(t, "tool_use", field(events[4].Data, "delta", "stop_reason"), "message_delta = %v, want stop_reason tool_use", events[4].Data)
 
 	for _, body := range []string{
 		messagesBody(true, true, prompt, toolUse, toolResult),
 		messagesBody(true, true, stringPrompt, toolUse, toolResult),
 	} {
 		events = post(t, url, body)
-		if got := types(events); got != messageStream || field(events[2].Data, "delta", "text") != mockmodel.DefaultAnswer {
-			t.Errorf("after the tool result: %v, want the text answer", events)
+		got := types(events)
+		if assert.Equal(t, messageStream, got, "after the tool result: %v, want the text answer", events) {
+			assert.Equal(t, mockmodel.DefaultAnswer, field(events[2].Data, "delta", "text"), "after the tool result: %v, want the text answer", events)
 		}
-		if field(events[4].Data, "delta", "stop_reason") != "end_turn" {
-			t.Errorf("message_delta = %v, want stop_reason end_turn", events[4].Data)
-		}
+		assert.Equal(t, "end_turn", field(events[4].Data, "delta", "stop_reason"), "message_delta = %v, want stop_reason end_turn", events[4].Data)
 	}
 	// Claude Code's prompt-suggestion fork offers the tools but is no turn.
 	suggestion := `{"role":"user","content":[{"type":"text","text":"[SUGGESTION MODE] … Reply with ONLY the suggestion, no quotes or explanation."}]}`
 	events = post(t, url, messagesBody(true, true, prompt, toolUse, toolResult, `{"role":"assistant","content":[{"type":"text","text":"done"}]}`, suggestion))
-	if field(events[2].Data, "delta", "text") != mockmodel.AuxText {
-		t.Errorf("prompt suggestion: %v, want the aux text", events)
-	}
+	assert.Equal(t, mockmodel.AuxText, field(events[2].Data, "delta", "text"), "prompt suggestion: %v, want the aux text", events)
 	// A new prompt starts the script again.
 	events = post(t, url, messagesBody(true, true, prompt, toolUse, toolResult, stringPrompt))
-	if field(events[1].Data, "content_block", "type") != "tool_use" {
-		t.Errorf("second prompt: %v, want a tool use", events[1].Data)
-	}
+	assert.Equal(t, "tool_use", field(events[1].Data, "content_block", "type"), "second prompt: %v, want a tool use", events[1].Data)
 	want := []string{"tool Bash", "answer", "answer", "aux", "tool Bash"}
 	for i, r := range m.Requests() {
-		if r.Reply != want[i] {
-			t.Errorf("request %d reply %q, want %q", i, r.Reply, want[i])
-		}
+		assert.Equal(t, want[i], r.Reply, "request %d reply %q, want %q", i, r.Reply, want[i])
 	}
 }
 
@@ -90,32 +87,30 @@ func TestMessagesAuxiliaryRequests(t *testing.T) {
 	m := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{"echo hi"}})
 
 	resp, err := http.Head(m.URL() + "/")
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("HEAD /: %v %v", resp, err)
-	}
+	require.NoError(t, err, "HEAD /: %v", resp)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "HEAD /: %v %v", resp, err)
 	resp.Body.Close()
 
 	// A title request: no tools, not streamed.
 	resp, err = http.Post(m.URL()+"/v1/messages?beta=true", "application/json", strings.NewReader(messagesBody(false, false, stringPrompt)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	var msg struct {
 		Content []struct{ Type, Text string }
 	}
-	if err := json.Unmarshal(b, &msg); err != nil || len(msg.Content) != 1 || msg.Content[0].Text != mockmodel.AuxText {
-		t.Errorf("title reply %s (%v), want the aux text", b, err)
+	if assert.NoError(t, json.Unmarshal(b, &msg), "title reply %s", b) && assert.Len(t, msg.Content, 1, "title reply %s", b) {
+		assert.Equal(t, mockmodel.AuxText, msg.Content[0].Text, "title reply")
 	}
 
 	// Streamed without tools: text too.
-	if events := post(t, m.URL()+"/v1/messages", messagesBody(false, true, prompt)); field(events[2].Data, "delta", "text") != mockmodel.AuxText {
-		t.Errorf("streamed aux reply %v", events)
-	}
+	events := post(t, m.URL()+"/v1/messages", messagesBody(false, true, prompt))
+	assert.Equal(t, mockmodel.AuxText, field(events[2].Data, "delta", "text"), "streamed aux reply %v", events)
 
 	got := m.Requests()
-	if len(got) != 3 || got[0].Reply != "probe" || got[1].Reply != "aux" || got[2].Reply != "aux" {
-		t.Errorf("requests = %+v", got)
+	if assert.Len(t, got, 3, "requests = %+v", got) {
+		assert.Equal(t, "probe", got[0].Reply, "requests = %+v", got)
+		assert.Equal(t, "aux", got[1].Reply, "requests = %+v", got)
+		assert.Equal(t, "aux", got[2].Reply, "requests = %+v", got)
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 )
 
@@ -47,24 +51,22 @@ func TestResponsesPicksShellTool(t *testing.T) {
 		t.Run(tc.wantName, func(t *testing.T) {
 			m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{script}})
 			events := post(t, m.BaseURL()+"/responses", responsesBody(tc.tools, userMsg))
-			if got := types(events); got != toolTurn {
-				t.Fatalf("events = %s, want %s", got, toolTurn)
-			}
+			got := types(events)
+			require.Equal(t, toolTurn, got, "events")
 			added, done := events[1].Data, events[2].Data
-			if field(added, "item", "type") != "function_call" || field(added, "item", "arguments") != "" {
-				t.Errorf("output_item.added item = %v, want a function_call with empty arguments", added["item"])
+			if assert.Equal(t, "function_call", field(added, "item", "type"), "output_item.added item = %v, want a function_call with empty arguments", added["item"]) {
+				assert.Empty(t, field(added, "item", "arguments"), "output_item.added item = %v, want a function_call with empty arguments", added["item"])
 			}
-			if field(done, "item", "name") != tc.wantName || field(done, "item", "arguments") != tc.wantArgs {
-				t.Errorf("output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs)
+			if assert.Equal(t, tc.wantName, field(done, "item", "name"), "output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs) {
+				assert.Equal(t, tc.wantArgs, field(done, "item", "arguments"), "output_item.done item = %v, want %s %s", done["item"], tc.wantName, tc.wantArgs)
 			}
-			if field(done, "item", "call_id") != "call_mock_1" {
-				t.Errorf("call_id = %v, want call_mock_1", field(done, "item", "call_id"))
-			}
-			if field(events[3].Data, "response", "usage", "total_tokens") == nil {
-				t.Errorf("response.completed lacks usage: %v", events[3].Data)
-			}
-			if r := m.Requests(); len(r) != 1 || r[0].Reply != "tool "+tc.wantName || r[0].URL != "/v1/responses" {
-				t.Errorf("requests = %+v", r)
+			assert.Equal(t, "call_mock_1", field(done, "item", "call_id"), "call_id")
+			assert.NotNil(t, field(events[3].Data, "response", "usage", "total_tokens"), "response.completed lacks usage: %v", events[3].Data)
+			r := m.Requests()
+			if assert.Len(t, r, 1, "requests = %+v", r) {
+				if assert.Equal(t, "tool "+tc.wantName, r[0].Reply, "requests = %+v", r) {
+					assert.Equal(t, "/v1/responses", r[0].URL, "requests = %+v", r)
+				}
 			}
 		})
 	}
@@ -86,22 +88,19 @@ func TestResponsesTurnSequence(t *testing.T) {
 	for i, s := range steps {
 		events := post(t, url, responsesBody(tools, s.input...))
 		if s.wantArgs != "" {
-			if got := field(events[2].Data, "item", "arguments"); got != s.wantArgs {
-				t.Errorf("step %d: arguments %v, want %s", i, got, s.wantArgs)
-			}
+			got := field(events[2].Data, "item", "arguments")
+			assert.Equal(t, s.wantArgs, got, "step %d: arguments %v, want %s", i, got, s.wantArgs)
 			continue
 		}
 		want := "response.created response.output_item.added response.output_text.delta response.output_item.done response.completed"
-		if got := types(events); got != want {
-			t.Fatalf("step %d: events = %s, want %s", i, got, want)
-		}
-		if events[2].Data["delta"] != "fin" || fmt.Sprint(field(events[3].Data, "item", "content")) != "[map[annotations:[] text:fin type:output_text]]" {
-			t.Errorf("step %d: answer events %v / %v", i, events[2].Data, events[3].Data)
+		got := types(events)
+		require.Equal(t, want, got, "step %d: events = %s, want %s", i, got, want)
+		if assert.Equal(t, "fin", events[2].Data["delta"], "step %d: answer events %v / %v", i, events[2].Data, events[3].Data) {
+			assert.Equal(t, "[map[annotations:[] text:fin type:output_text]]", fmt.Sprint(field(events[3].Data, "item", "content")), "step %d: answer events %v / %v", i, events[2].Data, events[3].Data)
 		}
 	}
-	if n := len(m.Requests()); n != len(steps) {
-		t.Errorf("recorded %d requests, want %d", n, len(steps))
-	}
+	n := len(m.Requests())
+	assert.Equal(t, len(steps), n, "recorded %d requests, want %d", n, len(steps))
 }
 
 func TestResponsesAnswerDelay(t *testing.T) {
@@ -109,20 +108,16 @@ func TestResponsesAnswerDelay(t *testing.T) {
 	m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"a"}, AnswerDelay: delay})
 	start := time.Now()
 	post(t, m.BaseURL()+"/responses", responsesBody([]string{"exec_command"}, userMsg, callOutput))
-	if d := time.Since(start); d < delay {
-		t.Errorf("answer after %v, want at least %v", d, delay)
-	}
+	d := time.Since(start)
+	assert.GreaterOrEqual(t, d, delay, "answer after %v, want at least %v", d, delay)
 }
 
 func TestResponsesWithoutShellToolAnswers(t *testing.T) {
 	m := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{"a"}})
 	events := post(t, m.BaseURL()+"/responses", responsesBody(nil, userMsg))
-	if events[2].Data["delta"] != mockmodel.DefaultAnswer {
-		t.Errorf("events = %v, want the text answer", events)
-	}
-	if r := m.Requests(); r[0].Reply != "aux" {
-		t.Errorf("reply = %q, want aux", r[0].Reply)
-	}
+	assert.Equal(t, mockmodel.DefaultAnswer, events[2].Data["delta"], "events = %v, want the text answer", events)
+	r := m.Requests()
+	assert.Equal(t, "aux", r[0].Reply, "reply")
 }
 
 func TestHeredocWrite(t *testing.T) {
@@ -132,18 +127,16 @@ func TestHeredocWrite(t *testing.T) {
 		{"", "cat > f.txt <<'EOF'\nEOF", ""},
 	} {
 		script := mockmodel.HeredocWrite("f.txt", tc.content)
-		if script != tc.want {
-			t.Errorf("HeredocWrite(%q) = %q, want %q", tc.content, script, tc.want)
-		}
+		assert.Equal(t, tc.want, script, "HeredocWrite(%q) = %q, want %q", tc.content, script, tc.want)
 		// The script must do what it says in a real shell.
 		dir := t.TempDir()
 		cmd := exec.Command("bash", "-c", script)
 		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("bash: %v: %s", err, out)
-		}
-		if b, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(b) != tc.file {
-			t.Errorf("bash wrote %q (%v), want %q", b, err, tc.file)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "bash: %s", out)
+		b, err := os.ReadFile(filepath.Join(dir, "f.txt"))
+		if assert.NoError(t, err) {
+			assert.Equal(t, tc.file, string(b), "what bash wrote")
 		}
 	}
 }

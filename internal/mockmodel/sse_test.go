@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // sseEvent is one parsed Server-Sent Events frame.
@@ -20,13 +23,11 @@ type sseEvent struct {
 func post(t *testing.T, url, body string) []sseEvent {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("POST %s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
+		require.FailNowf(t, "POST failed", "%s: %s %q: %s", url, resp.Status, resp.Header.Get("Content-Type"), b)
 	}
 	var events []sseEvent
 	sc := bufio.NewScanner(resp.Body)
@@ -37,22 +38,16 @@ func post(t *testing.T, url, body string) []sseEvent {
 		case strings.HasPrefix(line, "event: "):
 			ev.Type = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.Data); err != nil {
-				t.Fatalf("event %s data: %v", ev.Type, err)
-			}
+			require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.Data), "event %s data", ev.Type)
 		case line == "":
-			if ev.Data["type"] != ev.Type {
-				t.Errorf("event %q carries data type %v", ev.Type, ev.Data["type"])
-			}
+			assert.Equal(t, ev.Type, ev.Data["type"], "event %q carries data type %v", ev.Type, ev.Data["type"])
 			events = append(events, ev)
 			ev = sseEvent{}
 		default:
-			t.Fatalf("unexpected SSE line %q", line)
+			require.FailNowf(t, "unexpected SSE line", "%q", line)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sc.Err())
 	return events
 }
 

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Run runs relay over OS pipes: a writer goroutine sends head, then b.N
@@ -18,13 +20,9 @@ import (
 // machine busy with other work inflates far less than the time.
 func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reader) error) {
 	inR, inW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	outR, outW, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.SetBytes(int64(len(line)))
 	b.ReportAllocs()
 	drained := make(chan int64)
@@ -43,13 +41,10 @@ func Run(b *testing.B, head, line []byte, relay func(dst io.Writer, src io.Reade
 	}()
 	b.ResetTimer()
 	cpu0 := CPUTime()
-	if err := relay(outW, inR); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, relay(outW, inR))
 	outW.Close()
-	if n, want := <-drained, int64(len(head)+b.N*len(line)); n < want {
-		b.Fatalf("relayed %d bytes, want at least %d", n, want)
-	}
+	n, want := <-drained, int64(len(head)+b.N*len(line))
+	require.GreaterOrEqual(b, n, want, "relayed %d bytes, want at least %d", n, want)
 	b.ReportMetric(float64(CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 	inR.Close()
 	outR.Close()

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
@@ -21,9 +24,7 @@ func TestAcpxAroundCodex(t *testing.T) {
 		"--agent", agent.Argv[0], // acpx splits this string into a command line
 		"exec", "print five lines")
 	t.Logf("acpx took %v", run.Took.Round(time.Millisecond))
-	if err != nil {
-		t.Fatalf("acpx: %v\nstdout:\n%s\nstderr:\n%s", err, run.Stdout, run.Stderr)
-	}
+	require.NoError(t, err, "acpx\nstdout:\n%s\nstderr:\n%s", run.Stdout, run.Stderr)
 	// acpx indents tool output; compare trimmed lines.
 	var lines []string
 	for l := range strings.Lines(run.Stdout) {
@@ -31,8 +32,6 @@ func TestAcpxAroundCodex(t *testing.T) {
 	}
 	got := strings.Join(lines, "\n")
 	for _, want := range []string{strings.TrimSuffix(fiveLinesOutput, "\n"), "[done] end_turn"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("acpx stdout lacks %q:\n%s\nstderr:\n%s", want, run.Stdout, run.Stderr)
-		}
+		assert.Contains(t, got, want, "acpx stdout lacks %q:\n%s\nstderr:\n%s", want, run.Stdout, run.Stderr)
 	}
 }

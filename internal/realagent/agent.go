@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Agent is how to launch one real agent offline: run Argv with Env in Dir,
@@ -37,9 +39,7 @@ func (p agentPackage) locate(t testing.TB, entry string) (path, version string) 
 func releaseLine(t testing.TB, versions map[string]agentPackage, version string) agentPackage {
 	t.Helper()
 	p, ok := versions[version]
-	if !ok {
-		t.Fatalf("realagent: unknown version %q; known: %q", version, slices.Sorted(maps.Keys(versions)))
-	}
+	require.True(t, ok, "realagent: unknown version %q; known: %q", version, slices.Sorted(maps.Keys(versions)))
 	return p
 }
 
@@ -47,9 +47,7 @@ func releaseLine(t testing.TB, versions map[string]agentPackage, version string)
 // mock model, the option named option.
 func requireModel(t testing.TB, url, option string) {
 	t.Helper()
-	if url == "" {
-		t.Fatalf("realagent: %s (the mock model) is required", option)
-	}
+	require.NotEmpty(t, url, "realagent: %s (the mock model) is required", option)
 }
 
 // dirs are one agent's private HOME, its config directory and the project
@@ -65,9 +63,7 @@ func newDirs(t testing.TB, configName string) dirs {
 	home := filepath.Join(root, "home")
 	d := dirs{home, filepath.Join(home, filepath.FromSlash(configName)), filepath.Join(root, "project")}
 	for _, dir := range []string{d.home, d.config, d.project} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatalf("realagent: %v", err)
-		}
+		require.NoError(t, os.MkdirAll(dir, 0o755), "realagent")
 	}
 	return d
 }
@@ -104,10 +100,6 @@ func baseEnv(home string) []string {
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatalf("realagent: %v", err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatalf("realagent: write %s: %v", path, err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755), "realagent")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644), "realagent: write %s", path)
 }

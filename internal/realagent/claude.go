@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // ClaudeOptions configures a claude-agent-acp run (docs/agents.md, "Running
@@ -76,8 +78,6 @@ func Claude(t testing.TB, opts ClaudeOptions) *Agent {
 func writeJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("realagent: marshal %s: %v", path, err)
-	}
+	require.NoError(t, err, "realagent: marshal %s", path)
 	writeFile(t, path, string(b))
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -21,15 +23,15 @@ func TestClaudeSmoke(t *testing.T) {
 				model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{fiveLines}})
 				agent := realagent.Claude(t, realagent.ClaudeOptions{Version: version, ModelURL: model.URL()})
 				c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-				if got := replies(model.Requests()); !slices.Contains(got, "tool Bash") || !slices.Contains(got, "answer") {
-					t.Errorf("model replies = %q, want a Bash call and an answer", got)
+				got := replies(model.Requests())
+				if assert.True(t, slices.Contains(got, "tool Bash"), "model replies = %q, want a Bash call and an answer", got) {
+					assert.True(t, slices.Contains(got, "answer"), "model replies = %q, want a Bash call and an answer", got)
 				}
 				id, updates := onlyToolCall(t, c)
 				checkClaudeCall(t, version, cl.termOutput, id, updates)
 				checkClaudePermission(t, c, id, claudeOptionIDs[version])
-				if p := c.Problems(); len(p) > 0 {
-					t.Errorf("client problems: %q", p)
-				}
+				p := c.Problems()
+				assert.Empty(t, p, "client problems: %q", p)
 				if t.Failed() {
 					t.Log(c.Report())
 				}
@@ -51,60 +53,58 @@ var claudeOptionIDs = map[string][]string{
 func checkClaudeCall(t *testing.T, version string, termOutput bool, id string, updates []acpclient.ToolUpdate) {
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
-	if first.Kind != "execute" || first.Status != "pending" {
-		t.Errorf("tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status)
+	if assert.Equal(t, "execute", first.Kind, "tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status) {
+		assert.Equal(t, "pending", first.Status, "tool_call kind/status = %q/%q, want execute/pending", first.Kind, first.Status)
 	}
 	var tool struct {
 		ClaudeCode struct {
 			ToolName string `json:"toolName"`
 		} `json:"claudeCode"`
 	}
-	if b, err := json.Marshal(first.Meta); err != nil || json.Unmarshal(b, &tool) != nil || tool.ClaudeCode.ToolName != "Bash" {
-		t.Errorf("tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta)
+	b, err := json.Marshal(first.Meta)
+	if assert.NoError(t, err, "tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta) {
+		if assert.NoError(t, json.Unmarshal(b, &tool), "tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta) {
+			assert.Equal(t, "Bash", tool.ClaudeCode.ToolName, "tool_call _meta = %v, want claudeCode.toolName Bash", first.Meta)
+		}
 	}
-	if !hasClaudeCommand(updates) {
-		t.Errorf("no update carries rawInput.command = the script")
-	}
-	if last.Status != "completed" {
-		t.Errorf("final status = %q, want completed", last.Status)
-	}
+	assert.True(t, hasClaudeCommand(updates), "no update carries rawInput.command = the script")
+	assert.Equal(t, "completed", last.Status, "final status")
 	// With the extension, 0.101's final update is only the status and
 	// terminal_exit: the output went out as terminal_output.
 	if version == "0.23" || !termOutput {
 		var rawOutput string
-		if err := json.Unmarshal(last.RawOutput, &rawOutput); err != nil || rawOutput != claudeOutput {
-			t.Errorf("final rawOutput = %s (%v), want %q", last.RawOutput, err, claudeOutput)
+		if assert.NoError(t, json.Unmarshal(last.RawOutput, &rawOutput), "final rawOutput %s", last.RawOutput) {
+			assert.Equal(t, claudeOutput, rawOutput, "final rawOutput")
 		}
-	} else if last.RawOutput != nil || last.HasContent {
-		t.Errorf("final update has rawOutput %s, content %+v; want neither", last.RawOutput, last.Content)
+	} else {
+		assert.Nil(t, last.RawOutput, "the final update's rawOutput")
+		assert.False(t, last.HasContent, "the final update has content %+v", last.Content)
 	}
 
 	if !termOutput {
-		if !first.HasContent || len(first.Content) != 0 {
-			t.Errorf("tool_call content = %+v, want []", first.Content)
+		if assert.True(t, first.HasContent, "tool_call content = %+v, want []", first.Content) {
+			assert.Empty(t, first.Content, "tool_call content")
 		}
 		for i, u := range updates {
-			if hasTerminalMeta(u) {
-				t.Errorf("update %d has terminal _meta %v without the capability", i, u.Meta)
-			}
+			assert.False(t, hasTerminalMeta(u), "update %d has terminal _meta %v without the capability", i, u.Meta)
 		}
-		if got, want := last.Text(), "```console\n"+claudeOutput+"\n```"; got != want {
-			t.Errorf("final content = %q, want %q", got, want)
-		}
+		got, want := last.Text(), "```console\n"+claudeOutput+"\n```"
+		assert.Equal(t, want, got, "final content")
 		return
 	}
-	if !terminalContent(first, id) || version == "0.23" && !terminalContent(last, id) {
-		t.Errorf("tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
+	if assert.True(t, terminalContent(first, id), "tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id) {
+		assert.False(t, version == "0.23" && !terminalContent(last, id), "tool_call / final content = %+v / %+v, want one terminal %s", first.Content, last.Content, id)
 	}
-	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id {
-		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id)
+	info, ok := first.Terminal("terminal_info")
+	if assert.True(t, ok, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id) {
+		assert.Equal(t, id, info.TerminalID, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s", info, ok, id)
 	}
 	// No live streaming: the whole output arrives as one terminal_output.
-	if data := acpclient.TerminalData(updates); data != claudeOutput {
-		t.Errorf("terminal_output data = %q, want %q", data, claudeOutput)
-	}
-	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.ExitCode == nil || *exit.ExitCode != 0 {
-		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
+	data := acpclient.TerminalData(updates)
+	assert.Equal(t, claudeOutput, data, "terminal_output data")
+	exit, ok := last.Terminal("terminal_exit")
+	if assert.True(t, ok, "final _meta.terminal_exit") && assert.NotNil(t, exit.ExitCode, "final _meta.terminal_exit %+v", exit) {
+		assert.Equal(t, 0, *exit.ExitCode, "final _meta.terminal_exit.exit_code")
 	}
 }
 
@@ -125,7 +125,7 @@ func hasClaudeCommand(updates []acpclient.ToolUpdate) bool {
 func checkClaudePermission(t *testing.T, c *acpclient.Client, id string, want []string) {
 	t.Helper()
 	tc, ids := onlyPermission(t, c)
-	if tc.ToolCallID != id || !slices.Equal(ids, want) {
-		t.Errorf("permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
+	if assert.Equal(t, id, tc.ToolCallID, "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want) {
+		assert.True(t, slices.Equal(ids, want), "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -25,9 +28,7 @@ func TestCodexAsksPermission(t *testing.T) {
 				})
 				c := acpclient.Run(t, clientOptions(agent, clients[0]), "print five lines")
 				perms := c.PermissionRequests()
-				if len(perms) != 1 {
-					t.Fatalf("got %d permission requests, want 1\n%s", len(perms), c.Report())
-				}
+				require.Len(t, perms, 1, "got %d permission requests, want 1\n%s", len(perms), c.Report())
 				var p struct {
 					ToolCall struct {
 						ToolCallID string `json:"toolCallId"`
@@ -38,11 +39,11 @@ func TestCodexAsksPermission(t *testing.T) {
 						Kind     string `json:"kind"`
 					} `json:"options"`
 				}
-				if err := json.Unmarshal(perms[0], &p); err != nil {
-					t.Fatal(err)
-				}
-				if len(p.Options) == 0 || p.Options[0].OptionID != "approved" || p.Options[0].Kind != "allow_once" {
-					t.Errorf("options = %+v, want approved (allow_once) first", p.Options)
+				require.NoError(t, json.Unmarshal(perms[0], &p))
+				if assert.NotEmpty(t, p.Options, "options = %+v, want approved (allow_once) first", p.Options) {
+					if assert.Equal(t, "approved", p.Options[0].OptionID, "options = %+v, want approved (allow_once) first", p.Options) {
+						assert.Equal(t, "allow_once", p.Options[0].Kind, "options = %+v, want approved (allow_once) first", p.Options)
+					}
 				}
 				permAt, callAt := -1, -1
 				for i, l := range c.Lines() {
@@ -55,20 +56,20 @@ func TestCodexAsksPermission(t *testing.T) {
 				}
 				// Observed: unified exec asks before announcing the call, the
 				// shell tools announce it first.
-				if permAt < 0 || callAt < 0 || (permAt < callAt) != unified {
-					t.Errorf("permission request at line %d, tool_call at %d; want the request first only with unified exec", permAt, callAt)
+				if assert.GreaterOrEqual(t, permAt, 0, "permission request at line %d, tool_call at %d; want the request first only with unified exec", permAt, callAt) {
+					if assert.GreaterOrEqual(t, callAt, 0, "permission request at line %d, tool_call at %d; want the request first only with unified exec", permAt, callAt) {
+						assert.Equal(t, unified, (permAt < callAt), "permission request at line %d, tool_call at %d; want the request first only with unified exec", permAt, callAt)
+					}
 				}
 				// Observed: codex-acp numbers its requests with UUID strings.
-				if id := c.Lines()[permAt].ID; len(id) == 0 || id[0] != '"' {
-					t.Errorf("permission request id %s, want a string", id)
+				permID := c.Lines()[permAt].ID
+				if assert.NotEmpty(t, permID, "permission request id") {
+					assert.Equal(t, byte('"'), permID[0], "permission request id %s, want a string", permID)
 				}
 				id, updates := onlyToolCall(t, c)
-				if p.ToolCall.ToolCallID != id {
-					t.Errorf("permission for %q, tool call %q", p.ToolCall.ToolCallID, id)
-				}
-				if last := updates[len(updates)-1]; last.Status != "completed" {
-					t.Errorf("final status %q, want completed (the client allowed it)", last.Status)
-				}
+				assert.Equal(t, id, p.ToolCall.ToolCallID, "permission for %q, tool call %q", p.ToolCall.ToolCallID, id)
+				last := updates[len(updates)-1]
+				assert.Equal(t, "completed", last.Status, "final status %q, want completed (the client allowed it)", last.Status)
 				if t.Failed() {
 					t.Log(c.Report())
 				}

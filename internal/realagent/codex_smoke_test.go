@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -27,14 +29,12 @@ func TestCodexSmoke(t *testing.T) {
 						ModelBaseURL: model.BaseURL(), UnifiedExec: unified,
 					})
 					c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-					if got := replies(model.Requests()); !slices.Equal(got, []string{"tool " + tool, "answer"}) {
-						t.Errorf("model replies = %q, want the %s call then the answer", got, tool)
-					}
+					got := replies(model.Requests())
+					assert.True(t, slices.Equal(got, []string{"tool " + tool, "answer"}), "model replies = %q, want the %s call then the answer", got, tool)
 					id, updates := onlyToolCall(t, c)
 					checkCodexCall(t, codexCase{version: version, unified: unified, termOutput: cl.termOutput}, id, updates)
-					if p := c.Problems(); len(p) > 0 {
-						t.Errorf("client problems: %q", p)
-					}
+					p := c.Problems()
+					assert.Empty(t, p, "client problems: %q", p)
 					if t.Failed() {
 						t.Log(c.Report())
 					}
@@ -74,25 +74,23 @@ func checkCodexCall(t *testing.T, tc codexCase, id string, updates []acpclient.T
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
 
-	if first.Kind != "execute" || first.Status != "in_progress" {
-		t.Errorf("tool_call kind/status = %q/%q, want execute/in_progress", first.Kind, first.Status)
+	if assert.Equal(t, "execute", first.Kind, "tool_call kind/status = %q/%q, want execute/in_progress", first.Kind, first.Status) {
+		assert.Equal(t, "in_progress", first.Status, "tool_call kind/status = %q/%q, want execute/in_progress", first.Kind, first.Status)
 	}
-	if first.Title == nil || *first.Title != fiveLines {
-		t.Errorf("tool_call title = %v, want the script", first.Title)
+	if assert.NotNil(t, first.Title, "tool_call title") {
+		assert.Equal(t, fiveLines, *first.Title, "tool_call title = %v, want the script", first.Title)
 	}
 	var in struct {
 		Command []string `json:"command"`
 	}
-	if err := json.Unmarshal(first.RawInput, &in); err != nil || len(in.Command) != 3 || in.Command[2] != fiveLines {
-		t.Errorf("rawInput.command = %q (%v), want [shell -lc script]", in.Command, err)
+	if assert.NoError(t, json.Unmarshal(first.RawInput, &in), "rawInput") && assert.Len(t, in.Command, 3, "rawInput.command %q, want [shell -lc script]", in.Command) {
+		assert.Equal(t, fiveLines, in.Command[2], "rawInput.command's script")
 	}
 
-	if last.Status != "completed" {
-		t.Errorf("final status = %q, want completed", last.Status)
-	}
+	assert.Equal(t, "completed", last.Status, "final status")
 	out := decodeCodexRawOutput(t, last)
-	if out.Stdout != fiveLinesOutput || out.ExitCode != 0 {
-		t.Errorf("rawOutput stdout/exit = %q/%d, want the five lines/0", out.Stdout, out.ExitCode)
+	if assert.Equal(t, fiveLinesOutput, out.Stdout, "rawOutput stdout/exit = %q/%d, want the five lines/0", out.Stdout, out.ExitCode) {
+		assert.Equal(t, 0, out.ExitCode, "rawOutput stdout/exit = %q/%d, want the five lines/0", out.Stdout, out.ExitCode)
 	}
 
 	if tc.termOutput {
@@ -107,85 +105,75 @@ func checkCodexCall(t *testing.T, tc codexCase, id string, updates []acpclient.T
 func checkCodexTerminal(t *testing.T, tc codexCase, id string, updates []acpclient.ToolUpdate) {
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
-	if !terminalContent(first, id) {
-		t.Errorf("tool_call content = %+v, want one terminal %s", first.Content, id)
+	assert.True(t, terminalContent(first, id), "tool_call content = %+v, want one terminal %s", first.Content, id)
+	info, ok := first.Terminal("terminal_info")
+	if assert.True(t, ok, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id) {
+		if assert.Equal(t, id, info.TerminalID, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id) {
+			assert.NotEmpty(t, info.CWD, "tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id)
+		}
 	}
-	if info, ok := first.Terminal("terminal_info"); !ok || info.TerminalID != id || info.CWD == "" {
-		t.Errorf("tool_call _meta.terminal_info = %+v (present %v), want terminal_id %s and a cwd", info, ok, id)
-	}
-	if exit, ok := last.Terminal("terminal_exit"); !ok || exit.TerminalID != id || exit.ExitCode == nil || *exit.ExitCode != 0 {
-		t.Errorf("final _meta.terminal_exit = %+v (present %v), want exit_code 0", exit, ok)
+	exit, ok := last.Terminal("terminal_exit")
+	if assert.True(t, ok, "final _meta.terminal_exit") && assert.Equal(t, id, exit.TerminalID, "final _meta.terminal_exit.terminal_id") &&
+		assert.NotNil(t, exit.ExitCode, "final _meta.terminal_exit %+v", exit) {
+		assert.Equal(t, 0, *exit.ExitCode, "final _meta.terminal_exit.exit_code")
 	}
 	for i, u := range updates {
-		if u.Text() != "" {
-			t.Errorf("update %d has text content %q; with the extension codex sends none", i, u.Text())
-		}
+		assert.Empty(t, u.Text(), "update %d has text content %q; with the extension codex sends none", i, u.Text())
 	}
 	data := acpclient.TerminalData(updates)
 	if tc.unified {
 		// Unified exec streams only what the PTY prints after its first
 		// poll; a fast command prints everything before (quirk).
-		if !isLineRun(data, fiveLinesOutput) {
-			t.Errorf("streamed data = %q, want some lines of the output", data)
-		}
+		assert.True(t, isLineRun(data, fiveLinesOutput), "streamed data = %q, want some lines of the output", data)
 		return
 	}
-	if data != fiveLinesOutput {
-		t.Errorf("streamed data = %q, want %q", data, fiveLinesOutput)
-	}
+	assert.Equal(t, fiveLinesOutput, data, "streamed data")
 }
 
 // checkCodexText: no extension, so output comes as fenced text content.
 func checkCodexText(t *testing.T, tc codexCase, updates []acpclient.ToolUpdate) {
 	t.Helper()
 	first, last := updates[0], updates[len(updates)-1]
-	if first.HasContent || first.Meta != nil {
-		t.Errorf("tool_call has content %+v / _meta %v; without the extension it has neither", first.Content, first.Meta)
+	if assert.False(t, first.HasContent, "tool_call has content %+v / _meta %v; without the extension it has neither", first.Content, first.Meta) {
+		assert.Nil(t, first.Meta, "tool_call has content %+v / _meta %v; without the extension it has neither", first.Content, first.Meta)
 	}
 	for i, u := range updates {
-		if hasTerminalMeta(u) {
-			t.Errorf("update %d has terminal _meta %v without the capability", i, u.Meta)
-		}
+		assert.False(t, hasTerminalMeta(u), "update %d has terminal _meta %v without the capability", i, u.Meta)
 	}
 	middle := updates[1 : len(updates)-1]
 	switch {
 	case tc.version == "0.13":
 		// ≤0.13 sends a full snapshot per chunk; the final update has no content.
-		if last.HasContent {
-			t.Errorf("0.13 final update has content %+v, want only status and rawOutput", last.Content)
-		}
+		assert.False(t, last.HasContent, "0.13 final update has content %+v, want only status and rawOutput", last.Content)
 		for i, u := range middle {
-			if !u.HasContent || !strings.HasPrefix(u.Text(), "```sh\n") {
-				t.Errorf("0.13 update %d = %+v, want a fenced snapshot", i+1, u)
+			if assert.True(t, u.HasContent, "0.13 update %d = %+v, want a fenced snapshot", i+1, u) {
+				assert.True(t, strings.HasPrefix(u.Text(), "```sh\n"), "0.13 update %d = %+v, want a fenced snapshot", i+1, u)
 			}
 		}
 		want := codexFence(fiveLinesOutput)
 		if tc.unified {
 			// As with the extension: a fast command may stream nothing.
-			if len(middle) > 0 && !isLineRun(fenceBody(lastText(middle)), fiveLinesOutput) {
-				t.Errorf("0.13 last snapshot = %q, want some lines of the output, fenced", lastText(middle))
+			if len(middle) > 0 {
+				assert.True(t, isLineRun(fenceBody(lastText(middle)), fiveLinesOutput), "0.13 last snapshot = %q, want some lines of the output, fenced", lastText(middle))
 			}
 			return
 		}
-		if len(middle) == 0 || middle[len(middle)-1].Text() != want {
-			t.Errorf("0.13 snapshots = %d, last %q; want the last to be %q", len(middle), lastText(middle), want)
+		if assert.NotEmpty(t, middle, "0.13 snapshots = %d, last %q; want the last to be %q", len(middle), lastText(middle), want) {
+			assert.Equal(t, want, middle[len(middle)-1].Text(), "0.13 snapshots = %d, last %q; want the last to be %q", len(middle), lastText(middle), want)
 		}
 	default:
 		// 0.14+ sends one final update with status, fenced content and rawOutput.
-		if len(middle) != 0 {
-			t.Errorf("0.16 sent %d updates between tool_call and the final one, want 0", len(middle))
-		}
+		assert.Empty(t, middle, "0.16 sent %d updates between tool_call and the final one, want 0", len(middle))
 		if tc.unified {
 			// The fence holds only the streamed part; a fast command has no
 			// content key at all (quirk).
-			if last.HasContent && !isLineRun(fenceBody(last.Text()), fiveLinesOutput) {
-				t.Errorf("0.16 final content = %q, want some lines of the output, fenced", last.Text())
+			if last.HasContent {
+				assert.True(t, isLineRun(fenceBody(last.Text()), fiveLinesOutput), "0.16 final content = %q, want some lines of the output, fenced", last.Text())
 			}
 			return
 		}
-		if got, want := last.Text(), codexFence(fiveLinesOutput); got != want {
-			t.Errorf("0.16 final content = %q, want %q", got, want)
-		}
+		got, want := last.Text(), codexFence(fiveLinesOutput)
+		assert.Equal(t, want, got, "0.16 final content")
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -33,39 +36,36 @@ func TestGeminiSmoke(t *testing.T) {
 				model := mockmodel.NewGemini(t, mockmodel.Script{Commands: []string{fiveLinesLiteral}})
 				agent := realagent.Gemini(t, realagent.GeminiOptions{ModelURL: model.URL(), NoPTY: noPTY})
 				c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
-				if got := replies(model.Requests()); !slices.Equal(got, []string{"tool " + mockmodel.GeminiShellTool, "answer"}) {
-					t.Errorf("model replies = %q, want a shell call and an answer", got)
-				}
+				got := replies(model.Requests())
+				assert.True(t, slices.Equal(got, []string{"tool " + mockmodel.GeminiShellTool, "answer"}), "model replies = %q, want a shell call and an answer", got)
 				calls := c.ToolCalls()
-				if len(calls) != 1 {
-					t.Fatalf("%d tool calls, want 1\n%s", len(calls), c.Report())
-				}
+				require.Len(t, calls, 1, "%d tool calls, want 1\n%s", len(calls), c.Report())
 				id := calls[0].ID
 				checkGeminiPermission(t, c, id)
 				updates, err := calls[0].Decoded()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(updates) != 1 || updates[0].SessionUpdate != "tool_call_update" {
-					t.Fatalf("updates %+v, want one tool_call_update", updates)
-				}
+				require.NoError(t, err)
+				require.Len(t, updates, 1, "updates")
+				require.Equal(t, "tool_call_update", updates[0].SessionUpdate, "updates %+v, want one tool_call_update", updates)
 				u := updates[0]
-				if u.Status != "completed" || u.Kind != "execute" || u.Title == nil || *u.Title != fiveLinesLiteral {
-					t.Errorf("final update status/kind/title = %q/%q/%v, want completed/execute/the command", u.Status, u.Kind, u.Title)
+				assert.Equal(t, "completed", u.Status, "final status")
+				assert.Equal(t, "execute", u.Kind, "final kind")
+				if assert.NotNil(t, u.Title, "final title") {
+					assert.Equal(t, fiveLinesLiteral, *u.Title, "final title")
 				}
-				if u.Meta != nil || u.RawInput != nil || u.RawOutput != nil {
-					t.Errorf("final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput)
+				if assert.Nil(t, u.Meta, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput) {
+					if assert.Nil(t, u.RawInput, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput) {
+						assert.Nil(t, u.RawOutput, "final update has _meta %v, rawInput %s, rawOutput %s; want none", u.Meta, u.RawInput, u.RawOutput)
+					}
 				}
 				want := ""
 				if noPTY {
 					want = claudeOutput // trimmed, unfenced
 				}
-				if !u.HasContent || u.Text() != want {
-					t.Errorf("final content %+v (text %q), want %q", u.Content, u.Text(), want)
+				if assert.True(t, u.HasContent, "final content %+v (text %q), want %q", u.Content, u.Text(), want) {
+					assert.Equal(t, want, u.Text(), "final content %+v (text %q), want %q", u.Content, u.Text(), want)
 				}
-				if p := c.Problems(); len(p) > 0 {
-					t.Errorf("client problems: %q", p)
-				}
+				p := c.Problems()
+				assert.Empty(t, p, "client problems: %q", p)
 				if t.Failed() {
 					t.Log(c.Report())
 				}
@@ -80,10 +80,12 @@ func TestGeminiSmoke(t *testing.T) {
 func checkGeminiPermission(t *testing.T, c *acpclient.Client, id string) {
 	t.Helper()
 	tc, ids := onlyPermission(t, c)
-	if want := []string{"proceed_always", "proceed_once", "cancel"}; !slices.Equal(ids, want) {
-		t.Errorf("options %q, want %q", ids, want)
-	}
-	if tc.ToolCallID != id || tc.Status != "pending" || tc.Kind != "execute" || tc.Title == nil || *tc.Title != fiveLinesLiteral {
-		t.Errorf("permission toolCall %+v, want %s, pending, execute, the command as title", tc, id)
+	want := []string{"proceed_always", "proceed_once", "cancel"}
+	assert.True(t, slices.Equal(ids, want), "options %q, want %q", ids, want)
+	assert.Equal(t, id, tc.ToolCallID, "the permission's toolCallId")
+	assert.Equal(t, "pending", tc.Status, "the permission's tool call status")
+	assert.Equal(t, "execute", tc.Kind, "the permission's tool call kind")
+	if assert.NotNil(t, tc.Title, "the permission's tool call title") {
+		assert.Equal(t, fiveLinesLiteral, *tc.Title, "the permission's tool call title")
 	}
 }

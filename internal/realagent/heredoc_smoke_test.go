@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -33,12 +35,11 @@ func TestHeredocWriteThroughAgents(t *testing.T) {
 			a := tc.agent(t)
 			c := acpclient.Run(t, clientOptions(a, clients[1]), "write main.go")
 			got, err := os.ReadFile(filepath.Join(a.Dir, "main.go"))
-			if err != nil || string(got) != content {
-				t.Errorf("main.go = %q (%v), want %q\n%s", got, err, content, c.Report())
+			if assert.NoError(t, err, c.Report()) {
+				assert.Equal(t, content, string(got), "main.go\n%s", c.Report())
 			}
-			if n := len(c.ToolCalls()); n != 1 {
-				t.Errorf("got %d tool calls, want 1", n)
-			}
+			n := len(c.ToolCalls())
+			assert.Equal(t, 1, n, "got %d tool calls, want 1", n)
 		})
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -38,25 +41,18 @@ func TestCodex013LargeOutputPlain(t *testing.T) {
 
 	st := c.Stats()
 	calls := c.ToolCalls()
-	if len(calls) != 1 {
-		t.Fatalf("got %d tool calls, want 1\n%s", len(calls), c.Report())
-	}
+	require.Len(t, calls, 1, "got %d tool calls, want 1\n%s", len(calls), c.Report())
 	last, err := acpclient.DecodeToolUpdate(calls[0].Last)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := decodeCodexRawOutput(t, last)
 	t.Logf("codex 0.13 shell, plain client, %d lines: %v; %d messages, %d tool updates, %d bytes received, largest line %d bytes",
 		largeLines, elapsed.Round(time.Millisecond), st.Messages, calls[0].Count, st.Bytes, st.LargestLine)
 
-	if last.Status != "completed" || out.ExitCode != 0 {
-		t.Errorf("final status/exit = %q/%d, want completed/0", last.Status, out.ExitCode)
+	if assert.Equal(t, "completed", last.Status, "final status/exit = %q/%d, want completed/0", last.Status, out.ExitCode) {
+		assert.Equal(t, 0, out.ExitCode, "final status/exit = %q/%d, want completed/0", last.Status, out.ExitCode)
 	}
-	if n := strings.Count(out.Stdout, "\n"); n != largeLines {
-		t.Errorf("rawOutput.stdout has %d lines, want %d", n, largeLines)
-	}
+	n := strings.Count(out.Stdout, "\n")
+	assert.Equal(t, largeLines, n, "rawOutput.stdout has %d lines, want %d", n, largeLines)
 	// Snapshots grow with the output: far more bytes than the output itself.
-	if st.Bytes < 100*int64(len(out.Stdout)) {
-		t.Errorf("received %d bytes for %d bytes of output; expected the O(n²) snapshot stream", st.Bytes, len(out.Stdout))
-	}
+	assert.GreaterOrEqual(t, st.Bytes, 100*int64(len(out.Stdout)), "received %d bytes for %d bytes of output; expected the O(n²) snapshot stream", st.Bytes, len(out.Stdout))
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/testbin"
 )
 
@@ -111,7 +113,7 @@ func node(t testing.TB) string {
 func unavailable(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("real agent unavailable with %s=1: %s", RequireEnv, why)
+		require.FailNowf(t, "real agent unavailable", "%s=1: %s", RequireEnv, why)
 	}
 	t.Skipf("real agent unavailable (set %s=1 to fail instead): %s", RequireEnv, why)
 }

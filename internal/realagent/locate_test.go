@@ -5,10 +5,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
-// outcomeRecorder is a testing.TB whose Skip and Fatal end only the
-// calling goroutine and record which one happened.
+// outcomeRecorder is a testing.TB whose Skip and FailNow end only the
+// calling goroutine and record which one happened (require reports with
+// Errorf, then calls FailNow).
 type outcomeRecorder struct {
 	testing.TB
 	outcome string
@@ -21,10 +24,11 @@ func (r *outcomeRecorder) Skipf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-func (r *outcomeRecorder) Fatalf(format string, args ...any) {
+func (r *outcomeRecorder) Errorf(format string, args ...any) {
 	r.outcome = "fatal: " + fmt.Sprintf(format, args...)
-	runtime.Goexit()
 }
+
+func (r *outcomeRecorder) FailNow() { runtime.Goexit() }
 
 func TestMissingAgentSkipsUnlessRequired(t *testing.T) {
 	for _, tc := range []struct {
@@ -44,8 +48,8 @@ func TestMissingAgentSkipsUnlessRequired(t *testing.T) {
 			rec.outcome = "found"
 		}()
 		<-done
-		if !strings.HasPrefix(rec.outcome, tc.want) || !strings.Contains(rec.outcome, "npm install") {
-			t.Errorf("%s=%q: outcome %q, want %q… with an install hint", RequireEnv, tc.require, rec.outcome, tc.want)
+		if assert.True(t, strings.HasPrefix(rec.outcome, tc.want), "%s=%q: outcome %q, want %q… with an install hint", RequireEnv, tc.require, rec.outcome, tc.want) {
+			assert.Contains(t, rec.outcome, "npm install", "%s=%q: outcome %q, want %q… with an install hint", RequireEnv, tc.require, rec.outcome, tc.want)
 		}
 	}
 }
@@ -60,8 +64,6 @@ func TestCodexConfig(t *testing.T) {
 		`wire_api = "responses"`,
 		"[features]\nunified_exec = false\n",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("config.toml lacks %q:\n%s", want, got)
-		}
+		assert.Contains(t, got, want, "config.toml lacks %q:\n%s", want, got)
 	}
 }

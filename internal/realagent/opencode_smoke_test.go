@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
@@ -23,30 +25,32 @@ func TestOpencodeSmoke(t *testing.T) {
 			agent := realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: model.BaseURL(), Ask: true})
 			c := acpclient.Run(t, clientOptions(agent, cl), "print five lines")
 			// Besides, it asks for a session title ("aux").
-			if got := replies(model.Requests()); !slices.Contains(got, "tool "+mockmodel.ChatShellTool) || !slices.Contains(got, "answer") {
-				t.Errorf("model replies = %q, want a bash call and an answer", got)
+			got := replies(model.Requests())
+			if assert.True(t, slices.Contains(got, "tool "+mockmodel.ChatShellTool), "model replies = %q, want a bash call and an answer", got) {
+				assert.True(t, slices.Contains(got, "answer"), "model replies = %q, want a bash call and an answer", got)
 			}
 			id, updates := onlyToolCall(t, c)
-			if id != "call_mock_1" {
-				t.Errorf("tool call id %q, want the model's call_mock_1", id)
-			}
+			assert.Equal(t, "call_mock_1", id, "tool call id")
 			first, last := updates[0], updates[len(updates)-1]
-			if first.Kind != "execute" || first.Title == nil || *first.Title != "bash" {
-				t.Errorf("tool_call kind/title = %q/%v, want execute/bash", first.Kind, first.Title)
+			if assert.Equal(t, "execute", first.Kind, "tool_call kind/title = %q/%v, want execute/bash", first.Kind, first.Title) {
+				if assert.NotNil(t, first.Title, "tool_call kind/title = %q/%v, want execute/bash", first.Kind, first.Title) {
+					assert.Equal(t, "bash", *first.Title, "tool_call kind/title = %q/%v, want execute/bash", first.Kind, first.Title)
+				}
 			}
 			var in struct{ Command, Description, Cwd string }
 			for _, u := range updates {
-				if hasTerminalMeta(u) {
-					t.Errorf("update has terminal _meta %v", u.Meta)
-				}
+				assert.False(t, hasTerminalMeta(u), "update has terminal _meta %v", u.Meta)
 				_ = json.Unmarshal(u.RawInput, &in)
 				// Every snapshot is a prefix of the output.
-				if txt := u.Text(); u.Status == "in_progress" && txt != "" && !isLineRun(txt, fiveLinesOutput) {
-					t.Errorf("snapshot %q is not a run of output lines", txt)
+				txt := u.Text()
+				if u.Status == "in_progress" && txt != "" {
+					assert.True(t, isLineRun(txt, fiveLinesOutput), "snapshot %q is not a run of output lines", txt)
 				}
 			}
-			if in.Command != fiveLines || in.Cwd != agent.Dir || in.Description == "" {
-				t.Errorf("rawInput = %+v, want the command, its description and the session cwd", in)
+			if assert.Equal(t, fiveLines, in.Command, "rawInput = %+v, want the command, its description and the session cwd", in) {
+				if assert.Equal(t, agent.Dir, in.Cwd, "rawInput = %+v, want the command, its description and the session cwd", in) {
+					assert.NotEmpty(t, in.Description, "rawInput = %+v, want the command, its description and the session cwd", in)
+				}
 			}
 			var out struct {
 				Output   string
@@ -56,16 +60,16 @@ func TestOpencodeSmoke(t *testing.T) {
 					Truncated bool
 				}
 			}
-			if err := json.Unmarshal(last.RawOutput, &out); err != nil || out.Metadata.Output != fiveLinesOutput || out.Metadata.Exit != 0 {
-				t.Errorf("final rawOutput %s (%v), want metadata.output = the output, exit 0", last.RawOutput, err)
+			if assert.NoError(t, json.Unmarshal(last.RawOutput, &out), "final rawOutput %s", last.RawOutput) {
+				assert.Equal(t, fiveLinesOutput, out.Metadata.Output, "final rawOutput's metadata.output")
+				assert.Equal(t, 0, out.Metadata.Exit, "final rawOutput's metadata.exit")
 			}
-			if last.Status != "completed" || last.Text() != fiveLinesOutput {
-				t.Errorf("final status %q, text %q; want completed and the output", last.Status, last.Text())
+			if assert.Equal(t, "completed", last.Status, "final status %q, text %q; want completed and the output", last.Status, last.Text()) {
+				assert.Equal(t, fiveLinesOutput, last.Text(), "final status %q, text %q; want completed and the output", last.Status, last.Text())
 			}
 			checkOpencodePermission(t, c, id)
-			if p := c.Problems(); len(p) > 0 {
-				t.Errorf("client problems: %q", p)
-			}
+			p := c.Problems()
+			assert.Empty(t, p, "client problems: %q", p)
 			if t.Failed() {
 				t.Log(c.Report())
 			}
@@ -76,7 +80,8 @@ func TestOpencodeSmoke(t *testing.T) {
 func checkOpencodePermission(t *testing.T, c *acpclient.Client, id string) {
 	t.Helper()
 	tc, ids := onlyPermission(t, c)
-	if want := []string{"once", "always", "reject"}; !slices.Equal(ids, want) || tc.ToolCallID != id {
-		t.Errorf("permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
+	want := []string{"once", "always", "reject"}
+	if assert.True(t, slices.Equal(ids, want), "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want) {
+		assert.Equal(t, id, tc.ToolCallID, "permission for %q with options %q, want %s with %q", tc.ToolCallID, ids, id, want)
 	}
 }

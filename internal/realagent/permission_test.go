@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 )
 
@@ -12,18 +14,14 @@ import (
 func onlyPermission(t *testing.T, c *acpclient.Client) (acpclient.ToolUpdate, []string) {
 	t.Helper()
 	perms := c.PermissionRequests()
-	if len(perms) != 1 {
-		t.Fatalf("got %d permission requests, want 1", len(perms))
-	}
+	require.Len(t, perms, 1, "got %d permission requests, want 1", len(perms))
 	var p struct {
 		ToolCall acpclient.ToolUpdate `json:"toolCall"`
 		Options  []struct {
 			OptionID string `json:"optionId"`
 		} `json:"options"`
 	}
-	if err := json.Unmarshal(perms[0], &p); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(perms[0], &p))
 	var ids []string
 	for _, o := range p.Options {
 		ids = append(ids, o.OptionID)

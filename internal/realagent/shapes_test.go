@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
@@ -35,20 +38,13 @@ func clientOptions(a *realagent.Agent, c client) acpclient.Options {
 func onlyToolCall(t *testing.T, c *acpclient.Client) (string, []acpclient.ToolUpdate) {
 	t.Helper()
 	calls := c.ToolCalls()
-	if len(calls) != 1 {
-		t.Fatalf("got %d tool calls, want 1\n%s", len(calls), c.Report())
-	}
+	require.Len(t, calls, 1, "got %d tool calls, want 1\n%s", len(calls), c.Report())
 	updates, err := calls[0].Decoded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(updates) == 0 || updates[0].SessionUpdate != "tool_call" {
-		t.Fatalf("tool call %s does not start with tool_call\n%s", calls[0].ID, c.Report())
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, updates, "tool call %s does not start with tool_call\n%s", calls[0].ID, c.Report())
+	require.Equal(t, "tool_call", updates[0].SessionUpdate, "tool call %s does not start with tool_call\n%s", calls[0].ID, c.Report())
 	for i, u := range updates[1:] {
-		if u.SessionUpdate != "tool_call_update" {
-			t.Errorf("update %d is %q, want tool_call_update", i+1, u.SessionUpdate)
-		}
+		assert.Equal(t, "tool_call_update", u.SessionUpdate, "update %d is %q, want tool_call_update", i+1, u.SessionUpdate)
 	}
 	return calls[0].ID, updates
 }
@@ -78,9 +74,7 @@ type codexRawOutput struct {
 func decodeCodexRawOutput(t *testing.T, u acpclient.ToolUpdate) codexRawOutput {
 	t.Helper()
 	var out codexRawOutput
-	if err := json.Unmarshal(u.RawOutput, &out); err != nil {
-		t.Fatalf("codex rawOutput: %v: %.300s", err, u.RawOutput)
-	}
+	require.NoError(t, json.Unmarshal(u.RawOutput, &out), "codex rawOutput: %.300s", u.RawOutput)
 	return out
 }
 

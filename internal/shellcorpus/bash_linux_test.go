@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The sandboxed bash has no network interface but loopback, finds only
@@ -17,42 +20,28 @@ func TestBashRunnerSandbox(t *testing.T) {
 		t.Skipf("no sandboxed bash here: %v", err)
 	}
 	dir := filepath.Join(tmp, "d")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := handOver(dir); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, handOver(dir))
 	script := "cat /proc/net/dev > net; echo $EUID > uid; type python3 git curl > found 2>&1; ulimit -f > fsize; echo x > " + filepath.Join(tmp, "above")
-	if err := run(dir, script); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, run(dir, script))
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return string(b)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(read("net")), "\n")[2:] {
-		if iface := strings.TrimSpace(strings.SplitN(line, ":", 2)[0]); iface != "lo" {
-			t.Errorf("interface %q in the sandbox", iface)
-		}
+		iface := strings.TrimSpace(strings.SplitN(line, ":", 2)[0])
+		assert.Equal(t, "lo", iface, "interface %q in the sandbox", iface)
 	}
-	if strings.Contains(read("found"), " is /") {
-		t.Errorf("programs outside Tools found: %s", read("found"))
-	}
+	assert.NotContains(t, read("found"), " is /", "programs outside Tools found: %s", read("found"))
 	if _, err := exec.LookPath("prlimit"); err == nil {
-		if got := strings.TrimSpace(read("fsize")); got != "65536" { // bash counts 1024-byte blocks
-			t.Errorf("ulimit -f = %s KiB, want 64 MiB", got)
-		}
+		got := strings.TrimSpace(read("fsize"))
+		assert.Equal(t, "65536", got, "ulimit -f")
 	}
 	if os.Geteuid() == 0 {
-		if got := strings.TrimSpace(read("uid")); got != "65534" {
-			t.Errorf("runs as uid %s, want nobody", got)
-		}
-		if _, err := os.Stat(filepath.Join(tmp, "above")); err == nil {
-			t.Error("wrote outside the directory handed over")
-		}
+		got := strings.TrimSpace(read("uid"))
+		assert.Equal(t, "65534", got, "runs as uid %s, want nobody", got)
+		_, err := os.Stat(filepath.Join(tmp, "above"))
+		assert.Error(t, err, "wrote outside the directory handed over")
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // all measures the whole corpus; without it, TestShellCorpus takes every
@@ -25,9 +28,7 @@ const corpusPath = "../../testdata/shellcorpus/commands.jsonl"
 // tables of BENCHMARKS.md.
 func TestShellCorpus(t *testing.T) {
 	entries, err := Load(corpusPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	what := "the whole corpus"
 	if !*all {
 		entries = sample(entries, sampleEvery)
@@ -39,14 +40,12 @@ func TestShellCorpus(t *testing.T) {
 		t.Logf("shown commands are not run: %v", err)
 	}
 	res, err := Measure(entries, recognise, run, tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if testing.Verbose() {
 		fmt.Printf("%s: %d commands, %d not parsed\n\n%s", what, len(entries), res.Unparsed, Table(res))
 	}
 	for _, m := range res.Wrong {
-		t.Errorf("%s (%s, %s): shown wrongly: %s\n%s", m.Entry.File, m.Entry.Source, m.Entry.Cwd, m.Reason, m.Entry.Command)
+		assert.Failf(t, "shown wrongly", "%s (%s, %s): %s\n%s", m.Entry.File, m.Entry.Source, m.Entry.Cwd, m.Reason, m.Entry.Command)
 	}
 }
 
@@ -62,12 +61,8 @@ func sample(entries []Entry, every int) []Entry {
 func sandboxParent(t *testing.T) string {
 	t.Helper()
 	tmp, err := os.MkdirTemp("", "shellcorpus-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(tmp) })
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(tmp, 0o755))
 	return tmp
 }

@@ -1,6 +1,10 @@
 package shellcorpus
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestClassify(t *testing.T) {
 	tests := []struct {
@@ -74,20 +78,16 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := Classify(tt.script)
-		if err != nil {
-			t.Errorf("Classify(%q): %v", tt.script, err)
+		if !assert.NoError(t, err, "Classify(%q)", tt.script) {
 			continue
 		}
-		if got != tt.want {
-			t.Errorf("Classify(%q) = %v, want %v", tt.script, got, tt.want)
-		}
+		assert.Equal(t, tt.want, got, "Classify(%q) = %v, want %v", tt.script, got, tt.want)
 	}
 }
 
 func TestClassifyRefusesWhatBashRefuses(t *testing.T) {
 	for _, script := range []string{"echo (", "if then fi", "cat > f <<EOF\nx\nEOF\n)"} {
-		if _, err := Classify(script); err == nil {
-			t.Errorf("Classify(%q): no error", script)
-		}
+		_, err := Classify(script)
+		assert.Error(t, err, "Classify(%q): no error", script)
 	}
 }

@@ -3,6 +3,9 @@ package shellcorpus
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var measureEntries = []Entry{
@@ -26,25 +29,25 @@ func TestMeasureToday(t *testing.T) {
 		return run(dir, script)
 	}
 	res, err := Measure(measureEntries, Today, counting, tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Wrong) != 0 {
-		t.Fatalf("wrong: %+v", res.Wrong)
-	}
+	require.NoError(t, err)
+	require.Empty(t, res.Wrong, "wrong: %+v", res.Wrong)
 	over := res.ByForm[FormOverwrite]
-	if over == nil || over.Commands != 3 || over.Repeats != 4 || over.Shown != 2 || over.Exact != 2 {
-		t.Errorf("overwrites: %+v, want 3 commands (4 with repeats), 2 shown and exact", over)
+	if assert.NotNil(t, over, "overwrites") {
+		assert.Equal(t, 3, over.Commands, "overwrites: commands")
+		assert.Equal(t, 4, over.Repeats, "overwrites: commands with repeats")
+		assert.Equal(t, 2, over.Shown, "overwrites: shown")
+		assert.Equal(t, 2, over.Exact, "overwrites: shown exactly")
 	}
-	if sed := res.ByForm[FormSedInPlace]; sed == nil || sed.Commands != 1 || sed.Shown != 0 {
-		t.Errorf("sed -i: %+v, want 1 command, not shown", sed)
+	sed := res.ByForm[FormSedInPlace]
+	if assert.NotNil(t, sed, "sed -i") {
+		if assert.Equal(t, 1, sed.Commands, "sed -i: %+v, want 1 command, not shown", sed) {
+			assert.Equal(t, 0, sed.Shown, "sed -i: %+v, want 1 command, not shown", sed)
+		}
 	}
-	if len(ran) != 2 {
-		t.Errorf("ran %q, want the 2 shown commands only", ran)
-	}
+	assert.Len(t, ran, 2, "ran")
 	for _, s := range ran {
-		if strings.Contains(s, "/testbed/") && !strings.Contains(s, tmp) {
-			t.Errorf("ran %q with the agent's own paths", s)
+		if strings.Contains(s, "/testbed/") {
+			assert.Contains(t, s, tmp, "ran %q with the agent's own paths", s)
 		}
 	}
 }
@@ -90,11 +93,9 @@ func TestMeasureCatchesWrongShows(t *testing.T) {
 	}
 	for name, r := range wrong {
 		res, err := Measure(measureEntries[:1], r, run, tmp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Wrong) != 1 || res.ByForm[FormOverwrite].Wrong != 1 {
-			t.Errorf("%s: wrong = %+v, want the one shown command", name, res.Wrong)
+		require.NoError(t, err)
+		if assert.Len(t, res.Wrong, 1, "%s: wrong = %+v, want the one shown command", name, res.Wrong) {
+			assert.Equal(t, 1, res.ByForm[FormOverwrite].Wrong, "%s: wrong = %+v, want the one shown command", name, res.Wrong)
 		}
 	}
 }
@@ -112,18 +113,20 @@ func TestMeasurePartialShows(t *testing.T) {
 		return Shown{Files: []ShownFile{{Path: dir + "/a.txt", Content: []byte("a\n")}}}, true
 	}
 	res, err := Measure(entries, first, run, tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.ByForm[FormSeveral]; len(res.Wrong) != 0 || c == nil || c.Exact != 1 {
-		t.Errorf("partial show: %+v, wrong %+v; want exact", c, res.Wrong)
+	require.NoError(t, err)
+	c := res.ByForm[FormSeveral]
+	if assert.Empty(t, res.Wrong, "partial show: %+v, wrong %+v; want exact", c, res.Wrong) {
+		if assert.NotNil(t, c, "partial show: %+v, wrong %+v; want exact", c, res.Wrong) {
+			assert.Equal(t, 1, c.Exact, "partial show: %+v, wrong %+v; want exact", c, res.Wrong)
+		}
 	}
 	all := func(script, dir string) (Shown, bool) {
 		shown, ok := first(script, dir)
 		shown.All = true
 		return shown, ok
 	}
-	if res, err = Measure(entries, all, run, tmp); err != nil || len(res.Wrong) != 1 {
-		t.Errorf("a show of all that misses b.txt: wrong %+v, %v; want it caught", res.Wrong, err)
+	res, err = Measure(entries, all, run, tmp)
+	if assert.NoError(t, err) {
+		assert.Len(t, res.Wrong, 1, "a show of all that misses b.txt: wrong %+v; want it caught", res.Wrong)
 	}
 }

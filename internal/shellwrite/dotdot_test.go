@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/stretchr/testify/require"
 )
 
 // dotdotTree builds, in dir: real/deep/, sub/deeper/, link -> real/deep (a symlinked directory),
@@ -12,16 +16,10 @@ import (
 func dotdotTree(tb testing.TB, dir string) {
 	tb.Helper()
 	for _, d := range []string{"real/deep", "sub/deeper"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, os.MkdirAll(filepath.Join(dir, d), 0o755))
 	}
-	if err := os.Symlink("real/deep", filepath.Join(dir, "link")); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "afile"), []byte("a\n"), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, os.Symlink("real/deep", filepath.Join(dir, "link")))
+	require.NoError(tb, os.WriteFile(filepath.Join(dir, "afile"), []byte("a\n"), 0o644))
 }
 
 // dotdotCases are scripts with '..' and cd, run in dotdotTree. cd resolves '..' logically (link/..
@@ -72,29 +70,19 @@ func TestDotDotAgainstShells(t *testing.T) {
 					target, err = CheckTarget(w, cwd, false, 1<<20)
 				}
 				if tc.reason != "" {
-					if err == nil || !strings.Contains(err.Error(), tc.reason) {
-						t.Fatalf("err = %v, want a rejection for %q", err, tc.reason)
-					}
+					require.ErrorContains(t, err, tc.reason)
 					return
 				}
-				if err != nil {
-					t.Fatalf("rejected: %v", err)
-				}
-				if want := filepath.Join(cwd, tc.path); target.Path != want {
-					t.Errorf("Path = %s, want %s", target.Path, want)
-				}
+				require.NoError(t, err, "rejected")
+				want := filepath.Join(cwd, tc.path)
+				assert.Equal(t, want, target.Path, "Path")
 				run := runShell(t, sh, script, cwd)
-				if run.err != nil || run.stderr != "" {
-					t.Fatalf("%s -c %q: err=%v stderr=%q", shell, script, run.err, run.stderr)
-				}
+				require.NoError(t, run.err, "%s -c %q: stderr=%q", shell, script, run.stderr)
+				require.Empty(t, run.stderr, "%s -c %q", shell, script)
 				dir, err := filepath.EvalSymlinks(filepath.Dir(target.Path))
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				before[filepath.Join(dir, filepath.Base(target.Path))] = w.Content // the walk does not follow links
-				if !sameFiles(run.files, before) {
-					t.Fatalf("%s -c %q left\n%sCheckTarget says\n%s", shell, script, describeFiles(run.files), describeFiles(before))
-				}
+				require.True(t, sameFiles(run.files, before), "%s -c %q left\n%sCheckTarget says\n%s", shell, script, describeFiles(run.files), describeFiles(before))
 			})
 		}
 	}
@@ -106,18 +94,14 @@ func TestOldTextIsNotReadThroughASwappedSymlink(t *testing.T) {
 	fsys.mkdir(t, filepath.Join(fsys.root, "sub"))
 	fsys.file(t, filepath.Join(fsys.root, "sub", "f"), "inside\n")
 	fsys.file(t, filepath.Join(fsys.outside, "f"), "secret\n")
-	if err := os.Rename(filepath.Join(fsys.root, "sub"), filepath.Join(fsys.root, "old")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(filepath.Join(fsys.root, "sub"), filepath.Join(fsys.root, "old")))
 	fsys.symlink(t, fsys.outside, filepath.Join(fsys.root, "sub"))
 	f, err := openBeneath(fsys.root, filepath.Join(fsys.root, "sub", "f"))
 	if err == nil {
 		f.Close()
-		t.Fatal("opened the file through a symlink")
 	}
+	require.Error(t, err, "opened the file through a symlink")
 	f, err = openBeneath(fsys.root, filepath.Join(fsys.root, "old", "f"))
-	if err != nil {
-		t.Fatalf("a plain path: %v", err)
-	}
+	require.NoError(t, err, "a plain path")
 	f.Close()
 }

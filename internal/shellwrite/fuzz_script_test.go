@@ -3,6 +3,8 @@ package shellwrite
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzFiles are the files every fuzzed script starts with: one with a final newline, one
@@ -84,9 +86,7 @@ func checkScriptCase(t *testing.T, tc scriptCase) {
 		return
 	}
 	for _, f := range files {
-		if !strings.HasPrefix(f.Path, dir+"/") {
-			t.Fatalf("shown %s, outside %s", f.Path, dir)
-		}
+		require.True(t, strings.HasPrefix(f.Path, dir+"/"), "shown %s, outside %s", f.Path, dir)
 	}
 	for _, shell := range oracleShells {
 		checkScriptInShell(t, shell, "-c", tc)

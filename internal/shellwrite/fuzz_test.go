@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzCWD is the working directory the fuzzers parse in.
@@ -85,14 +87,13 @@ func FuzzParseAlphabet(f *testing.F) {
 func checkParse(t *testing.T, script string) {
 	w, err := Parse(script, fuzzCWD)
 	if err != nil {
-		if w.Path != "" || w.Content != nil {
-			t.Fatalf("rejected (%v) but returned %+v", err, w)
-		}
+		require.Empty(t, w.Path, "rejected (%v) but returned %+v", err, w)
+		require.Nil(t, w.Content, "rejected (%v) but returned %+v", err, w)
 		return
 	}
-	if !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path || !utf8.Valid(w.Content) {
-		t.Fatalf("accepted with Path %q, Content %q", w.Path, w.Content)
-	}
+	require.True(t, filepath.IsAbs(w.Path), "accepted with Path %q, Content %q", w.Path, w.Content)
+	require.Equal(t, w.Path, filepath.Clean(w.Path), "accepted with Path %q, Content %q", w.Path, w.Content)
+	require.True(t, utf8.Valid(w.Content), "accepted with Path %q, Content %q", w.Path, w.Content)
 	checkRoundTrip(t, script)
 	if !safeToRun(script) {
 		return
@@ -121,16 +122,12 @@ func FuzzScriptFromCommandLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd string) {
 		script, ok := ScriptFromCommandLine(cmd)
 		if !ok {
-			if script != "" {
-				t.Fatalf("rejected but returned %q", script)
-			}
+			require.Empty(t, script, "rejected but returned %q", script)
 			return
 		}
 		checkRoundTrip(t, script)
 		argv, err := commandLineWords(cmd)
-		if err != nil {
-			t.Fatalf("accepted but commandLineWords: %v", err)
-		}
+		require.NoError(t, err, "accepted but commandLineWords")
 		// Without ( and ` nothing in the line can run a command; PATH finds none either.
 		if strings.ContainsAny(cmd, "(`") {
 			return
@@ -138,13 +135,11 @@ func FuzzScriptFromCommandLine(f *testing.F) {
 		printWords := "printf '%s\\0' " + strings.TrimLeft(cmd, " \t\n")
 		for _, shell := range oracleShells {
 			run := runShellPath(t, shellPath(t, shell), printWords, shellDir(t), "/nonexistent")
-			if run.err != nil || run.stderr != "" || len(run.files) != 0 {
-				t.Fatalf("%s -c %q: err=%v stderr=%q files=%d", shell, printWords, run.err, run.stderr, len(run.files))
-			}
+			require.NoError(t, run.err, "%s -c %q: stderr=%q files=%d", shell, printWords, run.stderr, len(run.files))
+			require.Empty(t, run.stderr, "%s -c %q: files=%d", shell, printWords, len(run.files))
+			require.Empty(t, run.files, "%s -c %q", shell, printWords)
 			got := strings.Split(strings.TrimSuffix(run.stdout, "\x00"), "\x00")
-			if !slices.Equal(got, argv) {
-				t.Fatalf("%s splits %q into %q, ScriptFromCommandLine into %q", shell, cmd, got, argv)
-			}
+			require.True(t, slices.Equal(got, argv), "%s splits %q into %q, ScriptFromCommandLine into %q", shell, cmd, got, argv)
 		}
 	})
 }

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // parseCase is one row of the spec: a script and the file it writes, or why it is rejected.
@@ -353,26 +356,16 @@ func TestParse(t *testing.T) {
 			script := tc.scriptIn(testCWD)
 			w, err := Parse(script, testCWD)
 			if !tc.accepted() {
-				if err == nil {
-					t.Fatalf("accepted, want rejection (%s); wrote %s: %q", tc.reason, w.Path, w.Content)
-				}
-				if !strings.Contains(err.Error(), tc.reason) {
-					t.Fatalf("rejected for %q, want %q", err, tc.reason)
-				}
-				if w.Path != "" || w.Content != nil {
-					t.Fatalf("rejected but returned %+v", w)
-				}
+				require.Error(t, err, "accepted, want rejection (%s); wrote %s: %q", tc.reason, w.Path, w.Content)
+				require.Contains(t, err.Error(), tc.reason, "rejected for %q, want %q", err, tc.reason)
+				require.Empty(t, w.Path, "rejected but returned %+v", w)
+				require.Nil(t, w.Content, "rejected but returned %+v", w)
 				return
 			}
-			if err != nil {
-				t.Fatalf("rejected: %v", err)
-			}
-			if want := filepath.Join(testCWD, tc.path); w.Path != want {
-				t.Errorf("Path = %q, want %q", w.Path, want)
-			}
-			if string(w.Content) != tc.content {
-				t.Errorf("Content = %q, want %q", w.Content, tc.content)
-			}
+			require.NoError(t, err, "rejected")
+			want := filepath.Join(testCWD, tc.path)
+			assert.Equal(t, want, w.Path, "Path")
+			assert.Equal(t, tc.content, string(w.Content), "Content")
 		})
 	}
 }
@@ -400,15 +393,14 @@ func TestParseCaseCounts(t *testing.T) {
 			accepted++
 		}
 	}
-	if rejected := len(parseCases) - accepted; accepted < 45 || rejected < 40 {
-		t.Fatalf("%d accepted and %d rejected rows, want at least 45 and 40", accepted, rejected)
-	}
+	rejected := len(parseCases) - accepted
+	require.GreaterOrEqual(t, accepted, 45, "%d accepted and %d rejected rows, want at least 45 and 40", accepted, rejected)
+	require.GreaterOrEqual(t, rejected, 40, "%d accepted and %d rejected rows, want at least 45 and 40", accepted, rejected)
 }
 
 func TestParseRelativeCWD(t *testing.T) {
-	if _, err := Parse("echo hi > f", "project"); err == nil || !strings.Contains(err.Error(), "not absolute") {
-		t.Fatalf("err = %v, want a rejection of the relative cwd", err)
-	}
+	_, err := Parse("echo hi > f", "project")
+	require.ErrorContains(t, err, "not absolute")
 }
 
 // TestLoginShellsWriteTheSame runs the accepted rows as codex does, in login shells (`bash -lc`,
@@ -426,18 +418,14 @@ func TestLoginShellsWriteTheSame(t *testing.T) {
 				}
 				cwd := shellDir(t)
 				w, err := Parse(tc.script, cwd)
-				if err != nil {
-					t.Fatalf("%q: %v", tc.script, err)
-				}
+				require.NoError(t, err, "%q", tc.script)
 				for _, d := range append(tc.dirs, strings.TrimPrefix(filepath.Dir(w.Path), cwd)) {
-					if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, os.MkdirAll(filepath.Join(cwd, d), 0o755))
 				}
 				run := runShellFlag(t, sh, "-lc", tc.script, cwd, "/usr/bin:/bin")
 				want := map[string][]byte{w.Path: w.Content}
-				if run.err != nil || !sameFiles(run.files, want) {
-					t.Errorf("%s -lc %q (err %v) wrote\n%sParse says\n%s", shell, tc.script, run.err, describeFiles(run.files), describeFiles(want))
+				if assert.NoError(t, run.err, "%s -lc %q", shell, tc.script) {
+					assert.True(t, sameFiles(run.files, want), "%s -lc %q wrote\n%sParse says\n%s", shell, tc.script, describeFiles(run.files), describeFiles(want))
 				}
 			}
 		})
@@ -455,12 +443,9 @@ func TestDependsOnCwd(t *testing.T) {
 		"cd ./sub/.. && echo hi > /abs/f": true,
 	} {
 		w, err := Parse(script, testCWD)
-		if err != nil {
-			t.Fatalf("%q: %v", script, err)
-		}
-		if got := w.DependsOnCwd(); got != want {
-			t.Errorf("%q: DependsOnCwd() = %v, want %v", script, got, want)
-		}
+		require.NoError(t, err, "%q", script)
+		got := w.DependsOnCwd()
+		assert.Equal(t, want, got, "%q: DependsOnCwd() = %v, want %v", script, got, want)
 	}
 }
 
@@ -476,11 +461,8 @@ func TestSearchesCDPATH(t *testing.T) {
 		"cd .hidden && echo hi > f": true,
 	} {
 		w, err := Parse(script, testCWD)
-		if err != nil {
-			t.Fatalf("%q: %v", script, err)
-		}
-		if got := w.SearchesCDPATH(); got != want {
-			t.Errorf("%q: SearchesCDPATH() = %v, want %v", script, got, want)
-		}
+		require.NoError(t, err, "%q", script)
+		got := w.SearchesCDPATH()
+		assert.Equal(t, want, got, "%q: SearchesCDPATH() = %v, want %v", script, got, want)
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // scriptCase is one row of the spec for whole scripts: the files before, the script, the files it
@@ -174,16 +177,12 @@ func (c scriptCase) setUp(tb testing.TB) string {
 		if strings.HasSuffix(c.files[i], "/") {
 			path += "/"
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, os.MkdirAll(filepath.Dir(path), 0o755))
 		if strings.HasSuffix(c.files[i], "/") {
 			continue
 		}
 		i++
-		if err := os.WriteFile(path, []byte(c.files[i]), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, os.WriteFile(path, []byte(c.files[i]), 0o644))
 	}
 	return dir
 }
@@ -205,22 +204,16 @@ func TestScript(t *testing.T) {
 			dir := tc.setUp(t)
 			files, cut, err := scriptEdits(t, tc.script, dir)
 			if tc.refused != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.refused) {
-					t.Fatalf("ParseScript error %v, want %q", err, tc.refused)
-				}
+				require.ErrorContains(t, err, tc.refused, "ParseScript error")
 				return
 			}
-			if err != nil {
-				t.Fatalf("ParseScript: %v", err)
-			}
-			if got, want := describeEdits(dir, files), describePairs(tc.want); got != want {
-				t.Errorf("shown:\n%swant:\n%s", got, want)
-			}
-			switch {
-			case tc.stop == "" && cut != nil:
-				t.Errorf("cut: %v, want everything shown", cut)
-			case tc.stop != "" && (cut == nil || !strings.Contains(cut.Error(), tc.stop)):
-				t.Errorf("cut: %v, want %q", cut, tc.stop)
+			require.NoError(t, err, "ParseScript")
+			got, want := describeEdits(dir, files), describePairs(tc.want)
+			assert.Equal(t, want, got, "shown:\n%swant:\n%s", got, want)
+			if tc.stop == "" {
+				assert.NoError(t, cut, "a cut, want everything shown")
+			} else {
+				assert.ErrorContains(t, cut, tc.stop, "cut")
 			}
 		})
 	}
@@ -284,20 +277,19 @@ func checkScriptInShell(t *testing.T, shell, flag string, tc scriptCase) {
 	dir := tc.setUp(t)
 	before := regularFiles(t, dir)
 	files, cut, err := scriptEdits(t, tc.script, dir)
-	if err != nil {
-		t.Fatalf("ParseScript: %v", err)
-	}
+	require.NoError(t, err, "ParseScript")
 	run := runShellFlag(t, sh, flag, tc.script, dir, "/usr/bin:/bin")
 	after := regularFiles(t, dir)
 	want := before
 	for _, f := range files {
-		if got, ok := after[f.Path]; !ok || string(got) != string(f.New) {
-			t.Errorf("%s -c %q (err %v, stderr %q) left %s as %q, shown %q", shell, tc.script, run.err, run.stderr, f.Path, got, f.New)
+		got, ok := after[f.Path]
+		if assert.True(t, ok, "%s -c %q (err %v, stderr %q) left %s as %q, shown %q", shell, tc.script, run.err, run.stderr, f.Path, got, f.New) {
+			assert.Equal(t, string(f.New), string(got), "%s -c %q (err %v, stderr %q) left %s as %q, shown %q", shell, tc.script, run.err, run.stderr, f.Path, got, f.New)
 		}
 		want[f.Path] = f.New
 	}
-	if cut == nil && !sameFiles(after, want) {
-		t.Errorf("%s -c %q (err %v) wrote\n%sshown\n%s", shell, tc.script, run.err, describeFiles(after), describeFiles(want))
+	if cut == nil {
+		assert.True(t, sameFiles(after, want), "%s -c %q (err %v) wrote\n%sshown\n%s", shell, tc.script, run.err, describeFiles(after), describeFiles(want))
 	}
 }
 
@@ -311,20 +303,16 @@ func TestSedThroughASymlink(t *testing.T) {
 		for _, shell := range oracleShells {
 			t.Run(shell+"/"+script, func(t *testing.T) {
 				dir := shellDir(t)
-				if err := os.WriteFile(filepath.Join(dir, "t"), []byte("x\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink("t", filepath.Join(dir, "link")); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "t"), []byte("x\n"), 0o644))
+				require.NoError(t, os.Symlink("t", filepath.Join(dir, "link")))
 				files, _, err := scriptEdits(t, script, dir)
-				if err != nil || len(files) != 1 || string(files[0].New) != want {
-					t.Fatalf("shown %+v (%v), want one file holding %q", files, err, want)
-				}
+				require.NoError(t, err)
+				require.Len(t, files, 1, "shown %+v", files)
+				require.Equal(t, want, string(files[0].New), "shown")
 				runShell(t, shellPath(t, shell), script, dir)
-				if got, err := os.ReadFile(files[0].Path); err != nil || string(got) != want {
-					t.Fatalf("%s holds %q (%v), shown %q", files[0].Path, got, err, want)
-				}
+				got, err := os.ReadFile(files[0].Path)
+				require.NoError(t, err)
+				require.Equal(t, want, string(got), "%s holds", files[0].Path)
 			})
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkSedOutput is what one `sed -i` costs the proxy: GNU sed run in each of sedEnvs on a
@@ -13,9 +15,8 @@ func BenchmarkSedOutput(b *testing.B) {
 	sc := &sedCall{scripts: []string{"s/line/LINE/"}}
 	text := []byte(strings.Repeat("a line of text\n", 30))
 	for range b.N {
-		if _, err := sedOutput(sc, text, 1<<20); err != nil {
-			b.Fatal(err)
-		}
+		_, err := sedOutput(sc, text, 1<<20)
+		require.NoError(b, err)
 	}
 }
 
@@ -23,16 +24,11 @@ func BenchmarkSedOutput(b *testing.B) {
 func TestFindGNUSedRefusesOtherSeds(t *testing.T) {
 	dir := shellDir(t)
 	fake := "#!/bin/sh\necho 'sed: illegal option -- -' >&2\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(dir, "sed"), []byte(fake), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := findGNUSed(dir + ":/usr/bin:/bin"); err == nil || !strings.Contains(err.Error(), "not GNU sed") {
-		t.Fatalf("err = %v, want the fake sed refused", err)
-	}
-	if _, err := findGNUSed("relative:/usr/bin"); err == nil || !strings.Contains(err.Error(), "relative") {
-		t.Fatalf("err = %v, want a relative PATH entry refused", err)
-	}
-	if path, err := findGNUSed("/usr/bin:/bin"); err != nil {
-		t.Fatalf("GNU sed in /usr/bin: %v (%s)", err, path)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sed"), []byte(fake), 0o755))
+	_, err := findGNUSed(dir + ":/usr/bin:/bin")
+	require.ErrorContains(t, err, "not GNU sed")
+	_, err = findGNUSed("relative:/usr/bin")
+	require.ErrorContains(t, err, "relative", "a relative PATH entry is refused")
+	path, err := findGNUSed("/usr/bin:/bin")
+	require.NoError(t, err, "GNU sed in /usr/bin (%s)", path)
 }

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The second oracle: real shells. Every accepted script is run by bash, dash and zsh, which must
@@ -25,8 +28,8 @@ var oracleShells = []string{"bash", "dash", "zsh"}
 func shellPath(tb testing.TB, shell string) string {
 	tb.Helper()
 	path, ok := findShell(shell)
-	if !ok && os.Getenv("REQUIRE_SHELLS") == "1" && slices.Contains(oracleShells, shell) {
-		tb.Fatalf("%s not found in /usr/bin or /bin, and REQUIRE_SHELLS=1", shell)
+	if !ok && os.Getenv("REQUIRE_SHELLS") == "1" {
+		require.False(tb, slices.Contains(oracleShells, shell), "%s not found in /usr/bin or /bin, and REQUIRE_SHELLS=1", shell)
 	}
 	if !ok {
 		tb.Skipf("%s not found in /usr/bin or /bin", shell)
@@ -92,9 +95,7 @@ func regularFiles(tb testing.TB, dir string) map[string][]byte {
 		files[path], err = os.ReadFile(path)
 		return err
 	})
-	if err != nil {
-		tb.Fatalf("walk %s: %v", dir, err)
-	}
+	require.NoError(tb, err, "walk %s", dir)
 	return files
 }
 
@@ -103,17 +104,12 @@ func regularFiles(tb testing.TB, dir string) map[string][]byte {
 func shellDir(tb testing.TB) string {
 	tb.Helper()
 	dir, err := os.MkdirTemp("", "shellwrite")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	tb.Cleanup(func() {
-		if err := os.RemoveAll(dir); err != nil {
-			tb.Error(err)
-		}
+		assert.NoError(tb, os.RemoveAll(dir))
 	})
-	if dir, err = filepath.EvalSymlinks(dir); err != nil {
-		tb.Fatal(err)
-	}
+	dir, err = filepath.EvalSymlinks(dir)
+	require.NoError(tb, err)
 	return dir
 }
 
@@ -137,25 +133,17 @@ func checkShellWrites(tb testing.TB, shell string, prog program, dirs ...string)
 	path := shellPath(tb, shell)
 	cwd := shellDir(tb)
 	script, w, err := prog(cwd)
-	if err != nil {
-		tb.Fatalf("rejected in %s: %v", cwd, err)
-	}
-	if !strings.HasPrefix(w.Path, cwd+"/") {
-		tb.Fatalf("Path %s is outside the test directory %s", w.Path, cwd)
-	}
+	require.NoError(tb, err, "rejected in %s", cwd)
+	require.True(tb, strings.HasPrefix(w.Path, cwd+"/"), "Path %s is outside the test directory %s", w.Path, cwd)
 	for _, d := range append(dirs, strings.TrimPrefix(filepath.Dir(w.Path), cwd)) {
-		if err := os.MkdirAll(filepath.Join(cwd, d), 0o755); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, os.MkdirAll(filepath.Join(cwd, d), 0o755))
 	}
 	run := runShell(tb, path, script, cwd)
-	if run.err != nil || run.stdout != "" || run.stderr != "" {
-		tb.Fatalf("%s -c %q: err=%v stdout=%q stderr=%q", shell, script, run.err, run.stdout, run.stderr)
-	}
+	require.NoError(tb, run.err, "%s -c %q: stdout=%q stderr=%q", shell, script, run.stdout, run.stderr)
+	require.Empty(tb, run.stdout, "%s -c %q: stderr=%q", shell, script, run.stderr)
+	require.Empty(tb, run.stderr, "%s -c %q", shell, script)
 	want := map[string][]byte{w.Path: w.Content}
-	if !sameFiles(run.files, want) {
-		tb.Fatalf("%s -c %q wrote\n%sParse says\n%s", shell, script, describeFiles(run.files), describeFiles(want))
-	}
+	require.True(tb, sameFiles(run.files, want), "%s -c %q wrote\n%sParse says\n%s", shell, script, describeFiles(run.files), describeFiles(want))
 }
 
 func sameFiles(a, b map[string][]byte) bool {

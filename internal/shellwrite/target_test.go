@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // targetFS is a directory tree for CheckTarget: root is the session root and outside a directory
@@ -14,9 +16,7 @@ type targetFS struct{ root, outside string }
 func newTargetFS(t *testing.T) targetFS {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fsys := targetFS{root: filepath.Join(base, "root"), outside: filepath.Join(base, "outside")}
 	fsys.mkdir(t, fsys.root)
 	fsys.mkdir(t, fsys.outside)
@@ -25,23 +25,17 @@ func newTargetFS(t *testing.T) targetFS {
 
 func (targetFS) mkdir(t *testing.T, path string) {
 	t.Helper()
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(path, 0o755))
 }
 
 func (targetFS) file(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func (targetFS) symlink(t *testing.T, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(target, link))
 }
 
 func TestCheckTarget(t *testing.T) {
@@ -170,19 +164,18 @@ func TestCheckTarget(t *testing.T) {
 			got, err := CheckTarget(Write{Path: path, Content: []byte("new")}, root, tc.allowOutside, limit)
 			old, exists := got.Old, got.Exists
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want one containing %q", err, tc.err)
-				}
-				if old != nil || exists {
-					t.Fatalf("error, yet old=%q exists=%v", old, exists)
-				}
+				require.ErrorContains(t, err, tc.err)
+				require.Nil(t, old, "error, yet old=%q exists=%v", old, exists)
+				require.False(t, exists, "error, yet old=%q exists=%v", old, exists)
 				return
 			}
-			if err != nil {
-				t.Fatalf("err = %v", err)
-			}
-			if exists != tc.exists || string(old) != tc.old || (exists && old == nil) || (!exists && old != nil) {
-				t.Fatalf("old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
+			require.NoError(t, err)
+			require.Equal(t, tc.exists, exists, "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
+			require.Equal(t, tc.old, string(old), "old=%q (nil: %v) exists=%v, want %q exists=%v", old, old == nil, exists, tc.old, tc.exists)
+			if exists {
+				require.NotNil(t, old, "the old text of a file that exists")
+			} else {
+				require.Nil(t, old, "the old text of a file that does not exist")
 			}
 		})
 	}
@@ -190,7 +183,6 @@ func TestCheckTarget(t *testing.T) {
 
 func TestCheckTargetNegativeLimit(t *testing.T) {
 	root := t.TempDir()
-	if _, err := CheckTarget(Write{Path: filepath.Join(root, "f")}, root, false, -1); err == nil {
-		t.Fatal("accepted a negative size limit")
-	}
+	_, err := CheckTarget(Write{Path: filepath.Join(root, "f")}, root, false, -1)
+	require.Error(t, err, "accepted a negative size limit")
 }

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,17 +18,13 @@ import (
 // A FIFO as target would block a reader forever: it is not a regular file.
 func TestCheckTargetFIFO(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	path := filepath.Join(root, "fifo")
 	if err := syscall.Mkfifo(path, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	_, err = CheckTarget(Write{Path: path}, root, false, 1024)
-	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Fatalf("err = %v, want a rejection of the FIFO", err)
-	}
+	require.ErrorContains(t, err, "not a regular file")
 }
 
 // Where openat2 is missing (kernels before 5.6, other systems), oldText is opened one component at
@@ -39,15 +37,11 @@ func TestOpenNoFollowRefusesSymlinks(t *testing.T) {
 	fsys.symlink(t, fsys.outside, filepath.Join(fsys.root, "dir-link"))
 	fsys.symlink(t, filepath.Join(fsys.root, "real", "f"), filepath.Join(fsys.root, "file-link"))
 	dir, err := unix.Open(fsys.root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer unix.Close(dir)
 	for rel, ok := range map[string]bool{"real/f": true, "dir-link/f": false, "file-link": false} {
 		f, err := openNoFollow(dir, rel, filepath.Join(fsys.root, rel))
-		if (err == nil) != ok {
-			t.Errorf("openNoFollow(%s): err = %v, want success %v", rel, err, ok)
-		}
+		assert.Equal(t, ok, (err == nil), "openNoFollow(%s): err = %v, want success %v", rel, err, ok)
 		if f != nil {
 			f.Close()
 		}
@@ -63,9 +57,7 @@ func TestCheckTargetRefusesHardLinks(t *testing.T) {
 		t.Skipf("link: %v", err)
 	}
 	_, err := CheckTarget(Write{Path: inside}, fsys.root, false, 1024)
-	if err == nil || !strings.Contains(err.Error(), "hard links") {
-		t.Fatalf("err = %v, want a refusal of the hard link", err)
-	}
+	require.ErrorContains(t, err, "hard links")
 }
 
 // A target the shell cannot open for writing makes it write nothing: refused when oldText is
@@ -74,17 +66,13 @@ func TestCheckTargetRefusesWritesThatCannotHappen(t *testing.T) {
 	fsys := newTargetFS(t)
 	readOnly := filepath.Join(fsys.root, "read-only")
 	fsys.file(t, readOnly, "old\n")
-	if err := os.Chmod(readOnly, 0o444); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(readOnly, 0o444))
 	cases := map[string]string{}
 	if os.Geteuid() != 0 {
 		cases[readOnly] = "not writable"
 		lockedDir := filepath.Join(fsys.root, "locked")
 		fsys.mkdir(t, lockedDir)
-		if err := os.Chmod(lockedDir, 0o555); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Chmod(lockedDir, 0o555))
 		cases[filepath.Join(lockedDir, "new")] = "cannot create"
 	}
 	immutable := filepath.Join(fsys.root, "immutable")
@@ -100,9 +88,7 @@ func TestCheckTargetRefusesWritesThatCannotHappen(t *testing.T) {
 	}
 	for path, want := range cases {
 		_, err := CheckTarget(Write{Path: path}, fsys.root, false, 1024)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: err = %v, want %q", path, err, want)
-		}
+		assert.ErrorContains(t, err, want, "%s: err = %v, want %q", path, err, want)
 	}
 }
 

@@ -3,6 +3,9 @@ package shellwrite
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestScriptFromArgv(t *testing.T) {
@@ -39,8 +42,12 @@ func TestScriptFromArgv(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got, ok := ScriptFromArgv(tc.argv)
-		if ok != tc.ok || (ok && got != tc.argv[2]) || (!ok && got != "") {
-			t.Errorf("ScriptFromArgv(%q) = %q, %v; want ok=%v", tc.argv, got, ok, tc.ok)
+		if assert.Equal(t, tc.ok, ok, "ScriptFromArgv(%q) = %q, %v; want ok=%v", tc.argv, got, ok, tc.ok) {
+			if ok {
+				assert.Equal(t, tc.argv[2], got, "ScriptFromArgv(%q)", tc.argv)
+			} else {
+				assert.Empty(t, got, "ScriptFromArgv(%q)", tc.argv)
+			}
 		}
 	}
 }
@@ -106,8 +113,8 @@ var commandLineCases = []commandLineCase{
 func TestScriptFromCommandLine(t *testing.T) {
 	for _, tc := range commandLineCases {
 		got, ok := ScriptFromCommandLine(tc.cmd)
-		if ok != tc.ok || got != tc.script {
-			t.Errorf("ScriptFromCommandLine(%q) = %q, %v; want %q, %v", tc.cmd, got, ok, tc.script, tc.ok)
+		if assert.Equal(t, tc.ok, ok, "ScriptFromCommandLine(%q) = %q, %v; want %q, %v", tc.cmd, got, ok, tc.script, tc.ok) {
+			assert.Equal(t, tc.script, got, "ScriptFromCommandLine(%q) = %q, %v; want %q, %v", tc.cmd, got, ok, tc.script, tc.ok)
 		}
 	}
 }
@@ -128,9 +135,7 @@ func TestCommandLineAgainstShells(t *testing.T) {
 		t.Run(tc.cmd, func(t *testing.T) {
 			shellPath(t, tc.shell) // skips rows whose inner shell is missing
 			script, ok := ScriptFromCommandLine(tc.cmd)
-			if !ok {
-				t.Fatalf("ScriptFromCommandLine rejected %q", tc.cmd)
-			}
+			require.True(t, ok, "ScriptFromCommandLine rejected %q", tc.cmd)
 			prog := func(cwd string) (string, Write, error) {
 				w, err := Parse(script, cwd)
 				return tc.cmd, w, err
@@ -163,8 +168,8 @@ func checkRoundTrip(tb testing.TB, script string) {
 	want := checkText(script) == nil
 	for _, cmd := range []string{"/bin/zsh -lc " + singleQuoted(script), "bash -c " + doubleQuoted(script)} {
 		got, ok := ScriptFromCommandLine(cmd)
-		if ok != want || (ok && got != script) {
-			tb.Errorf("ScriptFromCommandLine(%q) = %q, %v; want %q, %v", cmd, got, ok, script, want)
+		if assert.Equal(tb, want, ok, "ScriptFromCommandLine(%q) = %q, %v; want %q, %v", cmd, got, ok, script, want) && ok {
+			assert.Equal(tb, script, got, "ScriptFromCommandLine(%q)", cmd)
 		}
 	}
 }
@@ -178,21 +183,15 @@ func TestWindowsShellsStandAside(t *testing.T) {
 		`C:\Windows\System32\WindowsPowerShell\v1.0\powershell.exe`, `C:\Windows\System32\cmd.exe`,
 		"/usr/local/bin/pwsh", `C:\Program Files\PowerShell\7\pwsh.exe`,
 	} {
-		if !IsWindowsShell(shell) {
-			t.Errorf("IsWindowsShell(%q) = false", shell)
-		}
+		assert.True(t, IsWindowsShell(shell), "IsWindowsShell(%q) = false", shell)
 		for _, flag := range []string{"-c", "-lc", "-Command", "/c"} {
-			if got, ok := ScriptFromArgv([]string{shell, flag, s}); ok {
-				t.Errorf("ScriptFromArgv(%q, %q) = %q", shell, flag, got)
-			}
+			got, ok := ScriptFromArgv([]string{shell, flag, s})
+			assert.False(t, ok, "ScriptFromArgv(%q, %q) = %q", shell, flag, got)
 		}
-		if got, ok := ScriptFromCommandLine(singleQuoted(shell) + " -c " + singleQuoted(s)); ok {
-			t.Errorf("ScriptFromCommandLine with %q = %q", shell, got)
-		}
+		got, ok := ScriptFromCommandLine(singleQuoted(shell) + " -c " + singleQuoted(s))
+		assert.False(t, ok, "ScriptFromCommandLine with %q = %q", shell, got)
 	}
 	for _, other := range []string{"bash", "/bin/zsh", "commander", "pwsh2", "xcmd.exe", ""} {
-		if IsWindowsShell(other) {
-			t.Errorf("IsWindowsShell(%q) = true", other)
-		}
+		assert.False(t, IsWindowsShell(other), "IsWindowsShell(%q) = true", other)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -41,9 +43,7 @@ func Run(m *testing.M) int {
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
 	bin, err := build(pkg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return bin
 }
 
