@@ -76,9 +76,7 @@ func FuzzFramer(f *testing.F) {
 		}
 		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1))}
 		got := relayOnce(t, r, acp.AgentToClient, src)
-		if !bytes.Equal(in, got) {
-			t.Fatalf("relayed %q as %q", in, got)
-		}
+		require.Equal(t, in, got, "relayed unchanged")
 	})
 }
 

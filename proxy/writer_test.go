@@ -36,7 +36,7 @@ func TestPastMaxHeldAWriterWaitsForTheLongLineToEnd(t *testing.T) {
 	go func() { done <- w.writeLine([]byte(`{"one":"too many"}`), true) }()
 	select {
 	case <-done:
-		t.Fatal("a line was held past maxHeld")
+		require.Fail(t, "a line was held past maxHeld")
 	case <-time.After(50 * time.Millisecond):
 	}
 	require.NoError(t, w.endLong(true))
