@@ -103,16 +103,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return execDirect(agent, stderr)
 	}
 
-	caps := capabilities.New()
-	opts.filters.Log = logger
-	chain := opts.filters.Chain(caps)
-	chain.OnError = func(d acp.Direction, name string, err error) {
-		logger.Warn("filter failed; message forwarded unchanged", "filter", name, "dir", d.String(), "err", err)
-	}
-	relay := &proxy.Relay{Chain: chain, Log: logger, MaxFilterLine: opts.maxFilterLine}
-	if chain.Len() == 0 {
-		relay.Chain = nil
-	}
+	relay := newRelay(opts, logger)
 	if opts.stats {
 		sum := trace.NewSummary(relay.Chain)
 		relay.Taps = append(relay.Taps, sum)
@@ -127,12 +118,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer done()
 	}
-
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
-	defer signal.Stop(sigs)
-
-	status, err := relay.Run(context.Background(), agent, stdin, stdout, sigs)
+	status, err := runAgent(relay, agent, stdin, stdout)
 	if err != nil {
 		var se *proxy.StartError
 		if errors.As(err, &se) {
@@ -144,6 +130,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logger.Info("agent exited", "status", status, "after", time.Since(start).Round(time.Millisecond))
 	return status
+}
+
+// newRelay is the live proxy's relay: the filters the flags ask for, each
+// failure logged (the message went on unchanged), or none at all.
+func newRelay(opts options, logger *slog.Logger) *proxy.Relay {
+	opts.filters.Log = logger
+	chain := opts.filters.Chain(capabilities.New())
+	chain.OnError = func(d acp.Direction, name string, err error) {
+		logger.Warn("filter failed; message forwarded unchanged", "filter", name, "dir", d.String(), "err", err)
+	}
+	relay := &proxy.Relay{Chain: chain, Log: logger, MaxFilterLine: opts.maxFilterLine}
+	if chain.Len() == 0 {
+		relay.Chain = nil
+	}
+	return relay
+}
+
+// runAgent runs the agent behind relay until it exits, forwarding the
+// signals the proxy receives to it.
+func runAgent(relay *proxy.Relay, agent proxy.Agent, stdin io.Reader, stdout io.Writer) (int, error) {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+	return relay.Run(context.Background(), agent, stdin, stdout, sigs)
 }
 
 // proxyArgs is the proxy's own arguments: args without the agent's command
