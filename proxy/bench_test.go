@@ -3,7 +3,6 @@ package proxy
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -44,13 +43,13 @@ func BenchmarkThroughput(b *testing.B) {
 		})
 		b.Run(name+"/relay", func(b *testing.B) {
 			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {
-				return (&Relay{}).Open(io.Discard, dst).Pump(context.Background(), acp.AgentToClient, src)
+				return (&Relay{}).Open(io.Discard, dst).Pump(acp.AgentToClient, src)
 			})
 		})
 		b.Run(name+"/relay-viewing-filter", func(b *testing.B) {
 			r := &Relay{Chain: filters.NewChain(capabilities.New(), passThrough)}
 			pipeBench(b, size, func(dst io.Writer, src io.Reader) error {
-				return r.Open(io.Discard, dst).Pump(context.Background(), acp.AgentToClient, src)
+				return r.Open(io.Discard, dst).Pump(acp.AgentToClient, src)
 			})
 		})
 	}
@@ -76,8 +75,8 @@ func BenchmarkPingPong(b *testing.B) {
 			if viaProxy {
 				agentIn, agentOut = p2aR, a2pW
 				conn := (&Relay{}).Open(p2aW, p2cW)
-				go conn.Pump(context.Background(), acp.ClientToAgent, c2pR)
-				go conn.Pump(context.Background(), acp.AgentToClient, a2pR)
+				go conn.Pump(acp.ClientToAgent, c2pR)
+				go conn.Pump(acp.AgentToClient, a2pR)
 			}
 			go func() { // the echo agent
 				r := bufio.NewReader(agentIn)
@@ -118,7 +117,7 @@ func BenchmarkPingPong(b *testing.B) {
 func ExampleRelay() {
 	var toAgent, toClient bytes.Buffer
 	conn := (&Relay{}).Open(&toAgent, &toClient)
-	_ = conn.Pump(context.Background(), acp.ClientToAgent, bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`+"\n")))
+	_ = conn.Pump(acp.ClientToAgent, bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`+"\n")))
 	fmt.Print(toAgent.String())
 	// Output: {"jsonrpc":"2.0","id":1,"method":"initialize"}
 }

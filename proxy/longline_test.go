@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -168,7 +167,7 @@ func startLongLine(t *testing.T, r *proxy.Relay, d acp.Direction) *longLineRun {
 	c := r.Open(dstW[acp.ClientToAgent], dstW[acp.AgentToClient])
 	headSeen := make(chan struct{})
 	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
-		go func() { run.pumps <- c.Pump(context.Background(), dir, srcR[dir]) }()
+		go func() { run.pumps <- c.Pump(dir, srcR[dir]) }()
 		go run.receive(dir, dstR[dir], headSeen)
 	}
 	t.Cleanup(func() {

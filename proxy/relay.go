@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -70,7 +69,7 @@ func (r *Relay) log() *slog.Logger {
 // Pump relays direction d from src until src ends, then flushes what the
 // filters still hold. It returns nil at a clean end of src, or the error
 // that stopped it (wrapped with the direction).
-func (c *Conn) Pump(_ context.Context, d acp.Direction, src io.Reader) error {
+func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 	max := c.r.MaxFilterLine
 	if max <= 0 {
 		max = DefaultMaxFilterLine

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -26,7 +25,7 @@ func relayOnce(t testing.TB, r *Relay, d acp.Direction, in io.Reader) []byte {
 	t.Helper()
 	var toAgent, toClient bytes.Buffer
 	c := r.Open(&toAgent, &toClient)
-	require.NoError(t, c.Pump(context.Background(), d, in))
+	require.NoError(t, c.Pump(d, in))
 	if d == acp.ClientToAgent {
 		return toAgent.Bytes()
 	}
@@ -121,7 +120,7 @@ func TestFiltersMayReplaceDropAndAddButNeverReorder(t *testing.T) {
 	var toAgent, toClient bytes.Buffer
 	r := &Relay{Chain: filters.NewChain(capabilities.New(), f)}
 	c := r.Open(&toAgent, &toClient)
-	require.NoError(t, c.Pump(context.Background(), acp.ClientToAgent, strings.NewReader(in)))
+	require.NoError(t, c.Pump(acp.ClientToAgent, strings.NewReader(in)))
 	assert.Equal(t, "{\"method\":\"a\"}\n{\"method\":\"dup\"}\n{\"method\":\"dup\",\"copy\":true}\n{\"method\":\"ans\"}\n{\"id\":9,\"result\":null}\n", toAgent.String())
 	assert.Equal(t, "{\"id\":1,\"result\":{}}\n", toClient.String())
 }
@@ -172,7 +171,7 @@ func TestHeldOutputLeavesBeforeTheNextMessageOnTimeAndAtEOF(t *testing.T) {
 	r := &Relay{Chain: filters.NewChain(capabilities.New(), &holdingFilter{})}
 	c := r.Open(io.Discard, &toClient)
 	done := make(chan error, 1)
-	go func() { done <- c.Pump(context.Background(), acp.AgentToClient, pr) }()
+	go func() { done <- c.Pump(acp.AgentToClient, pr) }()
 
 	io.WriteString(pw, "{\"method\":\"chunk\",\"n\":1}\n{\"method\":\"chunk\",\"n\":2}\n{\"id\":1,\"result\":{}}\n")
 	require.Eventually(t, func() bool { return strings.Count(toClient.String(), "\n") == 3 }, 5*time.Second, time.Millisecond)

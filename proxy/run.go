@@ -47,19 +47,19 @@ func (r *Relay) Run(ctx context.Context, a Agent, stdin io.Reader, stdout io.Wri
 		return 0, err
 	}
 	conn := r.Open(agent.Stdin(), stdout)
-	go r.pumpClientToAgent(ctx, conn, stdin, agent)
+	go r.pumpClientToAgent(conn, stdin, agent)
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		r.pumpAgentToClient(ctx, conn, agent)
+		r.pumpAgentToClient(conn, agent)
 	}()
 	return agent.Wait(sigs, read), nil
 }
 
 // pumpClientToAgent relays the client's stdin to the agent until it ends,
 // then closes the agent's stdin and stops the agent.
-func (r *Relay) pumpClientToAgent(ctx context.Context, c *Conn, stdin io.Reader, agent *agentproc.Process) {
-	err := c.Pump(ctx, acp.ClientToAgent, stdin)
+func (r *Relay) pumpClientToAgent(c *Conn, stdin io.Reader, agent *agentproc.Process) {
+	err := c.Pump(acp.ClientToAgent, stdin)
 	if cerr := c.CloseWriter(acp.ClientToAgent); err == nil && cerr != nil && !errors.Is(cerr, os.ErrClosed) {
 		err = fmt.Errorf("closing agent stdin: %w", cerr)
 	}
@@ -72,8 +72,8 @@ func (r *Relay) pumpClientToAgent(ctx context.Context, c *Conn, stdin io.Reader,
 // pumpAgentToClient relays the agent's stdout to the client until it ends,
 // then closes the client's stdout. When the client stops reading, the agent
 // is stopped.
-func (r *Relay) pumpAgentToClient(ctx context.Context, c *Conn, agent *agentproc.Process) {
-	err := c.Pump(ctx, acp.AgentToClient, agent.Stdout())
+func (r *Relay) pumpAgentToClient(c *Conn, agent *agentproc.Process) {
+	err := c.Pump(acp.AgentToClient, agent.Stdout())
 	if err != nil {
 		r.log().Warn("agent→client pump ended", "err", err)
 		agent.Stop("stdout write failed")

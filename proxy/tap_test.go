@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -133,7 +132,7 @@ func TestTapsSeeEachLineWithWhatTheRelayWroteForIt(t *testing.T) {
 			tap := &eventTap{}
 			c.relay.Taps = []Tap{tap}
 			var toAgent, toClient bytes.Buffer
-			require.NoError(t, c.relay.Open(&toAgent, &toClient).Pump(context.Background(), acp.ClientToAgent, strings.NewReader(c.in)))
+			require.NoError(t, c.relay.Open(&toAgent, &toClient).Pump(acp.ClientToAgent, strings.NewReader(c.in)))
 			assert.Equal(t, c.events, tap.events)
 		})
 	}

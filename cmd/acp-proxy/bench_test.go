@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"strings"
 	"testing"
@@ -47,10 +46,10 @@ func BenchmarkTerminalOutputStream(b *testing.B) {
 					conn := r.Open(io.Discard, dst)
 					init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"terminal":true,"_meta":{"terminal_output":true,"terminal-auth":true}}}}` + "\n" +
 						`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}` + "\n"
-					if err := conn.Pump(context.Background(), acp.ClientToAgent, strings.NewReader(init)); err != nil {
+					if err := conn.Pump(acp.ClientToAgent, strings.NewReader(init)); err != nil {
 						return err
 					}
-					return conn.Pump(context.Background(), acp.AgentToClient, src)
+					return conn.Pump(acp.AgentToClient, src)
 				}
 			}
 			pipebench.Run(b, head, line, relay)

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"slices"
 	"testing"
@@ -49,7 +48,7 @@ func BenchmarkTaps(b *testing.B) {
 			b.Run(name+"/"+run.name, func(b *testing.B) {
 				r := run.relay()
 				pipebench.Run(b, nil, line, func(dst io.Writer, src io.Reader) error {
-					return r.Open(io.Discard, dst).Pump(context.Background(), acp.AgentToClient, src)
+					return r.Open(io.Discard, dst).Pump(acp.AgentToClient, src)
 				})
 			})
 		}

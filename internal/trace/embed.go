@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
@@ -16,11 +17,13 @@ import (
 // message it was read for: a trace recorded without those filters, or before
 // traces carried reads, made self-contained where the session's files still
 // are (or were put back). Every record is copied byte for byte, and "read"
-// records already there answer their questions again. Timers do not run:
-// filters read the disk only for a message.
+// records already there answer their questions again. The chain runs as in
+// a replay, timers on the recorded clock, so a read a timer makes lands
+// before the record a replay reaches it at.
 func EmbedReads(ctx context.Context, chain *filters.Chain, r io.Reader, w io.Writer) error {
-	disk := &embedDisk{}
+	disk := &embedDisk{clock: filters.NewManualClock(time.Time{})}
 	chain.Disk = disk
+	disk.driver = filters.NewDriver(chain, disk.clock, discard)
 	in := bufio.NewReaderSize(r, 64<<10)
 	out := bufio.NewWriterSize(w, 64<<10)
 	for n := 1; ; n++ {
@@ -51,14 +54,23 @@ func EmbedReads(ctx context.Context, chain *filters.Chain, r io.Reader, w io.Wri
 			return err
 		}
 	}
+	if err := disk.end(out); err != nil {
+		return err
+	}
 	return out.Flush()
 }
+
+// discard is where the lines the chain writes go: only its reads count.
+func discard(filters.Line) error { return nil }
 
 // embedDisk answers from the trace's own "read" records, else from the OS,
 // collecting the OS's answers.
 type embedDisk struct {
-	trace Disk
-	got   []DiskAnswer
+	trace  Disk
+	got    []DiskAnswer
+	clock  *filters.ManualClock
+	driver *filters.Driver
+	last   time.Duration // the time of the last record with a line
 }
 
 func (d *embedDisk) Read(_ *filters.Message, q filters.DiskRead, read func() ([]byte, error)) ([]byte, error) {
@@ -84,13 +96,39 @@ func (d *embedDisk) ask(chain *filters.Chain, rec Record, out io.Writer) error {
 		return nil
 	}
 	var epoch time.Time // the recorded clock, as Replay keeps it
-	m := filters.NewMessage(rec.Dir, rec.Line, epoch.Add(rec.T), nil)
-	discard := func(filters.Line) error { return nil }
-	if err := chain.Process(m, discard); err != nil {
+	if err := d.clock.Advance(epoch.Add(rec.T)); err != nil {
 		return err
 	}
+	m := filters.NewMessage(rec.Dir, rec.Line, epoch.Add(rec.T), nil)
+	if err := d.driver.Process(m, discard); err != nil {
+		return err
+	}
+	if err := d.driver.Tick(rec.Dir); err != nil {
+		return err
+	}
+	d.last = rec.T
+	return d.write(out, rec.T, rec.Dir)
+}
+
+// end lets what the chain still holds go, as a replay's end does, and
+// writes the reads that took.
+func (d *embedDisk) end(out io.Writer) error {
+	for _, dir := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
+		if err := d.driver.Drain(dir); err != nil {
+			return err
+		}
+		if err := d.write(out, d.last, dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write writes the reads the chain made since the last call as records of
+// time t and direction dir.
+func (d *embedDisk) write(out io.Writer, t time.Duration, dir acp.Direction) error {
 	for _, a := range d.got {
-		b := AppendHeader(nil, rec.T, rec.Dir)
+		b := AppendHeader(nil, t, dir)
 		b = append(b, ',')
 		b = appendRead(b, a)
 		if _, err := out.Write(append(b, '}', '\n')); err != nil {

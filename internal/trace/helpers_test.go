@@ -33,7 +33,7 @@ func relayOnce(t testing.TB, r *proxy.Relay, d acp.Direction, in io.Reader) []by
 	t.Helper()
 	var toAgent, toClient bytes.Buffer
 	c := r.Open(&toAgent, &toClient)
-	require.NoError(t, c.Pump(context.Background(), d, in))
+	require.NoError(t, c.Pump(d, in))
 	if d == acp.ClientToAgent {
 		return toAgent.Bytes()
 	}
