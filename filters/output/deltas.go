@@ -480,11 +480,11 @@ func snapshotText(content []byte) ([]byte, bool) {
 // itemText is the text of a content item of type content/text, as JSON
 // string bytes.
 func itemText(item []byte) ([]byte, bool) {
-	typ, inner := rawjson.TrustedGet2(item, "type", "content")
+	typ, inner := rawjson.TrustedGetPair(item, "type", "content")
 	if string(typ) != `"content"` {
 		return nil, false
 	}
-	typ, text := rawjson.TrustedGet2(inner, "type", "text")
+	typ, text := rawjson.TrustedGetPair(inner, "type", "text")
 	if string(typ) != `"text"` || len(text) < 2 || text[0] != '"' {
 		return nil, false
 	}

@@ -100,7 +100,7 @@ func (f fence) quoteEscaped(esc []byte) []byte {
 func hasTerminalItem(content []byte, ours func(string) bool) bool {
 	found := false
 	rawjson.TrustedElements(content, func(el []byte) bool {
-		if typ, tid := rawjson.TrustedGet2(el, "type", "terminalId"); string(typ) == `"terminal"` {
+		if typ, tid := rawjson.TrustedGetPair(el, "type", "terminalId"); string(typ) == `"terminal"` {
 			s, _ := rawjson.Unquote(tid)
 			found = ours(s)
 		}
@@ -136,7 +136,7 @@ func renderContent(content []byte, ours func(string) bool, quoted []byte) ([]byt
 		return nil, fmt.Errorf("content is not an array")
 	}
 	rawjson.TrustedElements(content, func(el []byte) bool {
-		if typ, tid := rawjson.TrustedGet2(el, "type", "terminalId"); string(typ) == `"terminal"` {
+		if typ, tid := rawjson.TrustedGetPair(el, "type", "terminalId"); string(typ) == `"terminal"` {
 			if s, _ := rawjson.Unquote(tid); ours(s) {
 				text()
 				return true

@@ -145,9 +145,9 @@ func TrustedGet(obj []byte, key string) (val []byte, ok bool) {
 	return val, ok
 }
 
-// TrustedGet2 returns the raw values of two members of obj (validated JSON),
+// TrustedGetPair returns the raw values of two members of obj (validated JSON),
 // in one walk.
-func TrustedGet2(obj []byte, k1, k2 string) (v1, v2 []byte) {
+func TrustedGetPair(obj []byte, k1, k2 string) (v1, v2 []byte) {
 	TrustedMembers(obj, func(key, val []byte) bool {
 		switch {
 		case KeyIs(key, k1):
