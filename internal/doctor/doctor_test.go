@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/testbin"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
@@ -119,7 +120,7 @@ func TestAgentsAreRecognisedByAgentInfo(t *testing.T) {
 		a := identify(&Answer{ProtocolVersion: c.protocol, Info: AgentInfo{Name: c.name, Version: c.version}})
 		assert.Equal(t, c.known, a.Known, "%s %s", c.name, c.version)
 		assert.True(t, strings.HasPrefix(a.Name, c.as), "%s %s: %s", c.name, c.version, a.Name)
-		for _, f := range Filters {
+		for _, f := range filterset.Filters {
 			assert.NotEmpty(t, a.Filters[f].ZedLike.Why, "%s: %s", c.name, f)
 			assert.NotEmpty(t, a.Filters[f].Plain.Why, "%s: %s", c.name, f)
 		}

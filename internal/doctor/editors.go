@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 )
 
 // clientKind is which kind of client an editor is, for the filters.
@@ -32,7 +34,7 @@ var editors = []editor{
 // flagsFor are the filter flags that help a client of kind.
 func (r *Report) flagsFor(kind clientKind) []string {
 	var flags []string
-	for _, f := range Filters {
+	for _, f := range filterset.Filters {
 		adv := r.Agent.Filters[f]
 		if (kind != plain && adv.ZedLike.Helps) || (kind != zedLike && adv.Plain.Helps) {
 			flags = append(flags, f)

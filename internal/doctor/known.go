@@ -3,21 +3,20 @@ package doctor
 import (
 	"strconv"
 	"strings"
+
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 )
 
 // What each filter does for the agents the proxy is proven against (the
 // README's "Supported agents" table), for each kind of client.
 
-// Filter flags, in the order the proxy runs them.
+// The filter flags, in the order the proxy runs them (the filter set's).
 const (
-	ShellToPatch          = "--shell-to-patch"
-	Deltas                = "--deltas"
-	TerminalOutput        = "--terminal-output"
-	ExpandPersistedOutput = "--expand-persisted-output"
+	ShellToPatch          = filterset.ShellToPatch
+	Deltas                = filterset.Deltas
+	TerminalOutput        = filterset.TerminalOutput
+	ExpandPersistedOutput = filterset.ExpandPersistedOutput
 )
-
-// Filters are the filter flags in the order the proxy runs them.
-var Filters = []string{ShellToPatch, Deltas, TerminalOutput, ExpandPersistedOutput}
 
 // Verdict is whether a filter helps, and why in a few words.
 type Verdict struct {

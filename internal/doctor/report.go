@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 )
 
 // Report is what doctor prints about one agent.
@@ -82,7 +84,7 @@ func (r *Report) writeAgent(w io.Writer) {
 func (r *Report) writeFilters(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Filters, for a Zed-like client (it renders _meta.terminal_output) and a plain one:")
-	for _, flag := range Filters {
+	for _, flag := range filterset.Filters {
 		adv := r.Agent.Filters[flag]
 		label := flag
 		if slices.Contains(r.Given, flag) {

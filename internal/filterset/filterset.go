@@ -11,7 +11,6 @@ import (
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
-	"github.com/acp-proxy/acp-proxy/internal/doctor"
 )
 
 // Config says which filters run and how, as the filter flags set it. The
@@ -98,6 +97,17 @@ func (cfg Config) Filters() []filters.Filter {
 	return fs
 }
 
+// The filter flags, as a user types them.
+const (
+	ShellToPatch          = "--shell-to-patch"
+	Deltas                = "--deltas"
+	TerminalOutput        = "--terminal-output"
+	ExpandPersistedOutput = "--expand-persisted-output"
+)
+
+// Filters are the filter flags in the order the filters run.
+var Filters = []string{ShellToPatch, Deltas, TerminalOutput, ExpandPersistedOutput}
+
 // Flags are the filter flags cfg turns on, as flags, in the order the
 // filters run.
 func (cfg Config) Flags() []string {
@@ -106,10 +116,10 @@ func (cfg Config) Flags() []string {
 		on   bool
 		flag string
 	}{
-		{cfg.ShellToPatch, doctor.ShellToPatch},
-		{cfg.Deltas, doctor.Deltas},
-		{cfg.TerminalOutput, doctor.TerminalOutput},
-		{cfg.ExpandPersistedOutput, doctor.ExpandPersistedOutput},
+		{cfg.ShellToPatch, ShellToPatch},
+		{cfg.Deltas, Deltas},
+		{cfg.TerminalOutput, TerminalOutput},
+		{cfg.ExpandPersistedOutput, ExpandPersistedOutput},
 	} {
 		if f.on {
 			flags = append(flags, f.flag)

@@ -49,6 +49,11 @@ var rules = []rule{
 		mayUse: append([]string{"acp/...", "capabilities/...", "filters/...", "proxy/...",
 			"internal/rawjson/...", "internal/toolcall/...", "internal/shellwrite/..."}, theProxyParts...),
 	},
+	{
+		says:   "the filter set knows the filters and nothing above them",
+		scope:  []string{"internal/filterset"},
+		mayUse: []string{"acp", "capabilities", "filters/...", "internal/rawjson", "internal/toolcall", "internal/shellwrite"},
+	},
 }
 
 // platforms are those scripts/cross builds for; build-tagged files differ between them.
