@@ -2,12 +2,13 @@
 // filters in order on each direction of an ACP connection. The filters
 // acp-proxy ships live in packages below it, one per family: output
 // (terminal-output, deltas, persisted-output) and shellpatch
-// (shell-to-patch), both reading tool calls through toolcall. The relay
-// (package proxy) imports this framework but none of the filters; the
-// command (cmd/acp-proxy) wires the filters in.
+// (shell-to-patch), both reading tool calls through package acp. The
+// relay (package proxy) imports this framework but none of the filters;
+// internal/filterset builds the set the flags ask for.
 //
-// A filter sees every message of a direction through a Message, a lazily
-// parsed view of the raw line. Forwarding is the default: a filter that
+// A filter sees every message of a direction through a Message: the line's
+// acp.Message (a lazily parsed view of the raw line) with the connection's
+// tracker (Caps) and the Disk it reads files through. Forwarding is the default: a filter that
 // returns nil without emitting has passed the message on unchanged. It
 // drops the message by returning Drop, and replaces it or adds messages,
 // in either direction, by emitting them. A filter that returns an error or

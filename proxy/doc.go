@@ -1,4 +1,5 @@
-// Package proxy relays ACP between an editor and an agent process.
+// Package proxy relays ACP between a client (an editor) and an agent
+// process, or any two streams (Relay.Open).
 //
 //   - The relay: Relay and Conn (relay.go), the framer that splits a stream
 //     into lines (framing.go) and the one writer per direction (writer.go).

@@ -1,6 +1,5 @@
-// Package toolcall reads ACP tool calls for the filters: a tool_call or
-// tool_call_update as spans of the raw message, the terminal-output
-// extension's _meta keys, and a bounded list of per-call state. Both filter
-// families (output and shellpatch) build on it, so they agree on what a
-// tool call is.
+// Package toolcall is the per-call state both filter families keep: a
+// bounded list of calls keyed by session and call id (List), the path of a
+// session/update's update (At), and editing an update in place
+// (EditUpdate). Reading a tool call is package acp's (Message.ToolUpdate).
 package toolcall
