@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/pflag"
-
-	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
@@ -27,16 +24,10 @@ Flags:
 `
 
 func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("acp-proxy replay", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg filterset.Config
-	addFilterFlags(fs, &cfg)
+	fs, cfg := traceFlagSet("acp-proxy replay", stderr)
 	summary := fs.Bool("summary", false, "print messages and bytes per direction before → after, per filter and per tool call, instead of the trace")
 	asJSON := fs.Bool("json", false, "with --summary: print the figures as JSON")
-	if code := parseTraceFlags(fs, args, replayUsage, "acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]", stdout, stderr); code >= 0 {
-		return code
-	}
-	in, name, done, code := openTrace("acp-proxy replay", fs, stdin, stderr)
+	in, name, done, code := openTraceArgs(fs, args, replayUsage, "acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]", stdin, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -44,7 +35,7 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var sums []*trace.Summary
 	out := trace.NewDelivered(stdout, false)
 	newConn := func(int) trace.Connection {
-		chain := traceChain("acp-proxy replay", name, cfg, stderr)
+		chain := traceChain("acp-proxy replay", name, *cfg, stderr)
 		sum := trace.NewSummary(chain)
 		sums = append(sums, sum)
 		if *summary {

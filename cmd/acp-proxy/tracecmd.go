@@ -18,6 +18,25 @@ import (
 
 // What the commands that read a trace (replay, view) share.
 
+// traceFlagSet is the flag set of a command that reads a trace (replay,
+// view), with the filter flags in it, and the configuration they set.
+func traceFlagSet(name string, stderr io.Writer) (*pflag.FlagSet, *filterset.Config) {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &filterset.Config{}
+	addFilterFlags(fs, cfg)
+	return fs, cfg
+}
+
+// openTraceArgs parses args (parseTraceFlags) and opens the trace they name
+// (openTrace); code ≥ 0 means exit now with it.
+func openTraceArgs(fs *pflag.FlagSet, args []string, usage, synopsis string, stdin io.Reader, stdout, stderr io.Writer) (in *traceInput, name string, done func(), code int) {
+	if code := parseTraceFlags(fs, args, usage, synopsis, stdout, stderr); code >= 0 {
+		return nil, "", nil, code
+	}
+	return openTrace(fs.Name(), fs, stdin, stderr)
+}
+
 // parseTraceFlags adds -h/--help to fs (named after the command) and
 // parses args; code ≥ 0 means exit now with it (help shown, or a usage
 // error reported with the one-line synopsis).

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
@@ -39,17 +38,11 @@ Flags:
 `
 
 func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("acp-proxy view", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg filterset.Config
-	addFilterFlags(fs, &cfg)
+	fs, cfg := traceFlagSet("acp-proxy view", stderr)
 	filterFlags := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })
 	output := fs.StringP("output", "o", "", "write the page to this file (-: stdout); default: TRACE.html beside the trace")
-	if code := parseTraceFlags(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]", stdout, stderr); code >= 0 {
-		return code
-	}
-	in, name, done, code := openTrace("acp-proxy view", fs, stdin, stderr)
+	in, name, done, code := openTraceArgs(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]", stdin, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -77,8 +70,8 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			flags = append(flags, "--"+f.Name+"="+f.Value.String())
 		}
 	})
-	chain := traceChain("acp-proxy view", name, cfg, stderr)
-	newChain := func() *filters.Chain { return traceChain("acp-proxy view", name, cfg, stderr) }
+	chain := traceChain("acp-proxy view", name, *cfg, stderr)
+	newChain := func() *filters.Chain { return traceChain("acp-proxy view", name, *cfg, stderr) }
 	data, err := view.Build(context.Background(), in, view.Options{Name: filepath.Base(name), Chain: chain, Flags: flags, NewChain: newChain})
 	if err != nil {
 		return traceFailed("acp-proxy view", name, err, stderr)
