@@ -14,6 +14,8 @@ import (
 	"encoding/json"
 	"sync"
 	"sync/atomic"
+
+	"github.com/acp-proxy/acp-proxy/acp"
 )
 
 // Client is what the client advertised in its initialize request (v1 field
@@ -57,11 +59,11 @@ type Negotiated struct {
 	agent       Agent
 	agentKnown  bool
 	sessions    map[string]Session
-	inFlight    map[string]Request // client request id (raw JSON) → the request, until its response
-	loading     map[string]int     // sessionId → its session/load requests in flight
-	// answered is the last agent→client response observed and the request
-	// it answers: what Answered tells the filters while they handle it.
-	answered answer
+	// requests are the client's followed requests until their responses;
+	// the last one answered is what Answered tells the filters while they
+	// handle its response.
+	requests acp.Requests[*Request]
+	loading  map[string]int // sessionId → its session/load requests in flight
 	// version is the protocol version in force: the agent's answer to
 	// initialize, or until then the version the client asked for; 0 before
 	// initialize. Atomic, because the chain reads it for every message.
@@ -70,7 +72,7 @@ type Negotiated struct {
 
 // New returns an empty Negotiated.
 func New() *Negotiated {
-	return &Negotiated{sessions: map[string]Session{}, inFlight: map[string]Request{}, loading: map[string]int{}}
+	return &Negotiated{sessions: map[string]Session{}, requests: acp.Requests[*Request]{Max: maxInFlight}, loading: map[string]int{}}
 }
 
 // ProtocolVersion is the connection's ACP protocol version: what the agent

@@ -25,12 +25,6 @@ type Request struct {
 // requests are not followed.
 const maxInFlight = 1024
 
-// answer is a response observed and the request it answered.
-type answer struct {
-	id  []byte // the response's raw JSON id; nil: none
-	req Request
-}
-
 // tracked reports whether the tracker follows a client request of method.
 func tracked(method string) bool {
 	switch method {
@@ -54,11 +48,11 @@ func (n *Negotiated) Observe(m *acp.Message) {
 	switch m.Dir {
 	case acp.ClientToAgent:
 		if m.IsRequest() && tracked(m.Method()) {
-			n.observeRequest(m.Method(), m.ID(), m.Params())
+			n.observeRequest(m)
 		}
 	case acp.AgentToClient:
 		if n.awaiting() && !bytes.HasPrefix(m.Raw, notificationStart) && m.IsResponse() {
-			n.observeResponse(m.ID(), m.Result())
+			n.observeResponse(m)
 		}
 	}
 }
@@ -68,12 +62,12 @@ func (n *Negotiated) Observe(m *acp.Message) {
 func (n *Negotiated) awaiting() bool {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	return len(n.inFlight) > 0 || n.answered.id != nil
+	return !n.requests.Idle()
 }
 
-// observeRequest records a client request of a tracked method. id is its
-// raw JSON id, params its raw params.
-func (n *Negotiated) observeRequest(method string, id, params []byte) {
+// observeRequest records m, a client request of a tracked method.
+func (n *Negotiated) observeRequest(m *acp.Message) {
+	method, params := m.Method(), m.Params()
 	if !isObject(params) {
 		return
 	}
@@ -90,15 +84,11 @@ func (n *Negotiated) observeRequest(method string, id, params []byte) {
 			n.sessions[req.Session] = Session{ID: req.Session, Cwd: req.Cwd}
 		}
 	}
-	if id == nil {
-		return
+	old, replaced, followed := n.requests.Open(m, &req)
+	if replaced { // a request id used again: the earlier request is no longer answered
+		n.loaded(old)
 	}
-	n.forget(id) // a request id used again: the earlier request is no longer answered
-	if len(n.inFlight) >= maxInFlight {
-		return
-	}
-	n.inFlight[string(id)] = req
-	if method == "session/load" && req.Session != "" {
+	if followed && method == "session/load" && req.Session != "" {
 		n.loading[req.Session]++
 	}
 }
@@ -135,32 +125,27 @@ func parseClient(raw []byte) Client {
 	}
 }
 
-// forget stops following request id, if it was followed (under mu).
-func (n *Negotiated) forget(id []byte) (Request, bool) {
-	req, ok := n.inFlight[string(id)]
-	if !ok {
-		return Request{}, false
-	}
-	delete(n.inFlight, string(id))
+// loaded notes that req is no longer in flight: a session/load among them
+// no longer loads its session (under mu).
+func (n *Negotiated) loaded(req *Request) {
 	if req.Method == "session/load" && req.Session != "" {
 		if n.loading[req.Session]--; n.loading[req.Session] <= 0 {
 			delete(n.loading, req.Session)
 		}
 	}
-	return req, true
 }
 
-// observeResponse records an agent→client response: result is nil for an
-// error response, which negotiates nothing but still answers its request.
-func (n *Negotiated) observeResponse(id, result []byte) {
+// observeResponse records m, an agent→client response: an error response
+// negotiates nothing but still answers its request.
+func (n *Negotiated) observeResponse(m *acp.Message) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.answered = answer{}
-	req, ok := n.forget(id)
+	req, ok := n.requests.Close(m)
 	if !ok {
 		return
 	}
-	if result != nil {
+	n.loaded(req)
+	if result := m.Result(); result != nil {
 		switch req.Method {
 		case "initialize":
 			n.observeAgent(result)
@@ -170,7 +155,6 @@ func (n *Negotiated) observeResponse(id, result []byte) {
 			}
 		}
 	}
-	n.answered = answer{id: append([]byte(nil), id...), req: req}
 }
 
 // observeAgent records the agent's initialize result (under mu).
@@ -201,10 +185,11 @@ func (n *Negotiated) Answered(m *acp.Message) (Request, bool) {
 	}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	if n.answered.id == nil || !m.IsResponse() || !bytes.Equal(m.ID(), n.answered.id) {
+	req, ok := n.requests.Answered(m)
+	if !ok {
 		return Request{}, false
 	}
-	return n.answered.req, true
+	return *req, true
 }
 
 // TurnEnded reports the session whose prompt turn m ends: m is the

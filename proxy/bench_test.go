@@ -14,6 +14,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/pipebench"
+	"github.com/stretchr/testify/require"
 )
 
 // The relay's throughput is measured pipe to pipe, as it runs between an
@@ -96,10 +97,10 @@ func BenchmarkPingPong(b *testing.B) {
 			for range b.N {
 				t0 := time.Now()
 				if _, err := c2pW.Write(line); err != nil {
-					b.Fatal(err)
+					require.NoError(b, err)
 				}
 				if _, err := rd.ReadSlice('\n'); err != nil {
-					b.Fatal(err)
+					require.NoError(b, err)
 				}
 				rtts = append(rtts, time.Since(t0))
 			}
