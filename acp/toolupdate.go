@@ -154,3 +154,19 @@ func (u *ToolUpdate) read(key, val []byte) {
 	}
 	u.Others++
 }
+
+// PermissionCall reads the tool call a session/request_permission shows
+// (params.toolCall) with the same reader as ToolUpdate: Raw is the toolCall
+// object, and its ID, Title, _meta and the rest as in an update. ok is
+// false when m is no permission request or its toolCall is no object.
+func (m *Message) PermissionCall() (ToolUpdate, bool) {
+	if m.Method() != "session/request_permission" {
+		return ToolUpdate{}, false
+	}
+	tc, ok := rawjson.TrustedGet(m.Params(), "toolCall")
+	if !ok || len(tc) == 0 || tc[0] != '{' {
+		return ToolUpdate{}, false
+	}
+	u, _ := readToolUpdate(tc)
+	return u, true
+}

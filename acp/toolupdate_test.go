@@ -106,3 +106,24 @@ func TestToolUpdateOrderIsBounded(t *testing.T) {
 	assert.Len(t, u.Order(), maxOrder)
 	assert.Equal(t, "completed", u.Status)
 }
+
+func TestPermissionCallReadsTheToolCallARequestShows(t *testing.T) {
+	for _, c := range []struct {
+		name, raw string
+		ok        bool
+		id, title string
+		term      bool
+	}{
+		{"a permission request", `{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c1","title":"rm -rf x","_meta":{"terminal_info":{"terminal_id":"c1"}}},"options":[]}}`, true, "c1", "rm -rf x", true},
+		{"no toolCallId", `{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"toolCall":{"title":"t"}}}`, true, "", "t", false},
+		{"toolCall is null", `{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"toolCall":null}}`, false, "", "", false},
+		{"another method", `{"jsonrpc":"2.0","id":3,"method":"session/update","params":{"toolCall":{"toolCallId":"c1"}}}`, false, "", "", false},
+		{"keys are exact", `{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"ToolCall":{"toolCallId":"c1"}}}`, false, "", "", false},
+	} {
+		u, ok := NewMessage(AgentToClient, []byte(c.raw), time.Time{}).PermissionCall()
+		assert.Equal(t, c.ok, ok, c.name)
+		assert.Equal(t, c.id, u.ID, c.name)
+		assert.Equal(t, c.title, u.Title, c.name)
+		assert.Equal(t, c.term, u.Term.Any(), c.name)
+	}
+}

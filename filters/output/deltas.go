@@ -200,13 +200,12 @@ func (f *Deltas) dropRepeats(m *filters.Message, u acp.ToolUpdate) (*filters.Mes
 // notePermission records the members a permission request shows for a
 // kept call: the client applies them to the call.
 func (f *Deltas) notePermission(m *filters.Message) {
-	tc, ok := rawjson.Get(m.Params(), "toolCall")
+	call, ok := m.PermissionCall()
 	if !ok {
 		return
 	}
-	id, _ := rawjson.GetString(tc, "toolCallId")
-	if c := f.calls.Get(m.SessionID(), id); c != nil {
-		c.members.note(tc)
+	if c := f.calls.Get(m.SessionID(), call.ID); c != nil {
+		c.members.note(call.Raw)
 	}
 }
 

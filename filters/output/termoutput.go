@@ -381,13 +381,11 @@ func (f *TerminalOutput) translated(m *filters.Message, u *acp.ToolUpdate, c *te
 // translatePermission removes the extension's terminals from the tool call a
 // permission request shows (claude repeats the call's content there).
 func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emitter) error {
-	tc, ok := rawjson.Get(m.Params(), "toolCall")
+	call, ok := m.PermissionCall()
 	if !ok {
 		return f.forward(m, out)
 	}
-	id, _ := rawjson.GetString(tc, "toolCallId")
-	meta, _ := rawjson.Get(tc, "_meta")
-	tm := acp.ParseTermMeta(meta)
+	tc, id, tm := call.Raw, call.ID, call.Term
 	c := f.calls.Get(m.SessionID(), id)
 	if c == nil && !tm.Any() {
 		return f.forward(m, out)

@@ -191,9 +191,7 @@ func (f *PersistedOutput) forget(m *filters.Message) {
 		}
 		return
 	}
-	if m.Method() == "session/request_permission" {
-		if id, ok := rawjson.GetString(m.Params(), "toolCall", "toolCallId"); ok {
-			f.shown.Remove(m.SessionID(), id)
-		}
+	if call, ok := m.PermissionCall(); ok && call.ID != "" {
+		f.shown.Remove(m.SessionID(), call.ID)
 	}
 }

@@ -42,10 +42,8 @@ func (s *side) request(t time.Duration, m *acp.Message, rec *msgRec) {
 // options, to name the one the answer picks.
 func (s *side) permission(t time.Duration, m *acp.Message, rec *msgRec) {
 	params := m.Params()
-	tc, _ := rawjson.Get(params, "toolCall")
-	title, _ := rawjson.GetString(tc, "title")
-	id, _ := rawjson.GetString(tc, "toolCallId")
-	ev := Event{T: secs(t), Kind: "permission", Dir: m.Dir.String(), Call: id, Title: title}
+	call, _ := m.PermissionCall()
+	ev := Event{T: secs(t), Kind: "permission", Dir: m.Dir.String(), Call: call.ID, Title: call.Title}
 	opts := map[string]string{}
 	list, _ := rawjson.Get(params, "options")
 	_ = rawjson.Elements(list, func(_ int, o []byte) bool {
@@ -56,9 +54,9 @@ func (s *side) permission(t time.Duration, m *acp.Message, rec *msgRec) {
 		opts[oid] = name
 		return true
 	})
-	rec.Brief = brief(title)
-	if c := s.calls[id]; c != nil {
-		rec.call = id
+	rec.Brief = brief(call.Title)
+	if c := s.calls[call.ID]; c != nil {
+		rec.call = call.ID
 	}
 	event := s.event(ev)
 	if req := s.requests.InFlight(m); req != nil {
