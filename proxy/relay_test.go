@@ -75,7 +75,7 @@ func FuzzFramer(f *testing.F) {
 		}
 		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1))}
 		got := relayOnce(t, r, acp.AgentToClient, src)
-		require.Equal(t, in, got, "relayed unchanged")
+		require.Equal(t, string(in), string(got), "relayed unchanged")
 	})
 }
 

@@ -28,6 +28,10 @@ func FuzzParseRecord(f *testing.F) {
 		}
 		again, err := parseRead(appendRead(nil, *rec.Read)[len(`"read":`):])
 		require.NoError(t, err, "a read record written back does not read")
-		require.Equal(t, rec.Read, again, "written back differently")
+		// Compared as text: a nil and an empty JSON value are the same record.
+		readText := func(a *DiskAnswer) [5]string {
+			return [5]string{a.Kind, a.Path, string(a.Args), string(a.Answer), a.Err}
+		}
+		require.Equal(t, readText(rec.Read), readText(again), "written back differently")
 	})
 }
