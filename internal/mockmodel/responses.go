@@ -104,12 +104,21 @@ func shellTool(req responsesRequest) string {
 	return ""
 }
 
+// EscalationJustification is why the model says an escalated command must
+// leave the sandbox ([Script.Escalate]); the agent shows it to the user.
+const EscalationJustification = "The mock model's command needs to run outside the sandbox"
+
 // shellArguments is the JSON arguments string of a call to tool.
-func shellArguments(tool, script string) (string, error) {
+func shellArguments(tool, script string, escalate bool) (string, error) {
 	var args any
 	switch tool {
 	case "exec_command":
-		args = map[string]any{"cmd": script}
+		exec := map[string]any{"cmd": script}
+		if escalate {
+			exec["sandbox_permissions"] = "require_escalated"
+			exec["justification"] = EscalationJustification
+		}
+		args = exec
 	case "shell_command":
 		args = map[string]any{"command": script}
 	case "shell":
@@ -125,7 +134,7 @@ func shellArguments(tool, script string) (string, error) {
 }
 
 func (m *Responses) writeToolCall(w http.ResponseWriter, tool, script string) {
-	args, err := shellArguments(tool, script)
+	args, err := shellArguments(tool, script, m.script.Escalate)
 	if err != nil {
 		m.logf("%v", err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)

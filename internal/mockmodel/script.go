@@ -38,6 +38,12 @@ type Script struct {
 	Calls []Call
 	// Answer is the final text; empty means DefaultAnswer.
 	Answer string
+	// Escalate makes [Responses] ask, with each exec_command, to run the
+	// command outside the sandbox (sandbox_permissions "require_escalated"
+	// and a justification): codex-acp 2.x in its workspace-write mode then
+	// asks the client's permission, as 0.x does under approval_policy
+	// "untrusted".
+	Escalate bool
 	// AnswerDelay is the wait before the final answer. Zero means the
 	// server's default: DefaultCodexAnswerDelay for Responses, none for
 	// Messages. Negative means no wait.
