@@ -251,6 +251,13 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 		{"gemini's directory with a bash -c line", "gemini-cli", "", `{"command":"bash -c 'echo hi > f'","directory":"sub"}`, ""},
 		{"an unknown agent's extra key with a bash -c line", "some-agent", "", `{"command":"bash -c 'echo hi > f'","cwd":"@DIR@","sandbox":"x"}`, ""},
 		{"an unknown agent's codex command line", "some-agent", "", `{"command":"bash -c 'echo hi > f'","cwd":"@DIR@/sub"}`, "sub/f"},
+		// codex-acp (TypeScript) 2.x: exec_command's bare script and its cwd; codex runs bash, zsh
+		// or sh whatever $SHELL says. 1.x's `bash -lc SCRIPT` line still reads as SCRIPT.
+		{"codex 2.x bare script", "@agentclientprotocol/codex-acp", "/usr/bin/fish", `{"command":"echo hi > f","cwd":"@DIR@/sub"}`, "sub/f"},
+		{"codex 2.x without a cwd: the session's", "@agentclientprotocol/codex-acp", "", `{"command":"echo hi > f"}`, "f"},
+		{"codex 1.x command line", "@agentclientprotocol/codex-acp", "", `{"command":"/bin/zsh -lc 'echo hi > f'","cwd":"@DIR@/sub"}`, "sub/f"},
+		{"codex 2.x with an unknown key", "@agentclientprotocol/codex-acp", "", `{"command":"echo hi > f","cwd":"@DIR@","sandbox_permissions":"require_escalated"}`, ""},
+		{"codex 2.x with a relative cwd", "@agentclientprotocol/codex-acp", "", `{"command":"echo hi > f","cwd":"sub"}`, "sub/f"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("SHELL", tc.shell)
@@ -288,6 +295,49 @@ func TestCodexCwdIsResolvedAsTheKernelDoes(t *testing.T) {
 	require.NoError(t, sh.Run())
 	assert.FileExists(t, filepath.Join(dir, "a", "f"))
 	assert.NoFileExists(t, filepath.Join(dir, "f"))
+}
+
+// codex-acp (TypeScript) 2.x asks permission after the tool_call, and its request names the
+// script through its own unwrapping of `SHELL -lc 'SCRIPT'`: bare when the script holds no
+// quote, else still quoted as one shell word (measured with 2.6.0). The request shows the edit
+// when it names the call's script in either form, in the call's directory, and stands aside
+// (taking back what the call showed) otherwise.
+func TestCodex2PermissionNamesTheScriptBareOrQuoted(t *testing.T) {
+	const script = "cat > f <<'EOF'\nit's $HOME\nEOF"
+	call := func(dir string) string {
+		return patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call_1","kind":"execute","title":%s,"status":"in_progress","content":[{"type":"terminal","terminalId":"call_1"}],"rawInput":{"command":%s,"cwd":%q},"_meta":{"terminal_info":{"cwd":%q,"terminal_id":"call_1"}}}`,
+			jsonString(script), jsonString(script), dir, dir))
+	}
+	for _, tc := range []struct {
+		name      string
+		requested string // the request's rawInput.command
+		cwd       string // the request's cwd, relative to the session directory
+		shown     bool
+	}{
+		{"bare", script, ".", true},
+		{"quoted as one word", `"cat > f <<'EOF'` + "\n" + `it's "'$HOME` + "\n" + `EOF'`, ".", true},
+		{"quoted, another script", `'cat > g <<EOF'`, ".", false},
+		{"two words", `cat "> f"`, ".", false},
+		{"with its shell", `/usr/bin/fish -lc 'x'`, ".", false},
+		{"another directory", script, "sub", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := namedAgentSession(t, "@agentclientprotocol/codex-acp")
+			got := chaintest.Run(t, c, acp.AgentToClient, call(dir))
+			require.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[0].Raw, "params", "update", "content"), "the tool_call shows the write")
+			perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_1","title":%s,"rawInput":{"command":%s,"cwd":%q},"kind":"execute","status":"pending"},"options":[{"optionId":"allow_once","name":"Yes, proceed","kind":"allow_once"},{"optionId":"cancel","name":"No","kind":"reject_once"}]}}`,
+				jsonString(script), jsonString(tc.requested), filepath.Join(dir, tc.cwd))
+			got = chaintest.Run(t, c, acp.AgentToClient, perm)
+			if !tc.shown {
+				assert.NotContains(t, got[len(got)-1].Raw, `"type":"diff"`, "a request for another command shows no edit")
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
+			assert.Equal(t, field(t, perm, "params", "options"), field(t, got[0].Raw, "params", "options"), "the options pass untouched")
+			assert.Equal(t, field(t, perm, "params", "toolCall", "rawInput"), field(t, got[0].Raw, "params", "toolCall", "rawInput"), "the command that runs stays visible")
+		})
+	}
 }
 
 // namedAgentSession is a session whose agent gave name in initialize, with a directory "sub".

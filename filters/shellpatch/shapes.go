@@ -17,9 +17,9 @@ type agentShape uint8
 const (
 	shapeUnknown   agentShape = iota
 	shapeCodexArgv            // codex-acp (Rust): command is argv [bash|sh|zsh, -c|-lc, SCRIPT], cwd absolute
-	shapeCodexLine            // codex-acp (TypeScript): command is a shell-quoted `bash -lc SCRIPT`
+	shapeCodexLine            // codex-acp (TypeScript) 1.x: command is a shell-quoted `bash -lc SCRIPT`
 	shapeClaude               // claude-agent-acp Bash: command is the bare script, run in the agent's persistent shell
-	shapeBare                 // opencode and gemini: command is the bare script, run in a fresh shell
+	shapeBare                 // opencode, gemini and codex-acp (TypeScript) 2.x: command is the bare script, run in a fresh shell
 )
 
 // command is a shell command found in a rawInput: the script and where it runs.
@@ -59,6 +59,13 @@ type bareAgent struct {
 	keys []string
 	// posixShell reports whether the agent's shell is one whose meaning shellwrite knows.
 	posixShell func() bool
+	// wrapsScripts: the agent's older releases sent the command as the shell-quoted line
+	// `bash -lc SCRIPT` (codex-acp TypeScript 1.x), which is read as SCRIPT, run in that shell.
+	wrapsScripts bool
+	// quotesRequests: the agent's permission request may name the script as one shell-quoted
+	// word, where the call's own messages name it bare (codex-acp TypeScript 2.x strips the
+	// shell from `bash -lc 'SCRIPT'` but leaves SCRIPT quoted when it holds a quote).
+	quotesRequests bool
 }
 
 // bareAgents are known by the name they give in initialize's agentInfo.
@@ -69,6 +76,11 @@ var bareAgents = map[string]bareAgent{
 	// gemini-cli runs `bash -c` outside Windows.
 	"gemini-cli": {keys: []string{"command", "description", "dir_path", "directory", "is_background", "delay_ms"},
 		posixShell: func() bool { return true }},
+	// codex-acp (TypeScript) 2.x, the ACP registry's Codex: exec_command's script, run by codex's
+	// unified exec as `SHELL -lc SCRIPT` on a PTY in cwd, a fresh shell each time. codex runs only
+	// bash, zsh or sh outside Windows (the user's login shell when it is one of them).
+	"@agentclientprotocol/codex-acp": {keys: codexLineKeys, posixShell: func() bool { return true },
+		wrapsScripts: true, quotesRequests: true},
 }
 
 // shellIsPOSIX reports whether $SHELL, which the proxy shares with the agent it starts, is bash,
@@ -113,7 +125,9 @@ func commandOf(rawInput []byte, claude bool, agent, sessionCwd string) (command,
 		// A known agent's shape comes first: its directory key, its shell and its other keys
 		// decide, and a `bash -c '…'` line is then a bare script, which writes no file.
 		if a, ok := bareAgents[strings.ToLower(agent)]; ok {
-			return bareCommand(rawInput, line, a, sessionCwd)
+			if _, wrapped := shellwrite.ScriptFromCommandLine(line); !a.wrapsScripts || !wrapped {
+				return bareCommand(rawInput, line, a, sessionCwd)
+			}
 		}
 		script, ok := shellwrite.ScriptFromCommandLine(line)
 		if !ok || !onlyKeys(rawInput, codexLineKeys) {
@@ -235,4 +249,19 @@ func strippedLine(rawInput []byte, cmd command) bool {
 	script, _ := rawjson.GetString(rawInput, "command")
 	cwd, _ := rawjson.GetString(rawInput, "cwd")
 	return script == cmd.script && cwd == cmd.dir
+}
+
+// sameScript reports whether a permission request that names requested asks to run the script
+// the call reported: the same text, or, for an agent that quotes its requests, that text as one
+// shell word that unquotes to it.
+func sameScript(reported, requested, agent string) bool {
+	if requested == reported {
+		return true
+	}
+	a, ok := bareAgents[strings.ToLower(agent)]
+	if !ok || !a.quotesRequests {
+		return false
+	}
+	word, ok := shellwrite.SingleWord(requested)
+	return ok && word == reported
 }

@@ -360,10 +360,10 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 // directory there, where it runs is unknown.
 func (s *Filter) bareDirectory(m *filters.Message, sid, id string, c *call, cmd command) (*call, command, bool) {
 	if m.Method() == "session/request_permission" {
-		if c == nil || c.reported == nil || c.reported.script != cmd.script || cmd.dir != "" && cmd.dir != c.reported.dir {
+		if c == nil || c.reported == nil || !sameScript(c.reported.script, cmd.script, agentName(m)) || cmd.dir != "" && cmd.dir != c.reported.dir {
 			return c, cmd, false
 		}
-		cmd.dir = c.reported.dir
+		cmd.script, cmd.dir = c.reported.script, c.reported.dir
 		return c, cmd, true
 	}
 	if cmd.dir == "" {

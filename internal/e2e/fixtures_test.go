@@ -73,6 +73,17 @@ func agentLinesCommand(agent string, n int) string {
 	return linesCommand(n)
 }
 
+// polledLines runs for about 2 s, well past the 250 ms the polled fixture
+// gives exec_command, so the model polls it twice or more.
+const polledLines = "for i in $(seq 1 40); do echo line $i; sleep 0.05; done"
+
+// codex26Writes are the writes the shell-to-patch proof for codex-acp 2.x
+// shows: a heredoc, an append and a sed -i on a file the session starts
+// with (codex26Files), then ls, which writes nothing.
+var codex26Writes = []string{heredocScript, "echo 'appended line' >> notes.txt", "sed -i 's/draft/final/' notes.txt", "ls"}
+
+var codex26Files = map[string]string{"notes.txt": "a draft note\n"}
+
 // heredocScript writes heredocContent with a quoted heredoc, the way models
 // write files from a shell tool.
 var heredocScript = mockmodel.HeredocWrite(heredocFile, heredocContent)
@@ -87,7 +98,10 @@ type fixture struct {
 	commands []string
 	calls    []mockmodel.Call  // the agent's other tools, called after the commands
 	files    map[string]string // the project's files before the session
-	prompt   string
+	// execYield: codex's exec_command returns to the model after this
+	// long, and the model polls the still-running command (write_stdin).
+	execYield time.Duration
+	prompt    string
 	// generated traces are too big to commit; scripts/make-big-trace
 	// makes them (-record-big).
 	generated bool
@@ -124,6 +138,13 @@ var fixtures = []fixture{
 	{name: "gemini-0.61-zed-nopty-5", agent: "gemini-nopty", zed: true, commands: []string{fiveLinesSlowLiteral}, prompt: "print five lines"},
 	{name: "opencode-1.18-zed-5", agent: "opencode", zed: true, policy: "ask", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
 	{name: fmt.Sprintf("opencode-1.18-plain-%d", opencodeLines), agent: "opencode", commands: []string{linesCommand(opencodeLines)}, prompt: "print many lines"},
+	// The ACP registry's Codex: @agentclientprotocol/codex-acp 2.x, always
+	// exec_command on a PTY. policy is its mode (INITIAL_AGENT_MODE).
+	{name: "codex-2.6-plain-5", agent: "codex-2.6", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "codex-2.6-zed-5", agent: "codex-2.6", zed: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: fmt.Sprintf("codex-2.6-plain-%d", opencodeLines), agent: "codex-2.6", commands: []string{linesCommand(opencodeLines)}, prompt: "print many lines"},
+	{name: "codex-2.6-plain-polled-40", agent: "codex-2.6", commands: []string{polledLines}, execYield: 250 * time.Millisecond, prompt: "print lines slowly"},
+	{name: "codex-2.6-plain-writes-ask", agent: "codex-2.6", policy: "workspace-write", commands: codex26Writes, files: codex26Files, prompt: "write the files"},
 	{name: "opencode-1.18-plain-edit-ask", agent: "opencode", policy: "ask", calls: opencodeEditCalls, files: opencodeEditFiles, prompt: "edit the files"},
 }
 
@@ -184,6 +205,13 @@ func launchScript(t *testing.T, agent string, script mockmodel.Script, unified b
 		m := mockmodel.NewResponses(t, script)
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}
 		return session{realagent.Codex(t, strings.TrimPrefix(agent, "codex-"), opts), func() []string { return replies(m.Requests()) }}
+	case "codex-2.6":
+		// 2.x takes approval from its mode: "workspace-write" asks for a
+		// command the model asks to run outside the sandbox.
+		script.Escalate = policy == "workspace-write"
+		m := mockmodel.NewResponses(t, script)
+		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: true, AgentMode: policy}
+		return session{realagent.Codex(t, "2.6", opts), func() []string { return replies(m.Requests()) }}
 	}
 	require.FailNowf(t, "unknown agent", "%q", agent)
 	return session{}
@@ -214,7 +242,7 @@ func clientCaps(zed bool) string {
 // recordFixture runs fx through `acp-proxy --record` and moves the trace,
 // and any output file the Claude CLI saved, into dir.
 func recordFixture(t *testing.T, dir string, fx fixture) {
-	s := launchScript(t, fx.agent, mockmodel.Script{Commands: fx.commands, Calls: fx.calls}, fx.unified, fx.policy)
+	s := launchScript(t, fx.agent, mockmodel.Script{Commands: fx.commands, Calls: fx.calls, ExecYield: fx.execYield}, fx.unified, fx.policy)
 	for rel, content := range fx.files {
 		require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, rel), []byte(content), 0o644))
 	}

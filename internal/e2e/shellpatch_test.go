@@ -49,6 +49,10 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 		{name: "claude-0.23-plain-existing", agent: "claude-0.23", exists: true},
 		// With "never" codex starts the command as it sends the tool_call.
 		{name: "codex-0.16-shell_command-plain-new-never", agent: "codex-0.16", racy: true},
+		// codex-acp 2.x in its workspace-write mode asks for a command the model wants run
+		// outside the sandbox, after the tool_call; its request may quote the script.
+		{name: "codex-2.6-exec_command-plain-new", agent: "codex-2.6", policy: "workspace-write"},
+		{name: "codex-2.6-exec_command-zed-existing", agent: "codex-2.6", policy: "workspace-write", zed: true, exists: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -501,6 +505,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 1},
 		{name: "codex-0.16 whole scripts", agent: "codex-0.16", before: scriptsBefore, commands: scripts,
 			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		{name: "codex-2.6 each command in a fresh shell", agent: "codex-2.6",
+			commands: []string{"cd sub && echo a > x.txt", "echo b > notes.md", `echo 'a!b' > e.txt`, "echo hi >nul"},
+			files:    map[string]string{"sub/x.txt": "a\n", "notes.md": "b\n", "e.txt": "a!b\n", "nul": "hi\n"}, edits: 4},
+		{name: "codex-2.6 whole scripts", agent: "codex-2.6", before: scriptsBefore, commands: scripts,
+			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
 		{name: "claude-0.23 whole scripts", agent: "claude-0.23", before: scriptsBefore, commands: scripts,
 			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
 		{name: "claude-0.101 whole scripts", agent: "claude-0.101", before: scriptsBefore, commands: scripts,
@@ -513,8 +522,11 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			policy := "untrusted"
-			if tc.agent == "opencode" && !tc.allow {
+			switch {
+			case tc.agent == "opencode" && !tc.allow:
 				policy = "ask"
+			case tc.agent == "codex-2.6":
+				policy = "workspace-write"
 			}
 			s := launchScript(t, tc.agent, mockmodel.Script{Commands: tc.commands, Workdirs: tc.workdirs}, false, policy)
 			require.NoError(t, os.Mkdir(filepath.Join(s.agent.Dir, "sub"), 0o755))

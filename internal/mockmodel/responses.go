@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // Responses is a mock OpenAI Responses API (`POST /v1/responses`, streamed)
@@ -34,9 +37,20 @@ type responsesRequest struct {
 
 // inputItem is the part of an input item the mock reads.
 type inputItem struct {
-	Type string `json:"type"`
-	Role string `json:"role"`
+	Type   string          `json:"type"`
+	Role   string          `json:"role"`
+	Name   string          `json:"name"`   // function_call
+	Output json.RawMessage `json:"output"` // function_call_output: a string, or content items
 }
+
+// PollTool is codex's tool for a command still running after
+// exec_command's yield time: the model passes the process's session id,
+// and gets what it printed since, and whether it exited.
+const PollTool = "write_stdin"
+
+// runningSession matches what codex tells the model of a command that
+// outlived its yield time: the process's session id to poll.
+var runningSession = regexp.MustCompile(`Process running with session ID (\d+)`)
 
 func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
 	var req responsesRequest
@@ -47,11 +61,16 @@ func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
 	if !req.Stream {
 		m.logf("request without stream:true; streaming anyway")
 	}
-	done, err := toolOutputsThisTurn(req.Input)
+	done, running, err := toolOutputsThisTurn(req.Input)
 	if err != nil {
 		m.logf("%v", err)
 	}
 	tool := shellTool(req)
+	if running != "" && offers(req, PollTool) {
+		m.rec.setReply(i, "poll "+running)
+		m.writeCall(w, PollTool, pollArguments(running))
+		return
+	}
 	if done < len(m.script.Commands) && tool != "" {
 		m.rec.setReply(i, "tool "+tool)
 		m.writeToolCall(w, tool, m.script.Commands[done])
@@ -67,24 +86,49 @@ func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// toolOutputsThisTurn counts the function_call_output items after the last
-// user message, that is, how many of the script's commands already ran in
-// this prompt turn.
-func toolOutputsThisTurn(input []json.RawMessage) (int, error) {
-	n := 0
+// toolOutputsThisTurn counts the command calls after the last user message,
+// that is, how many of the script's commands already ran in this prompt
+// turn (polls of a running one do not count), and returns the session id
+// of the process the last output says still runs ("" when none does).
+func toolOutputsThisTurn(input []json.RawMessage) (n int, running string, err error) {
+	polls := 0
 	for _, raw := range input {
 		var it inputItem
 		if err := json.Unmarshal(raw, &it); err != nil {
-			return n, fmt.Errorf("decode input item: %w", err)
+			return n - polls, "", fmt.Errorf("decode input item: %w", err)
 		}
 		switch {
 		case it.Type == "message" && it.Role == "user":
-			n = 0
+			n, polls, running = 0, 0, ""
+		case it.Type == "function_call" && it.Name == PollTool:
+			polls++
 		case it.Type == "function_call_output":
 			n++
+			running = ""
+			if m := runningSession.FindSubmatch(it.Output); m != nil {
+				running = string(m[1])
+			}
 		}
 	}
-	return n, nil
+	return n - polls, running, nil
+}
+
+// offers reports whether the request offers the model the tool name.
+func offers(req responsesRequest, name string) bool {
+	for _, t := range req.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pollArguments polls the running process session: no input, and a wait
+// for output as long as codex allows.
+func pollArguments(session string) string {
+	id, _ := strconv.Atoi(session)
+	b, _ := json.Marshal(map[string]any{"session_id": id, "chars": "", "yield_time_ms": 5000})
+	return string(b)
 }
 
 // shellTool picks the tool codex offers for shell commands (docs/agents.md,
@@ -109,11 +153,14 @@ func shellTool(req responsesRequest) string {
 const EscalationJustification = "The mock model's command needs to run outside the sandbox"
 
 // shellArguments is the JSON arguments string of a call to tool.
-func shellArguments(tool, script string, escalate bool) (string, error) {
+func shellArguments(tool, script string, escalate bool, yield time.Duration) (string, error) {
 	var args any
 	switch tool {
 	case "exec_command":
 		exec := map[string]any{"cmd": script}
+		if yield > 0 {
+			exec["yield_time_ms"] = yield.Milliseconds()
+		}
 		if escalate {
 			exec["sandbox_permissions"] = "require_escalated"
 			exec["justification"] = EscalationJustification
@@ -134,12 +181,17 @@ func shellArguments(tool, script string, escalate bool) (string, error) {
 }
 
 func (m *Responses) writeToolCall(w http.ResponseWriter, tool, script string) {
-	args, err := shellArguments(tool, script, m.script.Escalate)
+	args, err := shellArguments(tool, script, m.script.Escalate, m.script.ExecYield)
 	if err != nil {
 		m.logf("%v", err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	m.writeCall(w, tool, args)
+}
+
+// writeCall streams one function call of tool with the JSON arguments args.
+func (m *Responses) writeCall(w http.ResponseWriter, tool, args string) {
 	n := m.calls.Add(1)
 	callID := fmt.Sprintf("call_mock_%d", n)
 	item := func(arguments, status string) map[string]any {

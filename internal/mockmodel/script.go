@@ -44,6 +44,11 @@ type Script struct {
 	// asks the client's permission, as 0.x does under approval_policy
 	// "untrusted".
 	Escalate bool
+	// ExecYield, when positive, is the yield_time_ms [Responses] gives
+	// exec_command: a command still running then goes on as a process the
+	// model polls with write_stdin (PollTool) until it exits. Zero leaves
+	// codex's default.
+	ExecYield time.Duration
 	// AnswerDelay is the wait before the final answer. Zero means the
 	// server's default: DefaultCodexAnswerDelay for Responses, none for
 	// Messages. Negative means no wait.

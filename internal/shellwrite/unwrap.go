@@ -64,6 +64,16 @@ func ScriptFromCommandLine(cmd string) (script string, ok bool) {
 	return ScriptFromArgv(argv)
 }
 
+// SingleWord returns the value of cmd when it is exactly one literal shell word (quoted or not,
+// no expansion), such as `"a "'$b'`, whose value is `a $b`.
+func SingleWord(cmd string) (string, bool) {
+	argv, err := commandLineWords(cmd)
+	if err != nil || len(argv) != 1 {
+		return "", false
+	}
+	return argv[0], true
+}
+
 // commandLineWords splits cmd into the literal words of one simple command.
 func commandLineWords(cmd string) ([]string, error) {
 	file, err := parseShell(cmd)
