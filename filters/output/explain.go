@@ -14,14 +14,23 @@ var (
 	_ filters.Explained = (*PersistedOutput)(nil)
 )
 
-func (*TerminalOutput) Flag() string { return "--terminal-output" }
+func (f *TerminalOutput) Flag() string {
+	if f.OnlyUnasked {
+		return "--deltas (terminal output sent unasked)"
+	}
+	return "--terminal-output"
+}
 
-func (*TerminalOutput) Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string {
+func (f *TerminalOutput) Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string {
 	var client capabilities.Client
 	if caps != nil {
 		client, _ = caps.Client()
 	}
 	switch {
+	case f.OnlyUnasked && d == acp.ClientToAgent:
+		return ""
+	case f.OnlyUnasked && !changed:
+		return "stood aside: the agent sent no terminal output the client could not show"
 	case d == acp.ClientToAgent && changed:
 		return "asked the agent for _meta.terminal_output in initialize"
 	case d == acp.ClientToAgent:

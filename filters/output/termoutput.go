@@ -62,6 +62,12 @@ type TerminalOutput struct {
 	// the extension while a command runs (a live tail, see stream.live);
 	// zero means DefaultLiveTailBytes.
 	LiveTailBytes int
+	// OnlyUnasked: the filter asks the agent for nothing (initialize is
+	// left alone) and shows only the terminal output an agent sends
+	// unasked, as codex-acp 2.x streams terminal_output_delta to every
+	// client, in the form the client reads. --deltas turns it on when
+	// --terminal-output is off.
+	OnlyUnasked bool
 
 	coalescer[termCall, *termCall]
 }
@@ -91,6 +97,13 @@ type termCall struct {
 	// a terminal_output of the call replaces the terminal's output
 	// (claude-agent-acp ≥ 0.100) rather than appending to it.
 	deltas bool
+
+	// For a client with the extension: announced, a content item showed
+	// the client one of the call's terminals; unshown, the call streamed
+	// output before any did (codex-acp 2.x's read and list commands), so
+	// the client could not show it in a terminal, and the call is shown
+	// to it as to a client without the extension, to its end.
+	announced, unshown bool
 
 	limit int64 // the filter's MaxBytes
 }
@@ -186,7 +199,7 @@ func (f *TerminalOutput) maxBytes() int64 {
 // Apply implements filters.Filter.
 func (f *TerminalOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		if m.Method() == "initialize" {
+		if m.Method() == "initialize" && !f.OnlyUnasked {
 			if raw, ok := injectTerminalOutput(m); ok {
 				return out.Emit(m.Dir, raw)
 			}
@@ -296,6 +309,12 @@ func (f *TerminalOutput) translateUpdate(m *filters.Message, u *acp.ToolUpdate, 
 	if c == nil {
 		return f.forward(m, out)
 	}
+	return f.translateCall(m, u, c, tm, k, out)
+}
+
+// translateCall shows the update u of call c, which streams k, to a client
+// that cannot show c's terminal: as content.
+func (f *TerminalOutput) translateCall(m *filters.Message, u *acp.ToolUpdate, c *termCall, tm acp.TermMeta, k outputChunk, out filters.Emitter) error {
 	c.apply(k, f.maxBytes(), true)
 	streams := len(k.output) > 0 || len(k.delta) > 0 || k.replace
 	if streams {
@@ -428,6 +447,13 @@ func (f *TerminalOutput) pass(m *filters.Message, u *acp.ToolUpdate, out filters
 	}
 	if c == nil {
 		return nil
+	}
+	if u.Content != nil && hasTerminalItem(u.Content, c.ours) {
+		c.announced = true
+	}
+	if c.unshown || !c.announced && (len(k.output) > 0 || len(k.delta) > 0) {
+		c.unshown = true
+		return f.translateCall(m, u, c, tm, k, out)
 	}
 	// A replacement that extends what the terminal shows can be sent
 	// as what it adds, to a client that only appends.

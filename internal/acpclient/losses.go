@@ -36,7 +36,14 @@ func withoutNotes(s string) string {
 // in order, with the same status; for a call whose stream direct could not
 // show at all, all of the agent's output. It returns one line per call
 // that shows less.
-func Losses(direct, proxied *View) []string {
+func Losses(direct, proxied *View) []string { return losses(direct, proxied, true) }
+
+// LossesOfShown is Losses for filters that do not translate streams
+// (--expand-persisted-output alone): a call whose stream the client could
+// not show without the proxy is not required to show it with it.
+func LossesOfShown(direct, proxied *View) []string { return losses(direct, proxied, false) }
+
+func losses(direct, proxied *View, unshownToo bool) []string {
 	var losses []string
 	for _, k := range direct.Calls() {
 		d, p := direct.Call(k), proxied.Call(k)
@@ -49,6 +56,9 @@ func Losses(direct, proxied *View) []string {
 		}
 		want, what := direct.Output(k), "what the client shows without the proxy"
 		if strings.TrimSpace(want) == "" {
+			if !unshownToo {
+				continue
+			}
 			want, what = withoutNotes(direct.AgentOutput(k)), "the agent's output"
 		}
 		want = pairsSplit(strings.Trim(want, "\n"))

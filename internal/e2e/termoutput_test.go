@@ -18,6 +18,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
 
@@ -36,6 +37,10 @@ type outputCase struct {
 	// wantAll: the client must show all lines of the command, whatever
 	// the agent reported (--expand-persisted-output).
 	wantAll bool
+	// slow: the command prints its lines in bursts over about two
+	// seconds, and codex's exec_command returns to the model after
+	// 250 ms, so the model polls the running command (write_stdin).
+	slow bool
 }
 
 func (c outputCase) name() string {
@@ -52,6 +57,9 @@ func (c outputCase) name() string {
 	tool := ""
 	if c.unified {
 		tool = "-exec"
+	}
+	if c.slow {
+		tool += "-polled"
 	}
 	return fmt.Sprintf("%s%s/%d/%s/%s", c.agent, tool, c.lines, client, path)
 }
@@ -117,6 +125,13 @@ func TestTerminalOutputRealAgents(t *testing.T) {
 		// lines, in its stream and its rawOutput alike.
 		outputCase{agent: "codex-0.16", unified: true, lines: bigLines, proxied: true},
 		outputCase{agent: "codex-0.16", unified: true, lines: bigLines, zed: true, proxied: true},
+		// The ACP registry's codex-acp 2.x streams unasked terminal_output_delta chunks: a
+		// plain client sees them through either flag, live while the model polls the running
+		// command, as that command's output.
+		outputCase{agent: "codex-2.6", lines: 2000, slow: true, proxied: true, flags: []string{"--terminal-output"}},
+		outputCase{agent: "codex-2.6", lines: 2000, slow: true, proxied: true, flags: []string{"--deltas"}},
+		outputCase{agent: "codex-2.6", lines: 2000, slow: true, zed: true, proxied: true},
+		outputCase{agent: "codex-2.6", lines: bigLines, proxied: true},
 		// Snapshots coalesced, the agent left without the extension.
 		outputCase{agent: "codex-0.13", lines: bigLines, proxied: true, flags: []string{"--deltas"}},
 		// The file the Claude CLI saved, in place of its preview.
@@ -151,7 +166,11 @@ func TestTerminalOutputRealAgents(t *testing.T) {
 
 // runOutput runs one case and checks it.
 func runOutput(t *testing.T, c outputCase) outputResult {
-	s := launch(t, c.agent, []string{agentLinesCommand(c.agent, c.lines)}, c.unified, "")
+	script := mockmodel.Script{Commands: []string{agentLinesCommand(c.agent, c.lines)}}
+	if c.slow {
+		script = mockmodel.Script{Commands: []string{burstLinesCommand(c.lines)}, ExecYield: 250 * time.Millisecond}
+	}
+	s := launchScript(t, c.agent, script, c.unified, "")
 	view := newOutputView()
 	opts := acpclient.Options{
 		Argv:         s.agent.Argv,
@@ -262,6 +281,11 @@ func runOutput(t *testing.T, c outputCase) outputResult {
 		t.Logf("note: the agent itself reported only %d of %d lines", r.agent, c.lines)
 	}
 	return r
+}
+
+// burstLinesCommand prints n numbered lines in twenty bursts 0.1 s apart.
+func burstLinesCommand(n int) string {
+	return fmt.Sprintf("for i in $(seq 1 %d); do echo line $i; if [ $((i %% %d)) -eq 0 ]; then sleep 0.1; fi; done", n, max(1, n/20))
 }
 
 // linesComplete reports whether shown has every line of ref, in order, once.

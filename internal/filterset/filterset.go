@@ -83,8 +83,12 @@ func (cfg Config) Filters() []filters.Filter {
 	if cfg.Deltas {
 		fs = append(fs, &output.Deltas{Interval: cfg.CoalesceInterval, LiveTailBytes: cfg.LiveTailBytes})
 	}
-	if cfg.TerminalOutput {
-		fs = append(fs, &output.TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes, LiveTailBytes: cfg.LiveTailBytes})
+	if cfg.TerminalOutput || cfg.Deltas {
+		// --deltas alone asks the agent for nothing, but an agent may stream
+		// terminal output no one asked for (codex-acp 2.x does, to every
+		// client): --deltas shows it as the client can.
+		fs = append(fs, &output.TerminalOutput{Interval: cfg.CoalesceInterval, MaxBytes: cfg.MaxOutputBytes, LiveTailBytes: cfg.LiveTailBytes,
+			OnlyUnasked: !cfg.TerminalOutput})
 	}
 	if cfg.TerminalOutput || cfg.ExpandPersistedOutput {
 		fs = append(fs, &output.PersistedOutput{
