@@ -26,6 +26,9 @@ var snapshotJSON []byte
 // Registry is a list of agents, in the shape of the published registry.json
 // (the members this package reads; the snapshot keeps only those).
 type Registry struct {
+	// Date is the day the snapshot's registry was read ("" for the
+	// published registry, which has none).
+	Date   string  `json:"date,omitempty"`
 	Agents []Entry `json:"agents"`
 }
 

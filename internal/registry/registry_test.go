@@ -23,6 +23,7 @@ func TestTestdataIsTheEmbeddedSnapshot(t *testing.T) {
 func TestSnapshotListsEveryAgentOnce(t *testing.T) {
 	r := Snapshot()
 	require.Len(t, r.Agents, 30)
+	assert.Equal(t, "2026-08-20", r.Date)
 	seen := map[string]bool{}
 	for _, e := range r.Agents {
 		assert.False(t, seen[e.ID], "%s twice", e.ID)
