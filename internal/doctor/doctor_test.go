@@ -99,31 +99,85 @@ func TestProbeRunsTheAgentOutsideTheCurrentDirectory(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(wd, "written-here"))
 }
 
-func TestAgentsAreRecognisedByAgentInfo(t *testing.T) {
+// Agents are recognised by the package their command line names, else by
+// agentInfo.name; each proven release by its version, a registry agent by
+// its package (or, for a binary, its executable or agentInfo.name).
+func TestAgentsAreRecognised(t *testing.T) {
 	cases := []struct {
+		argv          []string
 		name, version string
 		protocol      int
 		known         bool
 		as            string
+		registryID    string // "" when not a registry agent
 	}{
-		{"codex-acp", "0.13.0", 1, true, "codex-acp ≤ 0.13"},
-		{"codex-acp", "0.16.0", 1, true, "codex-acp ≥ 0.14"},
-		{"@zed-industries/claude-agent-acp", "0.23.1", 1, true, "claude-agent-acp 0.23"},
-		{"@agentclientprotocol/claude-agent-acp", "0.101.0", 1, true, "claude-agent-acp ≥ 0.100"},
-		{"gemini-cli", "0.61.0", 1, true, "gemini-cli"},
-		{"OpenCode", "1.18.33", 1, true, "opencode"},
-		{"@agentclientprotocol/claude-agent-acp", "0.101.0", 2, true, "an ACP v2 agent"},
-		{"my-agent", "1.0", 1, false, "not one the proxy is proven against"},
-		{"", "", 1, false, "not one the proxy is proven against"},
+		{[]string{"codex-acp"}, "codex-acp", "0.13.0", 1, true, "codex-acp 0.13 (@zed-industries/codex-acp)", ""},
+		{[]string{"codex-acp"}, "codex-acp", "0.16.0", 1, true, "codex-acp 0.14–0.16", ""},
+		{[]string{"npx", "-y", "@zed-industries/codex-acp@0.16.0"}, "codex-acp", "0.16.0", 1, true, "codex-acp 0.14–0.16", ""},
+		{[]string{"codex-acp"}, "codex-acp", "0.12.0", 1, false, "@zed-industries/codex-acp 0.12.0: outside", ""},
+		{[]string{"codex-acp"}, "@agentclientprotocol/codex-acp", "2.6.0", 1, true, "codex-acp 2.6 (@agentclientprotocol/codex-acp", "codex-acp"},
+		{[]string{"npx", "-y", "@agentclientprotocol/codex-acp"}, "@agentclientprotocol/codex-acp", "2.6.0", 1, true, "codex-acp 2.6", "codex-acp"},
+		{[]string{"node", "/t/node_modules/@agentclientprotocol/codex-acp/dist/index.js"}, "codex-acp", "2.6.0", 1, true, "codex-acp 2.6", "codex-acp"},
+		{[]string{"npx", "-y", "@agentclientprotocol/codex-acp@1.6.0"}, "codex-acp", "1.6.0", 1, false, "@agentclientprotocol/codex-acp 1.6.0: outside", "codex-acp"},
+		{[]string{"npx", "-y", "@agentclientprotocol/codex-acp@2.7.0"}, "@agentclientprotocol/codex-acp", "2.7.0", 1, false, "@agentclientprotocol/codex-acp 2.7.0: outside", "codex-acp"},
+		{[]string{"claude-agent-acp"}, "@zed-industries/claude-agent-acp", "0.23.1", 1, true, "claude-agent-acp 0.23", ""},
+		{[]string{"claude-agent-acp"}, "@agentclientprotocol/claude-agent-acp", "0.101.0", 1, true, "claude-agent-acp 0.100–0.101", "claude-acp"},
+		{[]string{"claude-agent-acp"}, "@agentclientprotocol/claude-agent-acp", "0.49.0", 1, false, "@agentclientprotocol/claude-agent-acp 0.49.0: outside", "claude-acp"},
+		{[]string{"gemini", "--acp"}, "gemini-cli", "0.61.0", 1, true, "gemini-cli 0.61", "gemini"},
+		{[]string{"gemini", "--acp"}, "gemini-cli", "0.56.0", 1, false, "@google/gemini-cli 0.56.0: outside", "gemini"},
+		{[]string{"opencode", "acp"}, "OpenCode", "1.18.33", 1, true, "opencode 1.18", "opencode"},
+		{[]string{"npx", "@qwen-code/qwen-code", "--acp"}, "qwen-code", "0.21.14", 1, false, "not one the proxy is proven against", "qwen-code"},
+		{[]string{"npx", "-y", "@kilocode/cli", "acp"}, "kilo", "7.4.22", 1, false, "not one the proxy is proven against", "kilo"},
+		{[]string{"goose", "acp"}, "goose", "1.46.0", 1, false, "not one the proxy is proven against", "goose"},
+		{[]string{"/opt/kimi/kimi", "acp"}, "Kimi Code CLI", "1.49.0", 1, false, "not one the proxy is proven against", "kimi"},
+		{[]string{"claude-agent-acp"}, "@agentclientprotocol/claude-agent-acp", "0.101.0", 2, true, "an ACP v2 agent", "claude-acp"},
+		{[]string{"my-agent"}, "my-agent", "1.0", 1, false, "not one the proxy is proven against", ""},
+		{[]string{"my-agent"}, "", "", 1, false, "not one the proxy is proven against", ""},
 	}
 	for _, c := range cases {
-		a := identify(&Answer{ProtocolVersion: c.protocol, Info: AgentInfo{Name: c.name, Version: c.version}})
-		assert.Equal(t, c.known, a.Known, "%s %s", c.name, c.version)
-		assert.True(t, strings.HasPrefix(a.Name, c.as), "%s %s: %s", c.name, c.version, a.Name)
-		for _, f := range filterset.Filters {
-			assert.NotEmpty(t, a.Filters[f].ZedLike.Why, "%s: %s", c.name, f)
-			assert.NotEmpty(t, a.Filters[f].Plain.Why, "%s: %s", c.name, f)
+		a := identify(&Answer{ProtocolVersion: c.protocol, Info: AgentInfo{Name: c.name, Version: c.version}}, c.argv)
+		what := strings.Join(c.argv, " ") + " / " + c.name + " " + c.version
+		assert.Equal(t, c.known, a.Known, what)
+		assert.True(t, strings.HasPrefix(a.Name, c.as), "%s: %s", what, a.Name)
+		assert.Equal(t, c.known, strings.HasPrefix(a.Proven, "yes: "), "%s: %s", what, a.Proven)
+		if c.registryID == "" {
+			assert.Nil(t, a.Registry, what)
+		} else if assert.NotNil(t, a.Registry, what) {
+			assert.Equal(t, c.registryID, a.Registry.ID, what)
 		}
+		for _, f := range filterset.Filters {
+			assert.NotEmpty(t, a.Filters[f].ZedLike.Why, "%s: %s", what, f)
+			assert.NotEmpty(t, a.Filters[f].Plain.Why, "%s: %s", what, f)
+		}
+	}
+}
+
+// The flags doctor advises for each kind of client are exactly those that
+// act on the agent's traffic, as measured against the real releases.
+func TestAdvisedFlagsAreTheOnesThatAct(t *testing.T) {
+	cases := []struct {
+		argv           []string
+		name, version  string
+		zedLike, plain []string
+	}{
+		{[]string{"codex-acp"}, "codex-acp", "0.13.0",
+			[]string{ShellToPatch, Deltas, TerminalOutput}, []string{ShellToPatch, Deltas, TerminalOutput}},
+		{[]string{"codex-acp"}, "codex-acp", "0.16.0",
+			[]string{ShellToPatch, TerminalOutput}, []string{ShellToPatch, TerminalOutput}},
+		// 2.x streams appends (nothing for --deltas), saves no outputs, and
+		// streams terminal_output itself to a client that declares it.
+		{[]string{"npx", "@agentclientprotocol/codex-acp"}, "@agentclientprotocol/codex-acp", "2.6.0",
+			[]string{ShellToPatch}, []string{ShellToPatch, TerminalOutput}},
+		{[]string{"claude-agent-acp"}, "@agentclientprotocol/claude-agent-acp", "0.101.0",
+			[]string{ShellToPatch, TerminalOutput, ExpandPersistedOutput}, []string{ShellToPatch, TerminalOutput, ExpandPersistedOutput}},
+		{[]string{"gemini", "--acp"}, "gemini-cli", "0.61.0", nil, nil},
+		{[]string{"opencode", "acp"}, "OpenCode", "1.18.33",
+			[]string{ShellToPatch, Deltas, ExpandPersistedOutput}, []string{ShellToPatch, Deltas, ExpandPersistedOutput}},
+	}
+	for _, c := range cases {
+		r := NewReport(&Answer{ProtocolVersion: 1, Info: AgentInfo{Name: c.name, Version: c.version}}, c.argv, "/opt/acp-proxy", nil)
+		assert.Equal(t, c.zedLike, r.flagsFor(zedLike), "%s %s, Zed-like", c.name, c.version)
+		assert.Equal(t, c.plain, r.flagsFor(plain), "%s %s, plain", c.name, c.version)
 	}
 }
 
@@ -135,7 +189,9 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 	}{
 		{"codex-acp", "0.13.0", []string{Deltas}, []string{
 			`Agent:      codex-acp 0.13.0 ("T")`,
-			"Known as:   codex-acp ≤ 0.13",
+			"Known as:   codex-acp 0.13 (@zed-industries/codex-acp)\n" +
+				"Proven:     yes: the project's real-agent tests run @zed-industries/codex-acp 0.13.0\n" +
+				"Registry:   not an agent of the ACP registry (its 30 agents as of 2026-08-20)\n",
 			"Protocol:   ACP v1",
 			"  _meta: x\n  auth\n  loadSession\n  mcpCapabilities: none\n  promptCapabilities: image\n",
 			"  key (env_var): Use KEY.",
@@ -157,8 +213,28 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 			`Note: On its default shell (a PTY) it shows no command output at all;`,
 			`acpx --agent '/opt/acp-proxy -- /bin/codex-acp --x' exec 'hello'`,
 		}},
+		{"@agentclientprotocol/codex-acp", "2.6.0", []string{Deltas}, []string{
+			"Known as:   codex-acp 2.6 (@agentclientprotocol/codex-acp, the registry's Codex)\n" +
+				"Proven:     yes: the project's real-agent tests run @agentclientprotocol/codex-acp 2.6.0\n" +
+				`Registry:   codex-acp ("Codex"): @agentclientprotocol/codex-acp, as of 2026-08-20` + "\n",
+			"Note: It answers ACP v2 to a client that asks for protocol version 2",
+			"You gave --deltas: for this agent it changes nothing.",
+			"  Zed (Zed-like):                                --shell-to-patch\n",
+			"  agent-shell, codecompanion, acpx (plain):      --shell-to-patch --terminal-output\n",
+		}},
+		{"@agentclientprotocol/claude-agent-acp", "0.49.0", nil, []string{
+			"Known as:   @agentclientprotocol/claude-agent-acp 0.49.0: outside the releases the proxy is proven against",
+			"Proven:     no: 0.49.0 is outside the proven releases of @agentclientprotocol/claude-agent-acp\n            (0.100–0.101)\n",
+			`Registry:   claude-acp ("Claude Agent"): @agentclientprotocol/claude-agent-acp, as of 2026-08-20` + "\n",
+		}},
+		{"@augmentcode/auggie", "0.35.0", nil, []string{
+			"Known as:   not one the proxy is proven against: this is the general advice",
+			"Proven:     no: the project's real-agent tests do not run it; this is the general advice\n",
+			`Registry:   auggie ("Auggie CLI"): @augmentcode/auggie, as of 2026-08-20` + "\n",
+		}},
 		{"my-agent", "1.0", nil, []string{
 			"Known as:   not one the proxy is proven against: this is the general advice",
+			"Registry:   not an agent of the ACP registry",
 			"  Zed (Zed-like):                                --shell-to-patch --terminal-output\n",
 			"  JetBrains (not published: both kinds' flags):  --shell-to-patch --deltas --terminal-output\n",
 			"  agent-shell, codecompanion, acpx (plain):      --shell-to-patch --deltas --terminal-output\n",
@@ -193,7 +269,9 @@ func TestQuotingForEachConfig(t *testing.T) {
 }
 
 func TestVersionBelow(t *testing.T) {
-	for v, want := range map[string]bool{"0.13.0": true, "0.13": true, "0.14.0": false, "1.0.0": false, "0.9.9": true, "x.y": false, "": false} {
-		assert.Equal(t, want, versionBelow(v, 0, 14), v)
+	for v, want := range map[string]bool{"0.13.0": true, "0.13": true, "0.14.0": false, "0.14.0-rc.1": false, "1.0.0": false, "0.9.9": true,
+		"x.y": true, "": true, "0.100.0": false} {
+		assert.Equal(t, want, versionBelow(v, "0.14"), v)
 	}
+	assert.Equal(t, "0.17", nextMinor("0.16"))
 }

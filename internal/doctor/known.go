@@ -1,10 +1,13 @@
 package doctor
 
 import (
+	"cmp"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/internal/filterset"
+	"github.com/acp-proxy/acp-proxy/internal/registry"
 )
 
 // What each filter does for the agents the proxy is proven against (the
@@ -36,8 +39,15 @@ type Agent struct {
 	// Known is false for an agent the proxy is not proven against: its
 	// advice is the general one.
 	Known bool
-	// Name names the release line, e.g. "codex-acp ≥ 0.14".
+	// Name names the release line, e.g. "codex-acp 0.14–0.16".
 	Name string
+	// Proven says whether the proxy is proven against this release, and
+	// why in a few words.
+	Proven string
+	// Package is its npm package ("" when not known), Registry the ACP
+	// registry's entry for it (nil when the registry has none).
+	Package  string
+	Registry *registry.Entry
 	// Filters is the advice per filter flag.
 	Filters map[string]Advice
 	// Notes are what a user of this agent should know besides the flags.
@@ -63,30 +73,180 @@ var (
 	noSavedOutput      = both(false, "it saves no outputs to files")
 )
 
-// identify recognises an agent by its agentInfo and protocol version.
-func identify(a *Answer) Agent {
-	name, version := a.Info.Name, a.Info.Version
-	switch {
-	case a.ProtocolVersion >= 2:
-		return protocolV2(a.ProtocolVersion)
-	case name == "codex-acp" && versionBelow(version, 0, 14):
-		return codexSnapshots()
-	case name == "codex-acp":
-		return codex()
-	case name == "@zed-industries/claude-agent-acp":
-		return claudeZed()
-	case name == "@agentclientprotocol/claude-agent-acp":
-		return claudeACP()
-	case name == "gemini-cli":
-		return gemini()
-	case strings.EqualFold(name, "opencode"):
-		return opencode()
+// release is a release line the proxy is proven against: the project's
+// real-agent tests (internal/realagent, pinned in testdata/agents) run it.
+type release struct {
+	// pkg is its npm package; infoNames the agentInfo.name it answers
+	// initialize with (matched ignoring case).
+	pkg       string
+	infoNames []string
+	// from and to are the major.minor versions the advice holds for;
+	// tested are the releases the tests run.
+	from, to, tested string
+	// sameAs is the registry id that installs the same agent another way
+	// (opencode-ai is the registry's opencode binary), when pkg is not the
+	// registry's.
+	sameAs string
+	advice func() Agent
+}
+
+// proven are the release lines the proxy is proven against. A release
+// joins only with a pinned directory in testdata/agents that the
+// real-agent tests run (qwen-code, @qwen-code/qwen-code, and kilo,
+// @kilocode/cli, join here when they are).
+var proven = []release{
+	{"@zed-industries/codex-acp", []string{"codex-acp"}, "0.13", "0.13", "0.13.0", "", codexSnapshots},
+	{"@zed-industries/codex-acp", []string{"codex-acp"}, "0.14", "0.16", "0.16.0", "", codex},
+	{"@agentclientprotocol/codex-acp", []string{"@agentclientprotocol/codex-acp"}, "2.6", "2.6", "2.6.0", "", codexAppServer},
+	{"@zed-industries/claude-agent-acp", []string{"@zed-industries/claude-agent-acp"}, "0.23", "0.23", "0.23.1", "", claudeZed},
+	{"@agentclientprotocol/claude-agent-acp", []string{"@agentclientprotocol/claude-agent-acp"}, "0.100", "0.101", "0.101.0", "", claudeACP},
+	{"@google/gemini-cli", []string{"gemini-cli"}, "0.61", "0.61", "0.61.0", "", gemini},
+	{"opencode-ai", []string{"opencode"}, "1.18", "1.18", "1.18.33", "opencode", opencode},
+}
+
+// identify recognises an agent: its package from its command line (an npx
+// package spec, or a path into node_modules), else from its agentInfo.name;
+// the registry's entry for it; and, by its version, whether the proxy is
+// proven against it.
+func identify(a *Answer, argv []string) Agent {
+	pkg := commandPackage(append(append([]string{}, argv...), a.Path, a.RealPath))
+	if pkg == "" {
+		pkg = infoPackage(a.Info.Name)
 	}
-	return unknown()
+	entry := registryEntry(pkg, argv, a.Info.Name)
+	var agent Agent
+	line, lines := provenLine(pkg, a.Info.Version)
+	switch {
+	case line != nil:
+		agent = line.advice()
+		agent.Proven = "yes: the project's real-agent tests run " + pkg + " " + line.tested
+	case len(lines) > 0:
+		agent = unknown()
+		agent.Name = pkg + " " + a.Info.Version + ": outside the releases the proxy is proven against; this is the general advice"
+		agent.Proven = "no: " + cmp.Or(a.Info.Version, "its version (none given)") + " is outside the proven " + rangesOf(lines)
+	default:
+		agent = unknown()
+		agent.Proven = "no: the project's real-agent tests do not run it; this is the general advice"
+	}
+	if a.ProtocolVersion >= 2 {
+		v2 := protocolV2(a.ProtocolVersion)
+		agent.Known, agent.Name, agent.Filters = v2.Known, v2.Name, v2.Filters
+	}
+	agent.Package, agent.Registry = pkg, entry
+	return agent
+}
+
+// commandPackage is the npm package args name, the first that is a known
+// package (a proven release's or the registry's): as a package spec
+// ("@agentclientprotocol/codex-acp@2.6.0", what npx is given) or as a path
+// into node_modules.
+func commandPackage(args []string) string {
+	for _, arg := range args {
+		candidate := registry.PackageName(arg)
+		if p := filepath.ToSlash(arg); strings.Contains(p, "node_modules/") {
+			candidate = modulePackage(p)
+		}
+		if candidate == "" {
+			continue
+		}
+		if _, ok := registry.Snapshot().ByPackage(candidate); ok {
+			return candidate
+		}
+		for _, r := range proven {
+			if r.pkg == candidate {
+				return candidate
+			}
+		}
+	}
+	return ""
+}
+
+// modulePackage is the package of a path inside node_modules, the last
+// one: ".../node_modules/@scope/name/dist/index.js" → "@scope/name".
+func modulePackage(p string) string {
+	rest := p[strings.LastIndex(p, "node_modules/")+len("node_modules/"):]
+	parts := strings.SplitN(rest, "/", 3)
+	if strings.HasPrefix(parts[0], "@") && len(parts) > 1 {
+		return parts[0] + "/" + parts[1]
+	}
+	return parts[0]
+}
+
+// infoPackage is the package of a proven release that answers with
+// agentInfo.name name, or name itself when it is a registry agent's
+// package ("" when neither).
+func infoPackage(name string) string {
+	for _, r := range proven {
+		for _, n := range r.infoNames {
+			if strings.EqualFold(n, name) {
+				return r.pkg
+			}
+		}
+	}
+	if _, ok := registry.Snapshot().ByPackage(name); ok {
+		return name
+	}
+	return ""
+}
+
+// registryEntry is the registry's entry for the agent of package pkg
+// (nil when it has none): by package; for a package the registry does not
+// install, only the entry a proven release names; for an agent of no known
+// package, by its executable's name or its agentInfo.name (binary agents).
+func registryEntry(pkg string, argv []string, infoName string) *registry.Entry {
+	reg := registry.Snapshot()
+	if e, ok := reg.ByPackage(pkg); ok {
+		return &e
+	}
+	if pkg != "" {
+		for _, r := range proven {
+			if e, ok := reg.ByID(r.sameAs); ok && r.pkg == pkg {
+				return &e
+			}
+		}
+		return nil // another agent than the registry's of the same name
+	}
+	if len(argv) > 0 {
+		if e, ok := reg.ByCommand(strings.TrimSuffix(filepath.Base(argv[0]), ".exe")); ok {
+			return &e
+		}
+	}
+	if e, ok := reg.ByName(infoName); ok {
+		return &e
+	}
+	return nil
+}
+
+// provenLine is the proven release line of pkg that version falls in (nil
+// when none), and all of pkg's proven lines.
+func provenLine(pkg, version string) (line *release, lines []release) {
+	for i, r := range proven {
+		if r.pkg != pkg {
+			continue
+		}
+		lines = append(lines, r)
+		if !versionBelow(version, r.from) && versionBelow(version, nextMinor(r.to)) {
+			line = &proven[i]
+		}
+	}
+	return line, lines
+}
+
+// rangesOf says which versions lines cover: "0.13, 0.14–0.16".
+func rangesOf(lines []release) string {
+	var ranges []string
+	for _, r := range lines {
+		if r.from == r.to {
+			ranges = append(ranges, r.from)
+		} else {
+			ranges = append(ranges, r.from+"–"+r.to)
+		}
+	}
+	return "releases of " + lines[0].pkg + " (" + strings.Join(ranges, ", ") + ")"
 }
 
 func codexSnapshots() Agent {
-	return releaseLine(codex(), "codex-acp ≤ 0.13 (@zed-industries/codex-acp)", map[string]Advice{
+	return releaseLine(codex(), "codex-acp 0.13 (@zed-industries/codex-acp)", map[string]Advice{
 		Deltas: helpsEach(
 			"its updates re-send the whole output so far; they become deltas",
 			"its updates re-send the whole output so far; they are coalesced, with a live tail",
@@ -106,7 +266,7 @@ func releaseLine(base Agent, name string, changed map[string]Advice) Agent {
 
 func codex() Agent {
 	return Agent{
-		Known: true, Name: "codex-acp ≥ 0.14 (@zed-industries/codex-acp)",
+		Known: true, Name: "codex-acp 0.14–0.16 (@zed-industries/codex-acp)",
 		Filters: map[string]Advice{
 			ShellToPatch: shellToPatchBash,
 			Deltas:       both(false, "0.14 and later send no output snapshots"),
@@ -116,6 +276,31 @@ func codex() Agent {
 			),
 			ExpandPersistedOutput: noSavedOutput,
 		},
+		Notes: []string{"This is the Rust adapter, which the ACP registry does not list: " +
+			"the registry's Codex (id codex-acp) is another one, @agentclientprotocol/codex-acp 2.x."},
+		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
+	}
+}
+
+// codexAppServer is @agentclientprotocol/codex-acp 2.x, the registry's
+// Codex: a TypeScript adapter on codex app-server, not a later release of
+// the Rust one. Measured against the real 2.6.0.
+func codexAppServer() Agent {
+	return Agent{
+		Known: true, Name: "codex-acp 2.6 (@agentclientprotocol/codex-acp, the registry's Codex)",
+		Filters: map[string]Advice{
+			ShellToPatch: both(true, "its shell commands that write a file (heredoc, echo/printf > f, sed -i) show as edits "+
+				"with a diff, in the call and in its permission request"),
+			Deltas: both(false, "it sends output as appends, not snapshots"),
+			TerminalOutput: {
+				ZedLike: Verdict{false, "it streams terminal_output itself to a client that declares it: the filter stands aside"},
+				Plain: Verdict{true, "it streams terminal_output_delta unasked and ends a command with no content and no " +
+					"rawOutput, so a plain client sees no command output; with it, live output as text"},
+			},
+			ExpandPersistedOutput: noSavedOutput,
+		},
+		Notes: []string{"It answers ACP v2 to a client that asks for protocol version 2 (2.3 and later); " +
+			"with such a client the filters stand aside."},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
 	}
 }
@@ -137,7 +322,7 @@ func claudeZed() Agent {
 }
 
 func claudeACP() Agent {
-	a := releaseLine(claudeZed(), "claude-agent-acp ≥ 0.100 (@agentclientprotocol/claude-agent-acp)", map[string]Advice{
+	a := releaseLine(claudeZed(), "claude-agent-acp 0.100–0.101 (@agentclientprotocol/claude-agent-acp)", map[string]Advice{
 		TerminalOutput: helpsEach(
 			"its terminal_output_delta stream is given in the form the client asked for",
 			"its terminal output is shown as text, live",
@@ -151,7 +336,7 @@ func claudeACP() Agent {
 
 func gemini() Agent {
 	return Agent{
-		Known: true, Name: "gemini-cli (gemini --acp)",
+		Known: true, Name: "gemini-cli 0.61 (gemini --acp)",
 		Filters: map[string]Advice{
 			ShellToPatch:          both(false, "it sends the command only in the title (a rawInput {command} is recognised when present)"),
 			Deltas:                noSnapshots,
@@ -166,7 +351,7 @@ func gemini() Agent {
 
 func opencode() Agent {
 	return Agent{
-		Known: true, Name: "opencode (opencode acp)",
+		Known: true, Name: "opencode 1.18 (opencode acp)",
 		Filters: map[string]Advice{
 			ShellToPatch: both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"} in opencode.json)`),
 			Deltas: helpsEach(
@@ -212,16 +397,29 @@ func unknown() Agent {
 }
 
 // versionBelow reports whether version (major.minor[.patch…]) is below
-// major.minor; a version it cannot read is not.
-func versionBelow(version string, major, minor int) bool {
+// bound (major.minor); a version it cannot read is below every bound, so
+// that it falls in no proven range.
+func versionBelow(version, bound string) bool {
+	ma, mi, ok := majorMinor(version)
+	bma, bmi, bok := majorMinor(bound)
+	if !ok || !bok {
+		return true
+	}
+	return ma < bma || (ma == bma && mi < bmi)
+}
+
+// nextMinor is the minor release after bound: "0.16" → "0.17".
+func nextMinor(bound string) string {
+	ma, mi, _ := majorMinor(bound)
+	return strconv.Itoa(ma) + "." + strconv.Itoa(mi+1)
+}
+
+func majorMinor(version string) (major, minor int, ok bool) {
 	parts := strings.SplitN(version, ".", 3)
 	if len(parts) < 2 {
-		return false
+		return 0, 0, false
 	}
 	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma < major || (ma == major && mi < minor)
+	mi, err2 := strconv.Atoi(strings.SplitN(parts[1], "-", 2)[0])
+	return ma, mi, err1 == nil && err2 == nil
 }

@@ -41,8 +41,11 @@ type Answer struct {
 	Info            AgentInfo       `json:"agentInfo"`
 	Capabilities    json.RawMessage `json:"agentCapabilities"`
 	AuthMethods     []AuthMethod    `json:"authMethods"`
-	// Path is the agent's executable, found as the proxy finds it.
-	Path string `json:"-"`
+	// Path is the agent's executable, found as the proxy finds it;
+	// RealPath is Path with its links resolved (a command npm installed
+	// links into the package's directory in node_modules), "" when they
+	// cannot be.
+	Path, RealPath string `json:"-"`
 	// NotJSON are lines the agent wrote on stdout that are not JSON (the
 	// first few): an editor cannot read them.
 	NotJSON []string `json:"-"`
@@ -118,6 +121,9 @@ func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Ans
 	}
 	if a != nil {
 		a.Path = path
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			a.RealPath = real
+		}
 	}
 	return a, err
 }

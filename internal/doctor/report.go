@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/internal/filterset"
+	"github.com/acp-proxy/acp-proxy/internal/registry"
 )
 
 // Report is what doctor prints about one agent.
@@ -27,7 +28,7 @@ type Report struct {
 
 // NewReport recognises the agent that gave answer.
 func NewReport(answer *Answer, argv []string, proxyPath string, given []string) *Report {
-	return &Report{Answer: answer, Agent: identify(answer), Argv: argv, Proxy: proxyPath, Given: given}
+	return &Report{Answer: answer, Agent: identify(answer, argv), Argv: argv, Proxy: proxyPath, Given: given}
 }
 
 // reportWidth is the width the report's prose is wrapped to.
@@ -53,6 +54,8 @@ func (r *Report) writeAgent(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Agent:      %s\n", name)
 	fmt.Fprintf(w, "Known as:   %s\n", r.Agent.Name)
+	writeWrapped(w, "Proven:     ", "            ", r.Agent.Proven)
+	writeWrapped(w, "Registry:   ", "            ", r.registryLine())
 	fmt.Fprintf(w, "Command:    %s\n", strings.Join(r.command(), " "))
 	fmt.Fprintf(w, "            started in a temporary directory; only initialize was sent, as a client\n")
 	fmt.Fprintf(w, "            without the terminal-output extension, with protocol version 1\n")
@@ -79,6 +82,17 @@ func (r *Report) writeAgent(w io.Writer) {
 	for _, note := range r.Agent.Notes {
 		writeWrapped(w, "", "  ", "Note: "+note)
 	}
+}
+
+// registryLine says which ACP registry agent this is, and what the
+// registry installs for it.
+func (r *Report) registryLine() string {
+	snap := registry.Snapshot()
+	e := r.Agent.Registry
+	if e == nil {
+		return fmt.Sprintf("not an agent of the ACP registry (its %d agents as of %s)", len(snap.Agents), snap.Date)
+	}
+	return fmt.Sprintf("%s (%q): %s, as of %s", e.ID, e.Name, e.Installs(), snap.Date)
 }
 
 func (r *Report) writeFilters(w io.Writer) {

@@ -31,15 +31,27 @@ func TestDoctorKnowsEveryRealAgentByName(t *testing.T) {
 		{func(t *testing.T) *realagent.Agent {
 			return realagent.Codex(t, "0.13", realagent.CodexOptions{ModelBaseURL: deadURL})
 		}, []string{"codex-acp"}, []string{
-			`Agent:      codex-acp 0.13.0 ("Codex")`, "Known as:   codex-acp ≤ 0.13",
+			`Agent:      codex-acp 0.13.0 ("Codex")`, "Known as:   codex-acp 0.13 (@zed-industries/codex-acp)",
+			"Proven:     yes: the project's real-agent tests run @zed-industries/codex-acp 0.13.0\n",
+			"Registry:   not an agent of the ACP registry",
 			"Zed (Zed-like):                                --shell-to-patch --deltas --terminal-output\n",
 		}},
 		{func(t *testing.T) *realagent.Agent {
 			return realagent.Codex(t, "0.16", realagent.CodexOptions{ModelBaseURL: deadURL})
 		}, []string{"codex-acp"}, []string{
-			`Agent:      codex-acp 0.16.0 ("Codex")`, "Known as:   codex-acp ≥ 0.14",
+			`Agent:      codex-acp 0.16.0 ("Codex")`, "Known as:   codex-acp 0.14–0.16",
 			"Zed (Zed-like):                                --shell-to-patch --terminal-output\n",
 			"codex-api-key (env_var): Use CODEX_API_KEY.",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Codex(t, "2.6", realagent.CodexOptions{ModelBaseURL: deadURL})
+		}, []string{"codex-acp"}, []string{
+			`Agent:      @agentclientprotocol/codex-acp 2.6.0 ("Codex")`,
+			"Known as:   codex-acp 2.6 (@agentclientprotocol/codex-acp, the registry's Codex)",
+			"Proven:     yes: the project's real-agent tests run @agentclientprotocol/codex-acp 2.6.0\n",
+			`Registry:   codex-acp ("Codex"): @agentclientprotocol/codex-acp, as of`,
+			"Zed (Zed-like):                                --shell-to-patch\n",
+			"agent-shell, codecompanion, acpx (plain):      --shell-to-patch --terminal-output\n",
 		}},
 		{func(t *testing.T) *realagent.Agent {
 			return realagent.Claude(t, realagent.ClaudeOptions{Version: "0.23", ModelURL: deadURL})
@@ -50,19 +62,22 @@ func TestDoctorKnowsEveryRealAgentByName(t *testing.T) {
 		{func(t *testing.T) *realagent.Agent {
 			return realagent.Claude(t, realagent.ClaudeOptions{Version: "0.101", ModelURL: deadURL})
 		}, []string{"claude-agent-acp"}, []string{
-			`Agent:      @agentclientprotocol/claude-agent-acp 0.101.0 ("Claude Agent")`, "Known as:   claude-agent-acp ≥ 0.100",
+			`Agent:      @agentclientprotocol/claude-agent-acp 0.101.0 ("Claude Agent")`, "Known as:   claude-agent-acp 0.100–0.101",
+			`Registry:   claude-acp ("Claude Agent"): @agentclientprotocol/claude-agent-acp, as of`,
 			"agent-shell, codecompanion, acpx (plain):      --shell-to-patch --terminal-output --expand-persisted-output\n",
 		}},
 		{func(t *testing.T) *realagent.Agent {
 			return realagent.Gemini(t, realagent.GeminiOptions{ModelURL: deadURL})
 		}, []string{"gemini", "--acp"}, []string{
-			`Agent:      gemini-cli 0.61.0 ("Gemini CLI")`, "Known as:   gemini-cli",
+			`Agent:      gemini-cli 0.61.0 ("Gemini CLI")`, "Known as:   gemini-cli 0.61",
+			`Registry:   gemini ("Gemini CLI"): @google/gemini-cli, as of`,
 			"Zed (Zed-like):                                none: a byte-exact relay\n",
 		}},
 		{func(t *testing.T) *realagent.Agent {
 			return realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: deadURL})
 		}, []string{"opencode", "acp"}, []string{
-			"Agent:      OpenCode 1.18.33", "Known as:   opencode",
+			"Agent:      OpenCode 1.18.33", "Known as:   opencode 1.18",
+			`Registry:   opencode ("OpenCode"): binary, as of`,
 			"Zed (Zed-like):                                --shell-to-patch --deltas --expand-persisted-output\n",
 		}},
 	}
@@ -91,6 +106,7 @@ func TestDoctorGivesAnUnknownAgentTheGeneralAdvice(t *testing.T) {
 	require.NoError(t, err, "stderr: %s", stderr.String())
 	out := string(b)
 	assert.Contains(t, out, "Known as:   not one the proxy is proven against: this is the general advice")
+	assert.Contains(t, out, "Registry:   not an agent of the ACP registry")
 	assert.Contains(t, out, "agent-shell, codecompanion, acpx (plain):      --shell-to-patch --deltas --terminal-output\n")
 }
 

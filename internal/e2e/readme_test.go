@@ -225,7 +225,7 @@ func TestReadmeAgentCommands(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(nodeModules(t, agent), ".bin", "codex-acp"), filepath.Join(e.bin, "codex-acp")))
 
 	out := e.sh(t, agent.Dir, "acp-proxy doctor -- codex-acp")
-	assert.Contains(t, out, "Known as:   codex-acp ≥ 0.14")
+	assert.Contains(t, out, "Known as:   codex-acp 0.14–0.16")
 	assert.Contains(t, out, `"command": "`+filepath.Join(e.bin, "acp-proxy")+`"`)
 
 	const acpx = "acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'"
