@@ -12,8 +12,8 @@ type QwenOptions struct {
 	ModelBaseURL string
 	// ApprovalMode is tools.approvalMode in settings.json; empty means
 	// "default", which asks session/request_permission before shell
-	// commands. qwen-code's own default, "auto", would first ask the model
-	// to classify each command; "yolo" runs them without asking.
+	// commands (qwen-code's own default is "auto"); "yolo" runs them
+	// without asking.
 	ApprovalMode string
 }
 
