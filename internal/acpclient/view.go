@@ -225,7 +225,8 @@ func (v *View) AgentOutput(k CallKey) string {
 }
 
 // RawOutputText is the output in a rawOutput: claude's string, codex's
-// aggregated_output, opencode's metadata.output, else stdout and stderr.
+// aggregated_output, opencode's (and kilo's) metadata.output, qwen-code's
+// output, else stdout and stderr.
 func RawOutputText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -234,6 +235,7 @@ func RawOutputText(raw json.RawMessage) string {
 	var o struct {
 		Stdout, Stderr   string
 		AggregatedOutput *string `json:"aggregated_output"`
+		Output           *string `json:"output"`
 		Metadata         struct {
 			Output *string `json:"output"`
 		} `json:"metadata"`
@@ -245,7 +247,10 @@ func RawOutputText(raw json.RawMessage) string {
 	case o.AggregatedOutput != nil:
 		return *o.AggregatedOutput
 	case o.Metadata.Output != nil:
+		// opencode's own output beside it may be truncated.
 		return *o.Metadata.Output
+	case o.Output != nil:
+		return *o.Output
 	}
 	return o.Stdout + o.Stderr
 }

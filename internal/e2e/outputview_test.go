@@ -184,7 +184,9 @@ func agentView(t *testing.T, trace string) *outputView {
 	return v
 }
 
-var numberedLine = regexp.MustCompile(`^line (\d+)$`)
+// numberedLine is one output line. qwen-code shows the output inside its
+// report to the model, the first line after "Output: " (docs/agents.md).
+var numberedLine = regexp.MustCompile(`^(?:Output: )?line (\d+)$`)
 
 // numbered returns the N of every "line N" line of s, in order.
 func numbered(s string) []int {

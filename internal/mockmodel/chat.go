@@ -7,14 +7,19 @@ import (
 	"testing"
 )
 
-// ChatShellTool is opencode's shell tool.
+// ChatShellTool is the shell tool of opencode and kilo.
 const ChatShellTool = "bash"
+
+// chatShellTools are the shell tools Chat calls, whichever a request
+// offers first: opencode's and kilo's bash, or qwen-code's
+// run_shell_command (it kept gemini-cli's tool names).
+var chatShellTools = []string{ChatShellTool, GeminiShellTool}
 
 // Chat is a mock OpenAI Chat Completions API (`POST /v1/chat/completions`)
 // for agents that use an OpenAI-compatible provider, such as opencode.
 // Point the provider's baseURL at BaseURL().
 //
-// Requests that offer the bash tool follow the script; any other one (the
+// Requests that offer a shell tool (bash or run_shell_command) follow the script; any other one (the
 // session title, summaries) gets a short text reply. Replies are streamed
 // when the request asks for it.
 type Chat struct {
@@ -47,7 +52,8 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !req.offers(ChatShellTool) {
+	shellTool := req.shellTool()
+	if shellTool == "" {
 		m.rec.setReply(i, "aux")
 		m.writeText(w, req.Stream, AuxText)
 		return
@@ -57,7 +63,7 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 		if !req.Stream {
 			m.logf("tool turn without stream:true; streaming anyway")
 		}
-		c := m.script.stepCall(done, ChatShellTool)
+		c := m.script.stepCall(done, shellTool)
 		if workdir := m.script.workdir(done); workdir != "" {
 			c.Args["workdir"] = workdir
 		}
@@ -68,6 +74,16 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 	if m.answering(r, i, "answer", done, 0) {
 		m.writeText(w, req.Stream, m.script.answer())
 	}
+}
+
+// shellTool is the first of chatShellTools the request offers, or "".
+func (req chatRequest) shellTool() string {
+	for _, name := range chatShellTools {
+		if req.offers(name) {
+			return name
+		}
+	}
+	return ""
 }
 
 func (req chatRequest) offers(name string) bool {

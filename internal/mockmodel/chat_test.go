@@ -171,3 +171,29 @@ func TestChatCallsAfterCommands(t *testing.T) {
 	chunks = postChat(t, url, chatBody(true, true, chatSystem, chatPrompt, chatCall, chatToolDone, chatCall, chatToolDone))
 	assert.Equal(t, "stop", finish(chunks), "after both: finish")
 }
+
+// TestChatCallsQwensShellTool: a request that offers qwen-code's
+// run_shell_command (and no bash) gets the command as a call of it.
+func TestChatCallsQwensShellTool(t *testing.T) {
+	m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}})
+	var tools []any
+	for _, name := range []string{"read_file", mockmodel.GeminiShellTool, "write_file"} {
+		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name}})
+	}
+	body, err := json.Marshal(map[string]any{"model": "mock-model", "stream": true, "tools": tools,
+		"messages": []json.RawMessage{json.RawMessage(chatSystem), json.RawMessage(chatPrompt)}})
+	require.NoError(t, err)
+	chunks := postChat(t, m.BaseURL()+"/chat/completions", string(body))
+	var name, args string
+	for _, c := range chunks {
+		for _, tc := range c.Choices[0].Delta.ToolCalls {
+			name += tc.Function.Name
+			args += tc.Function.Arguments
+		}
+	}
+	assert.Equal(t, mockmodel.GeminiShellTool, name, "tool name")
+	assert.JSONEq(t, `{"command":"echo hi","description":"Run the mock model's command"}`, args, "arguments")
+	if reqs := m.Requests(); assert.Len(t, reqs, 1, "requests") {
+		assert.Equal(t, "tool "+mockmodel.GeminiShellTool, reqs[0].Reply, "reply")
+	}
+}

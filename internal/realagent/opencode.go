@@ -34,7 +34,7 @@ func Opencode(t testing.TB, opts OpencodeOptions) *Agent {
 	bin, version := opencodePackage.locate(t, "opencode-linux-x64/bin/opencode")
 	d := newDirs(t, ".config/opencode") // XDG_CONFIG_HOME/opencode
 	writeJSON(t, filepath.Join(d.config, "opencode.json"), opencodeConfig(opts))
-	writeOpencodePlugin(t, d.config, version)
+	writeOpencodePlugin(t, d.config, "@opencode-ai/plugin", version)
 	env := append(baseEnv(d.home), opencodeXDG(d.home)...)
 	env = append(env,
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
@@ -78,12 +78,13 @@ func opencodeConfig(opts OpencodeOptions) map[string]any {
 	return config
 }
 
-// writeOpencodePlugin makes configDir look as if @opencode-ai/plugin
+// writeOpencodePlugin makes configDir look as if the plugin package pkg
 // (version) were installed: opencode runs `npm install @opencode-ai/plugin`
-// in a config directory that lacks it.
-func writeOpencodePlugin(t testing.TB, configDir, version string) {
+// in a config directory that lacks it, and kilo, its fork, the same with
+// @kilocode/plugin.
+func writeOpencodePlugin(t testing.TB, configDir, pkg, version string) {
 	t.Helper()
-	plugin := map[string]any{"@opencode-ai/plugin": version}
+	plugin := map[string]any{pkg: version}
 	writeJSON(t, filepath.Join(configDir, "package.json"), map[string]any{"dependencies": plugin})
 	writeJSON(t, filepath.Join(configDir, "package-lock.json"), map[string]any{
 		"name": "opencode", "lockfileVersion": 3, "requires": true,
