@@ -257,6 +257,8 @@ func TestBareCommandShapesHonourTheirDirectory(t *testing.T) {
 		{"codex 2.x without a cwd: the session's", "@agentclientprotocol/codex-acp", "", `{"command":"echo hi > f"}`, "f"},
 		{"codex 1.x command line", "@agentclientprotocol/codex-acp", "", `{"command":"/bin/zsh -lc 'echo hi > f'","cwd":"@DIR@/sub"}`, "sub/f"},
 		{"codex 2.x with an unknown key", "@agentclientprotocol/codex-acp", "", `{"command":"echo hi > f","cwd":"@DIR@","sandbox_permissions":"require_escalated"}`, ""},
+		{"kilo cwd, its heredoc fact", "Kilo", "/bin/bash", `{"command":"echo hi > f","description":"d","cwd":"@DIR@/sub","heredoc":true}`, "sub/f"},
+		{"kilo in fish", "Kilo", "/usr/bin/fish", `{"command":"echo hi > f","description":"d"}`, ""},
 		{"codex 2.x with a relative cwd", "@agentclientprotocol/codex-acp", "", `{"command":"echo hi > f","cwd":"sub"}`, "sub/f"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

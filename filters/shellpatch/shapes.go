@@ -73,6 +73,10 @@ var bareAgents = map[string]bareAgent{
 	// opencode runs the user's $SHELL (bash where it is unset or unsuitable); fish, nu or
 	// PowerShell read a script otherwise.
 	"opencode": {keys: []string{"command", "description", "workdir", "cwd", "timeout"}, posixShell: shellIsPOSIX},
+	// kilo, an opencode fork, has opencode's shell tool and picks its shell the same way. Its
+	// permission request adds heredoc: true when its bash parser finds a heredoc (a fact about
+	// the script, for its permission rules; 7.7.7's binary), which changes nothing of the run.
+	"kilo": {keys: []string{"command", "description", "workdir", "cwd", "timeout", "heredoc"}, posixShell: shellIsPOSIX},
 	// gemini-cli runs `bash -c` outside Windows.
 	"gemini-cli": {keys: []string{"command", "description", "dir_path", "directory", "is_background", "delay_ms"},
 		posixShell: func() bool { return true }},

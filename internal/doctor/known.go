@@ -92,8 +92,7 @@ type release struct {
 
 // proven are the release lines the proxy is proven against. A release
 // joins only with a pinned directory in testdata/agents that the
-// real-agent tests run (qwen-code, @qwen-code/qwen-code, and kilo,
-// @kilocode/cli, join here when they are).
+// real-agent tests run.
 var proven = []release{
 	{"@zed-industries/codex-acp", []string{"codex-acp"}, "0.13", "0.13", "0.13.0", "", codexSnapshots},
 	{"@zed-industries/codex-acp", []string{"codex-acp"}, "0.14", "0.16", "0.16.0", "", codex},
@@ -102,6 +101,8 @@ var proven = []release{
 	{"@agentclientprotocol/claude-agent-acp", []string{"@agentclientprotocol/claude-agent-acp"}, "0.100", "0.101", "0.101.0", "", claudeACP},
 	{"@google/gemini-cli", []string{"gemini-cli"}, "0.61", "0.61", "0.61.0", "", gemini},
 	{"opencode-ai", []string{"opencode"}, "1.18", "1.18", "1.18.33", "opencode", opencode},
+	{"@kilocode/cli", []string{"Kilo"}, "7.7", "7.7", "7.7.7", "", kilo},
+	{"@qwen-code/qwen-code", []string{"qwen-code"}, "0.24", "0.24", "0.24.4", "", qwen},
 }
 
 // identify recognises an agent: its package from its command line (an npx
@@ -291,7 +292,8 @@ func codexAppServer() Agent {
 		Filters: map[string]Advice{
 			ShellToPatch: both(true, "its shell commands that write a file (heredoc, echo/printf > f, sed -i) show as edits "+
 				"with a diff, in the call and in its permission request"),
-			Deltas: both(false, "it sends output as appends, not snapshots"),
+			Deltas: both(false, "it sends output as appends, not snapshots (alone, --deltas shows its unasked "+
+				"terminal_output_delta to a plain client as text, which --terminal-output does already)"),
 			TerminalOutput: {
 				ZedLike: Verdict{false, "it streams terminal_output itself to a client that declares it: the filter stands aside"},
 				Plain: Verdict{true, "it streams terminal_output_delta unasked and ends a command with no content and no " +
@@ -362,6 +364,32 @@ func opencode() Agent {
 			ExpandPersistedOutput: both(true, "its ...output truncated... final output shows every line"),
 		},
 		AgentShellVar: "agent-shell-opencode-acp-command", CodecompanionAdapter: "opencode",
+	}
+}
+
+// kilo is @kilocode/cli, an opencode fork: opencode's shell tool and
+// snapshots, measured with 7.7.7 (`kilo acp`).
+func kilo() Agent {
+	a := opencode()
+	a.Name = "kilo 7.7 (kilo acp, @kilocode/cli)"
+	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
+		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
+	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
+	a.AgentShellVar, a.CodecompanionAdapter = "", ""
+	return a
+}
+
+// qwen is @qwen-code/qwen-code, a gemini-cli fork, measured with 0.24.4
+// (`qwen --acp`): one final update with the output as text, no live output.
+func qwen() Agent {
+	return Agent{
+		Known: true, Name: "qwen-code 0.24 (qwen --acp, @qwen-code/qwen-code)",
+		Filters: map[string]Advice{
+			ShellToPatch:          both(false, "its permission request comes before any update that names the command's directory: it stands aside"),
+			Deltas:                both(false, "it sends one final update, no snapshots"),
+			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
+			ExpandPersistedOutput: noSavedOutput,
+		},
 	}
 }
 

@@ -80,6 +80,22 @@ func TestDoctorKnowsEveryRealAgentByName(t *testing.T) {
 			`Registry:   opencode ("OpenCode"): binary, as of`,
 			"Zed (Zed-like):                                --shell-to-patch --deltas --expand-persisted-output\n",
 		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Kilo(t, realagent.KiloOptions{ModelBaseURL: deadURL})
+		}, []string{"kilo", "acp"}, []string{
+			"Agent:      Kilo 7.7.7", "Known as:   kilo 7.7",
+			"Proven:     yes: the project's real-agent tests run @kilocode/cli 7.7.7\n",
+			`Registry:   kilo (`,
+			"Zed (Zed-like):                                --shell-to-patch --deltas\n",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Qwen(t, realagent.QwenOptions{ModelBaseURL: deadURL})
+		}, []string{"qwen", "--acp"}, []string{
+			"Known as:   qwen-code 0.24",
+			"Proven:     yes: the project's real-agent tests run @qwen-code/qwen-code 0.24.4\n",
+			`Registry:   qwen-code (`,
+			"Zed (Zed-like):                                none: a byte-exact relay\n",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.argv, " "), func(t *testing.T) {

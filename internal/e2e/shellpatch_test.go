@@ -514,6 +514,14 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
 		{name: "claude-0.101 whole scripts", agent: "claude-0.101", before: scriptsBefore, commands: scripts,
 			files: scriptsFiles, shown: scriptsShown, edits: len(scripts) - 1},
+		// kilo, an opencode fork, asks and runs its commands as opencode does.
+		{name: "kilo a heredoc writes a new file", agent: "kilo",
+			commands: []string{heredocScript},
+			files:    map[string]string{heredocFile: heredocContent}, edits: 1},
+		{name: "kilo an append", agent: "kilo",
+			before:   map[string]string{"notes.md": "old\n"},
+			commands: []string{"echo more >> notes.md"},
+			files:    map[string]string{"notes.md": "old\nmore\n"}, edits: 1},
 		// Without the last: a call asked about before its command is one edit fewer.
 		{name: "opencode whole scripts", agent: "opencode", before: scriptsBefore, commands: scripts[:len(scripts)-1],
 			files: scriptsFiles, edits: len(scripts) - 1},
@@ -523,7 +531,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			t.Parallel()
 			policy := "untrusted"
 			switch {
-			case tc.agent == "opencode" && !tc.allow:
+			case (tc.agent == "opencode" || tc.agent == "kilo") && !tc.allow:
 				policy = "ask"
 			case tc.agent == "codex-2.6":
 				policy = "workspace-write"
@@ -582,7 +590,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 			// opencode may ask before it reports the command (and its workdir): the proxy
 			// cannot tell where such a command runs, and leaves it alone.
 			early := map[string]bool{}
-			if tc.agent == "opencode" {
+			if tc.agent == "opencode" || tc.agent == "kilo" {
 				early = askedFirst(t, clientLines(c))
 			}
 			edits, wantEdits := 0, tc.edits
@@ -597,7 +605,7 @@ func TestShellToPatchShowsWhatTheAgentWrote(t *testing.T) {
 				wantEdits = max(tc.edits-len(early), 0)
 			}
 			assert.Equal(t, wantEdits, edits)
-			if tc.agent == "opencode" {
+			if tc.agent == "opencode" || tc.agent == "kilo" {
 				// Every edit was shown in the request that asked to run it; opencode's defaults
 				// never ask.
 				perms := c.PermissionRequests()
