@@ -21,7 +21,7 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filterset.Config) {
 	fs.BoolVar(&cfg.TerminalOutput, "terminal-output", false,
 		"ask the agent to stream command output (_meta.terminal_output) and show it live, coalesced, to clients that don't render it; also cleans up <persisted-output> previews")
 	fs.BoolVar(&cfg.Deltas, "deltas", false,
-		"turn accumulated output snapshots (codex-acp ≤0.13) into terminal_output deltas for clients that render them, and coalesce them for others")
+		"turn accumulated output snapshots (codex-acp ≤0.13, opencode) into terminal_output deltas for clients that render them, and coalesce them for others; show terminal output an agent sends unasked (codex-acp 2.x) as the client reads it")
 	durationVar(fs, &cfg.CoalesceInterval, "coalesce-interval", output.DefaultCoalesceInterval, output.NoCoalescing,
 		"with --terminal-output or --deltas: at most one output update per tool call per interval for clients that get whole snapshots (0: each as it comes, within the byte budget)")
 	sizeVar(fs, &cfg.LiveTailBytes, "live-tail-bytes", output.DefaultLiveTailBytes,
