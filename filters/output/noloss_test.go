@@ -44,6 +44,8 @@ const (
 	streamAppend    = iota // terminal_output chunks (codex-acp, claude-agent-acp 0.23)
 	streamDeltaKey         // terminal_output_delta chunks, maybe a terminal_output replacement (claude-agent-acp 0.101)
 	streamSnapshots        // accumulated snapshots in the content (codex-acp 0.13 without the extension)
+	streamUnasked          // terminal_output_delta to every client, asked or not, and an end of status and terminal_exit (codex-acp 2.x)
+	streamUnannounced      // the same into a terminal no content item announced (codex-acp 2.x's listings)
 	streamKinds
 )
 
@@ -140,7 +142,8 @@ func genScenario(c *chooser) *scenario {
 				g.kind, g.end = streamAppend, endStatusOnly
 			}
 			g.chunks = genChunks(c, 1+c.n(5), si*200+ci, c.n(10) == 9)
-			if g.kind == streamDeltaKey && s.model == acpclient.ZedModel || g.kind != streamSnapshots && s.model == acpclient.PlainModel {
+			unasked := g.kind == streamUnasked || g.kind == streamUnannounced
+			if !unasked && (g.kind == streamDeltaKey && s.model == acpclient.ZedModel || g.kind != streamSnapshots && s.model == acpclient.PlainModel) {
 				// The client cannot read the stream: only --terminal-output
 				// asks for it on its behalf, or puts it under its key.
 				s.terminal = true
@@ -160,7 +163,10 @@ func sUpd(session, id, members string) string {
 // messages are the agent's messages of call g, in order.
 func (s *scenario) messages(c *chooser, g *genCall) []string {
 	tc := `"sessionUpdate":"tool_call","toolCallId":"` + g.id + `","title":"cmd","kind":"execute","status":"in_progress"`
-	if g.kind != streamSnapshots {
+	if g.kind == streamUnannounced {
+		tc = `"sessionUpdate":"tool_call","toolCallId":"` + g.id + `","title":"List files","kind":"read","status":"in_progress"`
+	}
+	if g.kind != streamSnapshots && g.kind != streamUnannounced {
 		tc += `,"content":[{"type":"terminal","terminalId":"` + g.id + `"}],"_meta":{"terminal_info":{"terminal_id":"` + g.id + `"}}`
 	}
 	msgs := []string{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + g.session + `","update":{` + tc + `}}}`}
@@ -173,6 +179,8 @@ func (s *scenario) messages(c *chooser, g *genCall) []string {
 		switch g.kind {
 		case streamAppend:
 			msgs = append(msgs, data("terminal_output", ch))
+		case streamUnasked, streamUnannounced:
+			msgs = append(msgs, data("terminal_output_delta", ch))
 		case streamDeltaKey:
 			msgs = append(msgs, data("terminal_output_delta", ch))
 			if i == len(g.chunks)-1 && c.yes() {
@@ -199,6 +207,19 @@ func (s *scenario) ending(g *genCall, all string) []string {
 	exit := `"_meta":{"terminal_exit":{"terminal_id":"` + g.id + `","exit_code":0,"signal":null}}`
 	if g.kind == streamSnapshots {
 		exit = `"_meta":{"other":1}`
+	}
+	if g.kind == streamUnasked || g.kind == streamUnannounced {
+		// codex-acp 2.x: no output in rawOutput, whatever the end.
+		switch g.end {
+		case endNone:
+			return nil
+		case endLate:
+			return []string{sUpd(g.session, g.id, `"status":"completed",`+exit),
+				sUpd(g.session, g.id, `"_meta":{"terminal_output_delta":{"terminal_id":"`+g.id+`","data":"late\n"}}`)}
+		case endFailed:
+			return []string{sUpd(g.session, g.id, `"status":"failed",`+exit)}
+		}
+		return []string{sUpd(g.session, g.id, `"status":"completed","rawOutput":{"exit_code":0},`+exit)}
 	}
 	switch g.end {
 	case endRawOutput:
@@ -282,8 +303,9 @@ func (s *scenario) losses(t testing.TB) []string {
 	if s.deltas {
 		fs = append(fs, &Deltas{LiveTailBytes: s.tail})
 	}
-	if s.terminal {
-		fs = append(fs, &TerminalOutput{LiveTailBytes: s.tail})
+	if s.terminal || s.deltas {
+		// As the filter set builds it: --deltas alone shows output sent unasked.
+		fs = append(fs, &TerminalOutput{LiveTailBytes: s.tail, OnlyUnasked: !s.terminal})
 	}
 	fs = append(fs, &PersistedOutput{})
 	version := "1"
