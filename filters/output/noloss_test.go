@@ -41,11 +41,11 @@ func (c *chooser) yes() bool { return c.n(2) == 1 }
 
 // Stream kinds: how an agent streams one command.
 const (
-	streamAppend    = iota // terminal_output chunks (codex-acp, claude-agent-acp 0.23)
-	streamDeltaKey         // terminal_output_delta chunks, maybe a terminal_output replacement (claude-agent-acp 0.101)
-	streamSnapshots        // accumulated snapshots in the content (codex-acp 0.13 without the extension)
-	streamUnasked          // terminal_output_delta to every client, asked or not, and an end of status and terminal_exit (codex-acp 2.x)
-	streamUnannounced      // the same into a terminal no content item announced (codex-acp 2.x's listings)
+	streamAppend      = iota // terminal_output chunks (codex-acp, claude-agent-acp 0.23)
+	streamDeltaKey           // terminal_output_delta chunks, maybe a terminal_output replacement (claude-agent-acp 0.101)
+	streamSnapshots          // accumulated snapshots in the content (codex-acp 0.13 without the extension)
+	streamUnasked            // terminal_output_delta to every client, asked or not, and an end of status and terminal_exit (codex-acp 2.x)
+	streamUnannounced        // the same into a terminal no content item announced (codex-acp 2.x's listings)
 	streamKinds
 )
 
