@@ -79,6 +79,7 @@ func (v *clientView) load(m *filters.Message) clientMode {
 var (
 	quotedTerminal   = []byte(`"terminal`)    // terminal items and _meta keys
 	quotedExecute    = []byte(`"execute"`)    // the kind of a call deltas keeps
+	quotedCommand    = []byte(`"command"`)    // the rawInput key of a listing's or search's command (isCommand)
 	quotedStopReason = []byte(`"stopReason"`) // a session/prompt result
 	quotedError      = []byte(`"error"`)      // an error response
 	// How codex-acp and claude-agent-acp begin every notification and

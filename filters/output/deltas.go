@@ -148,8 +148,8 @@ func (f *Deltas) Apply(m *filters.Message, out filters.Emitter) error {
 	if mode == clientUnknown {
 		return nil
 	}
-	// Without a call kept, only an execute tool_call is of interest.
-	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) {
+	// Without a call kept, only a command's tool_call is of interest.
+	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) || mentions(m.Raw, quotedCommand) {
 		if u, ok := m.ToolUpdate(); ok {
 			m, u, ok, err := f.dropRepeats(m, u)
 			if err != nil {
@@ -306,6 +306,21 @@ func (f *Deltas) endDeltas(m *filters.Message, u *acp.ToolUpdate, c *deltaCall, 
 	return out.Emit(m.Dir, msg)
 }
 
+// isCommand reports whether the tool_call u runs a command: its kind is
+// execute, or codex-acp's read and search kinds for a command it reads as a
+// listing or a search (ls, rg), whose rawInput names the command; these
+// stream snapshots too.
+func isCommand(u *acp.ToolUpdate) bool {
+	if u.Kind == "execute" {
+		return true
+	}
+	if u.Kind != "read" && u.Kind != "search" || len(u.RawInput) == 0 {
+		return false
+	}
+	_, ok := rawjson.Get(u.RawInput, "command")
+	return ok
+}
+
 // giveTerminal adds a display terminal to an execute tool_call that has
 // neither content nor one of its own.
 func (f *Deltas) giveTerminal(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
@@ -379,7 +394,7 @@ func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
 // coalesce handles a tool update for a client without the extension.
 func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
 	c := f.calls.Get(m.SessionID(), u.ID)
-	if u.SessionUpdate == "tool_call" && u.Kind == "execute" && c == nil {
+	if u.SessionUpdate == "tool_call" && isCommand(u) && c == nil {
 		c = f.newDeltaCall(m, u)
 		if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
 			return err
@@ -408,7 +423,10 @@ func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	msg := m.Raw
 	if u.Content == nil && c.latest != nil {
 		content := c.recoverContent(u.RawOutput)
-		if content == nil && (c.held.held || c.tailed) {
+		if content == nil {
+			// Even when the client shows the last snapshot already: a client
+			// that renders a call from each update's own content (agent-shell)
+			// would end it with none.
 			content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
 		}
 		if content != nil {

@@ -164,11 +164,12 @@ func TestDeltasCoalescesForPlainClients(t *testing.T) {
 			upd("t1", `"status":"completed","rawOutput":{"stdout":"a\nb\nc\nd\n","stderr":"","aggregated_output":"a\nb\nc\nd\n","exit_code":0,"formatted_output":"(cut)"},"content":`+textContent(shFence("a\nb\nc\nd\n"))),
 		},
 	}, {
-		name: "an end after everything was shown is forwarded as it is",
+		name: "an end after everything was shown shows the last snapshot again: agent-shell renders each update's own content",
 		steps: []step{
 			fromAgent(execCall("t1")), fromAgent(snap("t1", "a\n")), fromAgent(end("t1", "a\n", 0)),
 		},
-		want: []string{execCall("t1"), snap("t1", "a\n"), end("t1", "a\n", 0)},
+		want: []string{execCall("t1"), snap("t1", "a\n"),
+			upd("t1", `"status":"completed","rawOutput":{"stdout":"a\n","stderr":"","aggregated_output":"a\n","exit_code":0,"formatted_output":"(cut)"},"content":`+textContent(shFence("a\n")))},
 	}, {
 		name: "output past the last snapshot is shown from rawOutput",
 		steps: []step{

@@ -112,8 +112,9 @@ type scenario struct {
 // genScenario draws a scenario from c.
 func genScenario(c *chooser) *scenario {
 	s := &scenario{agent: codexAgent, tail: 256}
-	s.model = acpclient.Model(c.n(3))
-	s.client = [...]string{plainClient, zedClient, deltaClient}[s.model]
+	s.model = acpclient.Models[c.n(len(acpclient.Models))]
+	s.client = map[acpclient.Model]string{acpclient.PlainModel: plainClient, acpclient.ZedModel: zedClient,
+		acpclient.DeltaModel: deltaClient, acpclient.ContentOnlyModel: plainClient}[s.model]
 	if c.yes() {
 		s.agent = claudeAgent
 	}
@@ -143,10 +144,17 @@ func genScenario(c *chooser) *scenario {
 			}
 			g.chunks = genChunks(c, 1+c.n(5), si*200+ci, c.n(10) == 9)
 			unasked := g.kind == streamUnasked || g.kind == streamUnannounced
-			if !unasked && (g.kind == streamDeltaKey && s.model == acpclient.ZedModel || g.kind != streamSnapshots && s.model == acpclient.PlainModel) {
+			plainish := s.model == acpclient.PlainModel || s.model == acpclient.ContentOnlyModel
+			if !unasked && (g.kind == streamDeltaKey && s.model == acpclient.ZedModel || g.kind != streamSnapshots && plainish) {
 				// The client cannot read the stream: only --terminal-output
 				// asks for it on its behalf, or puts it under its key.
 				s.terminal = true
+			}
+			if g.kind == streamSnapshots && s.model == acpclient.ContentOnlyModel {
+				// Such a client ends the call with the final update's own
+				// content, which snapshot agents leave out: --deltas, the
+				// filter of snapshots, puts it there.
+				s.deltas = true
 			}
 			s.calls = append(s.calls, g)
 		}

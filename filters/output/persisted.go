@@ -20,7 +20,8 @@ import (
 // (0.10x, truncated.go), opencode's truncated output (opencode.go). The
 // filter cleans the tags out of what the client is shown and, with Expand,
 // shows the saved file in its place when the file is safe to read
-// (savedFile), sending an expanded content only once per call. The exact
+// (savedFile), sending an expanded content once while a call runs and again
+// in its final update, which always carries what it shows. The exact
 // rules are in docs/filters.md ("Persisted output").
 type PersistedOutput struct {
 	Expand bool

@@ -374,11 +374,11 @@ func (f *TerminalOutput) translated(m *filters.Message, u *acp.ToolUpdate, c *te
 		}
 	}
 	var content []byte
+	// The final update shows the whole output even when the client shows it
+	// already: ACP keeps an absent content as it was, but agent-shell
+	// renders a call from each update's own content, and would end the call
+	// with none.
 	switch {
-	case final && c.whole:
-		if u.Content != nil {
-			msg, _, err = rawjson.Delete(msg, toolcall.At("content")...)
-		}
 	case hasItems:
 		content, err = renderContent(u.Content, c.ours, c.fence.quoteEscaped(text))
 	case u.Content == nil && len(text) > 0 && (c.held.held || final):

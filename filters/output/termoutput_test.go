@@ -68,11 +68,6 @@ func TestTerminalOutputTranslates(t *testing.T) {
 	end := func(id, agentOutput, showOutput string) string {
 		return upd(id, `"status":"completed","rawOutput":`+raw(agentOutput)+`,"content":`+textContent(shFence(showOutput)))
 	}
-	// endShown is codexEnd when the client already shows all the output:
-	// it is not sent again.
-	endShown := func(id, agentOutput string) string {
-		return upd(id, `"status":"completed","rawOutput":`+raw(agentOutput))
-	}
 	cases := []struct {
 		name  string
 		agent string
@@ -96,13 +91,13 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			end("t1", "a\nb\nc\nd\n", "a\nb\nc\nd\n"),
 		},
 	}, {
-		name: "the final update does not send again the output the client shows whole",
+		name: "the final update shows the whole output again: agent-shell renders each update's own content",
 		steps: []step{
 			fromAgent(termCallMsg("t1")),
 			fromAgent(out("t1", "a\n")),
 			after(time.Second), fromAgent(codexEnd("t1", "completed", "a\n", 0)),
 		},
-		want: []string{plainCallMsg("t1"), shown("t1", "a\n"), endShown("t1", "a\n")},
+		want: []string{plainCallMsg("t1"), shown("t1", "a\n"), end("t1", "a\n", "a\n")},
 	}, {
 		name: "output the stream lost is taken from rawOutput",
 		steps: []step{
@@ -118,7 +113,7 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			fromAgent(out("t1", "a\nb\n")),
 			fromAgent(codexEnd("t1", "completed", "a\n", 0)),
 		},
-		want: []string{plainCallMsg("t1"), shown("t1", "a\nb\n"), endShown("t1", "a\n")},
+		want: []string{plainCallMsg("t1"), shown("t1", "a\nb\n"), end("t1", "a\n", "a\nb\n")},
 	}, {
 		name: "another message flushes held output first",
 		steps: []step{
@@ -176,7 +171,7 @@ func TestTerminalOutputTranslates(t *testing.T) {
 			update(`"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"tu1","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Terminal","kind":"execute","content":[]`),
 			`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"options":[],"sessionId":"s1","toolCall":{"toolCallId":"tu1","title":"ls","kind":"execute","content":[]}}}`,
 			upd("tu1", `"content":`+textContent("```console\nl1\nl2\n```")),
-			update(`"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"tu1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"l1\nl2"`),
+			update(`"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"tu1","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"l1\nl2","content":` + textContent("```console\nl1\nl2\n```")),
 		},
 	}, {
 		name: "other content items around the terminal stay in place",

@@ -156,25 +156,27 @@ type shownContent struct{ sum [sha256.Size]byte }
 // (an absent content leaves the call's content as it is). Otherwise it
 // records what the client will show.
 //
-// The case it is for: the terminal-output translation sends a call's output
-// while it runs and once more in the final update; expanded, both would
-// carry the whole saved file. It relies on the filter running last in the
+// The case it is for: the terminal-output translation may send a call's
+// output more than once while it runs; expanded, each would carry the whole
+// saved file. The final update is never left without it. It relies on the filter running last in the
 // chain (cmd/acp-proxy puts it there), so that what it emits is what the
 // client gets, and on seeing every message that replaces the call's content
 // (forget).
 func (f *PersistedOutput) dedupe(m *filters.Message, u *acp.ToolUpdate, content []byte) bool {
-	sum := sha256.Sum256(content)
 	sid := m.SessionID()
+	if u.Final() {
+		// The final update always carries what it shows: a client that
+		// renders a call from each update's own content (agent-shell)
+		// would end the call with nothing.
+		f.shown.Remove(sid, u.ID)
+		return false
+	}
+	sum := sha256.Sum256(content)
 	if c := f.shown.Get(sid, u.ID); c != nil && c.sum == sum && u.SessionUpdate == "tool_call_update" {
-		if u.Final() {
-			f.shown.Remove(sid, u.ID)
-		}
 		return true
 	}
 	f.shown.Remove(sid, u.ID)
-	if !u.Final() {
-		f.shown.Add(sid, u.ID, &shownContent{sum: sum})
-	}
+	f.shown.Add(sid, u.ID, &shownContent{sum: sum})
 	return false
 }
 

@@ -24,10 +24,20 @@ const (
 	// terminal_output replaces what the terminal shows (claude-agent-acp's
 	// reading of the two keys).
 	DeltaModel
+	// ContentOnlyModel advertises neither key, like PlainModel, but builds a
+	// call's body from each update's own content alone: an update without
+	// content shows none, where ACP says an absent field is unchanged. That
+	// is how agent-shell (Emacs, acp.el 0.63.6) renders a call, so the
+	// update that ends a call must carry the output it shows.
+	ContentOnlyModel
 )
 
+// Models are the client models, each a way of reading the protocol a real
+// client has.
+var Models = []Model{PlainModel, ZedModel, DeltaModel, ContentOnlyModel}
+
 func (m Model) String() string {
-	return [...]string{"plain", "zed", "delta"}[m]
+	return [...]string{"plain", "zed", "delta", "content-only"}[m]
 }
 
 // ModelFor is the model of a client that sent clientCapabilities caps.
@@ -120,8 +130,10 @@ func (v *View) Line(raw []byte) error {
 	if u.Status != "" {
 		c.Status = u.Status
 	}
-	if u.Content != nil {
+	if u.Content != nil || v.Model == ContentOnlyModel {
 		c.content = nil
+	}
+	if u.Content != nil {
 		if err := json.Unmarshal(u.Content, &c.content); err != nil && string(u.Content) != "null" {
 			return fmt.Errorf("content of %v: %w", k, err)
 		}
@@ -202,7 +214,7 @@ func (v *View) render(k CallKey, text func(string) string) string {
 		switch {
 		case it.Type == "content" && it.Content != nil && it.Content.Type == "text":
 			b.WriteString(text(it.Content.Text))
-		case it.Type == "terminal" && v.Model != PlainModel:
+		case it.Type == "terminal" && v.Model != PlainModel && v.Model != ContentOnlyModel:
 			b.WriteString(v.terminals[CallKey{k.Session, it.TerminalID}])
 		}
 	}

@@ -106,8 +106,17 @@ type Disk struct {
 
 	mu      sync.Mutex
 	answers map[string][]DiskAnswer
+	last    map[string]DiskAnswer // per question of a kind that reads the same again (rereadable)
 	told    map[string]bool
 }
+
+// rereadable are the kinds of question whose file nothing in a session
+// changes once written, so that a replay may answer a question asked again
+// with the recording's last answer: a saved tool output, which the agent
+// writes once and --expand-persisted-output reads for the call's updates
+// (the final one included, since it always shows the output; traces
+// recorded before that hold one read per call).
+var rereadable = map[string]bool{"saved-output": true}
 
 func diskKey(q filters.DiskRead) string {
 	return q.Kind + "\x00" + q.Path + "\x00" + string(q.Args)
@@ -151,10 +160,20 @@ func (td *Disk) take(q filters.DiskRead) (answer []byte, err error, ok bool) {
 	defer td.mu.Unlock()
 	as := td.answers[k]
 	if len(as) == 0 {
-		return nil, nil, false
+		a, ok := td.last[k]
+		if !ok {
+			return nil, nil, false
+		}
+		as = []DiskAnswer{a}
 	}
 	a := as[0]
 	td.answers[k] = as[1:]
+	if rereadable[q.Kind] {
+		if td.last == nil {
+			td.last = map[string]DiskAnswer{}
+		}
+		td.last[k] = a
+	}
 	if a.Err != "" || a.Answer == nil {
 		return nil, errors.New(a.Err), true
 	}
