@@ -12,6 +12,7 @@ package capabilities
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -59,6 +60,7 @@ type Negotiated struct {
 	agent       Agent
 	agentKnown  bool
 	sessions    map[string]Session
+	opened      []string // the sessions' ids, the one opened or loaded longest ago first
 	// requests are the client's followed requests until their responses;
 	// the last one answered is what Answered tells the filters while they
 	// handle its response.
@@ -114,6 +116,27 @@ func (n *Negotiated) Session(id string) (Session, bool) {
 	defer n.mu.RUnlock()
 	s, ok := n.sessions[id]
 	return s, ok
+}
+
+// maxSessions bounds the sessions whose directory is kept, as maxInFlight
+// bounds the requests: a client may load any number of sessions over one
+// connection. Past it, the session opened or loaded longest ago is
+// forgotten; a filter then stands aside for it, as for a session it never
+// saw opened.
+const maxSessions = maxInFlight
+
+// keepSession records s (under mu), forgetting the session opened or
+// loaded longest ago when there are too many.
+func (n *Negotiated) keepSession(s Session) {
+	if _, ok := n.sessions[s.ID]; ok {
+		n.opened = slices.DeleteFunc(n.opened, func(id string) bool { return id == s.ID })
+	}
+	n.sessions[s.ID] = s
+	n.opened = append(n.opened, s.ID)
+	for len(n.opened) > maxSessions {
+		delete(n.sessions, n.opened[0])
+		n.opened = n.opened[1:]
+	}
 }
 
 // Cwd is the directory the client gave session id (session/new,

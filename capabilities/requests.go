@@ -81,7 +81,7 @@ func (n *Negotiated) observeRequest(m *acp.Message) {
 		}
 	case "session/load", "session/resume":
 		if req.Session != "" {
-			n.sessions[req.Session] = Session{ID: req.Session, Cwd: req.Cwd}
+			n.keepSession(Session{ID: req.Session, Cwd: req.Cwd})
 		}
 	}
 	old, replaced, followed := n.requests.Open(m, &req)
@@ -151,7 +151,7 @@ func (n *Negotiated) observeResponse(m *acp.Message) {
 			n.observeAgent(result)
 		case "session/new":
 			if req.Session = stringAt(result, "sessionId"); req.Session != "" {
-				n.sessions[req.Session] = Session{ID: req.Session, Cwd: req.Cwd}
+				n.keepSession(Session{ID: req.Session, Cwd: req.Cwd})
 			}
 		}
 	}

@@ -34,8 +34,8 @@ var claudeCarries = map[claudeRelease]map[string]shellCarry{
 // response m answers: the end of a prompt turn, a load or a resume. A load or resume of a
 // session the filter holds nothing for starts a new shell in the session's directory.
 func (s *Filter) carryShell(m *filters.Message, req capabilities.Request) {
-	sess, live := s.sessions[req.Session]
-	if !live {
+	sess := s.sessions.get(req.Session)
+	if sess == nil {
 		return // started afresh, in the session's directory, when its first call comes
 	}
 	if req.Method != "session/prompt" && m.Error() != nil {

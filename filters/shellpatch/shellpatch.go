@@ -57,7 +57,7 @@ type Filter struct {
 
 	// Only the agent→client pump touches calls, sessions, held and pending.
 	calls    toolcall.List[call]
-	sessions map[string]*session
+	sessions sessions
 	held     int64    // bytes of the edits in calls
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
@@ -118,6 +118,11 @@ type session struct {
 	// follow, relative paths are not rewritten.
 	shellCwd string
 	started  bool // shellCwd has been set from the session's directory
+	// forgotten: the session may be one whose state was evicted (see
+	// sessions): its shell's directory is unknown, and a call the filter
+	// does not follow is not judged unless it says it is claude's, as the
+	// session may be claude's.
+	forgotten bool
 }
 
 var _ filters.Filter = (*Filter)(nil)
@@ -205,6 +210,12 @@ func (s *Filter) answered(m *filters.Message) error {
 		return nil
 	}
 	switch req.Method {
+	case "session/new":
+		// A session the client just created is none the filter forgot:
+		// its state starts now, in the session's directory.
+		s.sessions.add(req.Session, &session{})
+		s.session(m, req.Session)
+		return nil
 	case "session/prompt":
 		if err := s.endTurn(req.Session); err != nil {
 			return err
@@ -313,6 +324,9 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	// In a claude session a bare command is claude's, even on a message
 	// that does not say so (0.23's permission requests carry no _meta).
 	claude := c != nil && c.claude || sess.claude
+	if sess.forgotten && !claude && c == nil {
+		return nil // whose command this is was forgotten with the session
+	}
 	cmd, ok := commandOf(rawInput, claude, agentName(m), m.Caps.Cwd(sid))
 	ok = ok && (c == nil || !c.otherTool)
 	if ok && cmd.shape == shapeBare && mayWrite(rawInput) {
@@ -522,7 +536,7 @@ func (s *Filter) dropEdit(c *call) {
 // is outside the session's directory (Claude Code then moves it back).
 func (s *Filter) end(c *call, status string) {
 	if c.claude && c.cdDir != "" {
-		if sess := s.sessions[c.session]; sess != nil && status == "completed" && inside(c.cdDir, c.root) {
+		if sess := s.sessions.get(c.session); sess != nil && status == "completed" && inside(c.cdDir, c.root) {
 			sess.shellCwd = c.cdDir
 		}
 	}
@@ -530,15 +544,14 @@ func (s *Filter) end(c *call, status string) {
 	s.calls.Remove(c.session, c.id)
 }
 
-// session returns the filter's state for session sid.
+// session returns the filter's state for session sid. A session first
+// seen after another was evicted may be that one come back: it starts
+// forgotten, its shell's directory unknown.
 func (s *Filter) session(m *filters.Message, sid string) *session {
-	if s.sessions == nil {
-		s.sessions = map[string]*session{}
-	}
-	sess := s.sessions[sid]
+	sess := s.sessions.get(sid)
 	if sess == nil {
-		sess = &session{}
-		s.sessions[sid] = sess
+		sess = &session{forgotten: s.sessions.evicted, started: s.sessions.evicted}
+		s.sessions.add(sid, sess)
 	}
 	if !sess.started {
 		if cwd := m.Caps.Cwd(sid); filepath.IsAbs(cwd) {
