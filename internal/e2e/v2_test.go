@@ -31,6 +31,7 @@ type v2Report struct {
 		Status        string          `json:"status"`
 		Content       json.RawMessage `json:"content"`
 	} `json:"updates"`
+	raw []byte // the whole report, as printed
 }
 
 // TestACPv2Session runs an ACP v2 session (protocolVersion 2: initialize
@@ -51,22 +52,8 @@ func TestACPv2Session(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := launch(t, "claude-0.101", []string{fiveLinesSlow}, false, "")
-			nodeBin, sdk := realagent.AcpSDKv2(t)
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
-			script, err := filepath.Abs(filepath.Join("testdata", "v2client.mjs"))
-			require.NoError(t, err)
-			argv := append([]string{script, sdk, s.agent.Dir, "print five lines", "--", proxyBin(t)}, flags...)
-			argv = append(append(argv, "--record", trace, "--"), s.agent.Argv...)
-			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, nodeBin, argv...)
-			cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err = cmd.Run()
-			require.NoError(t, err, "v2 client\nstderr:\n%s", tail(stderr.String()))
-			var r v2Report
-			require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "v2 client report\n%s\nstderr:\n%s", tail(stdout.String()), tail(stderr.String()))
+			r := runV2Client(t, s, "print five lines", trace, flags)
 			checkV2Session(t, r)
 
 			recs := readTraceFile(t, trace)
@@ -108,4 +95,27 @@ func checkV2Session(t *testing.T, r v2Report) {
 		}
 	}
 	assert.True(t, completed, "no tool call completed; updates: %s", strings.Join(kinds, " "))
+}
+
+// runV2Client runs testdata/v2client.mjs against the agent of s through
+// the proxy with flags, recording to tracePath, and returns its report.
+func runV2Client(t *testing.T, s session, prompt, tracePath string, flags []string) v2Report {
+	t.Helper()
+	nodeBin, sdk := realagent.AcpSDKv2(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "v2client.mjs"))
+	require.NoError(t, err)
+	argv := append([]string{script, sdk, s.agent.Dir, prompt, "--", proxyBin(t)}, flags...)
+	argv = append(append(argv, "--record", tracePath, "--"), s.agent.Argv...)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin, argv...)
+	cmd.Env, cmd.Dir = s.agent.Env, s.agent.Dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	require.NoError(t, err, "v2 client\nstderr:\n%s", tail(stderr.String()))
+	var r v2Report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "v2 client report\n%s\nstderr:\n%s", tail(stdout.String()), tail(stderr.String()))
+	r.raw = stdout.Bytes()
+	return r
 }
