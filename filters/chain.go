@@ -45,9 +45,10 @@ func (c *Chain) Caps() *capabilities.Negotiated { return c.caps }
 
 // Process runs m through the chain's stages and hands what comes out to
 // sink: observe (record what the peers negotiate, from m as it arrived),
-// stand aside (on a connection of a later protocol version m passes
-// untouched), the filters (each counted), and the last stage (a line no
-// filter changed passes byte for byte; one a filter wrote is checked).
+// the filters (each counted; on a connection of a later protocol version
+// only those that know it: the others stand aside, and with none m passes
+// untouched), and the last stage (a line no filter changed passes byte for
+// byte; one a filter wrote is checked).
 func (c *Chain) Process(m *Message, sink Sink) error {
 	if c == nil {
 		return sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true})
@@ -61,7 +62,7 @@ func (c *Chain) Process(m *Message, sink Sink) error {
 		m.Disk = c.Disk
 	}
 	c.observe(m)
-	if c.standsAside() {
+	if c.allStandAside() {
 		return sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true})
 	}
 	return c.run(0, m, c.lastStage(m.Dir, m.Raw, sink))
@@ -75,12 +76,31 @@ func (c *Chain) observe(m *Message) {
 	}
 }
 
-// standsAside reports whether the connection speaks a protocol version
-// after 1. Every filter knows the v1 shapes alone: on such a connection
-// they all stand aside, so nothing is mangled and no capability is
-// injected into a shape the proxy does not know.
-func (c *Chain) standsAside() bool {
+// later reports whether the connection speaks a protocol version after 1.
+func (c *Chain) later() bool {
 	return c.caps != nil && c.caps.ProtocolVersion() > 1
+}
+
+// standsAside reports whether f stands aside on this connection: it speaks
+// a protocol version after 1, and f knows only v1's shapes (see KnowsV2),
+// so nothing is mangled and no capability is injected into a shape the
+// filter does not know.
+func (c *Chain) standsAside(f Filter) bool {
+	return c.later() && !knowsV2(f)
+}
+
+// allStandAside reports whether every filter stands aside: the message
+// then skips the chain.
+func (c *Chain) allStandAside() bool {
+	if !c.later() {
+		return false
+	}
+	for _, f := range c.filters {
+		if knowsV2(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // run hands m to filter i, and what it emits onward. A filter that emitted
@@ -89,6 +109,10 @@ func (c *Chain) standsAside() bool {
 func (c *Chain) run(i int, m *Message, last *lastStage) error {
 	if i == len(c.filters) {
 		return last.deliver(m)
+	}
+	if c.standsAside(c.filters[i]) {
+		// Not counted: a filter that stood aside took nothing in.
+		return c.run(i+1, m, last)
 	}
 	c.counts[i].In[m.Dir].add(len(m.Raw))
 	out := &stage{c: c, i: i, m: m, last: last}
@@ -152,7 +176,7 @@ func (c *Chain) eachTimed(d acp.Direction, now time.Time, sink Sink, what string
 	last := c.lastStage(d, nil, sink)
 	for i, f := range c.filters {
 		t, ok := f.(Timed)
-		if !ok {
+		if !ok || c.standsAside(f) {
 			continue
 		}
 		out := &stage{c: c, i: i, m: &Message{Message: acp.Message{Dir: d, Time: now}, Caps: c.caps, Disk: c.Disk}, last: last}

@@ -38,6 +38,23 @@ type Emitter interface {
 	Emit(d acp.Direction, raw []byte) error
 }
 
+// KnowsV2 is implemented by filters that know the shapes of ACP v2 (a
+// connection whose negotiated protocolVersion is over 1: tool calls opened
+// by their first tool_call_update, permission requests with a subject,
+// structured diffs, display terminals). On such a connection only these
+// run; every other filter stands aside, so that no v1 rewrite mangles a
+// shape it does not know.
+type KnowsV2 interface {
+	// KnowsV2 reports whether the filter acts on v2 connections.
+	KnowsV2() bool
+}
+
+// knowsV2 reports whether f runs on a v2 connection.
+func knowsV2(f Filter) bool {
+	k, ok := f.(KnowsV2)
+	return ok && k.KnowsV2()
+}
+
 // Timed is implemented by filters that hold output back, to coalesce it.
 // Its methods run under the same lock as Apply for that direction.
 type Timed interface {

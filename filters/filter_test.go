@@ -223,3 +223,35 @@ func TestFiltersStandAsideOnAConnectionOfALaterProtocolVersion(t *testing.T) {
 			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`))
 	})
 }
+
+// v2Mark is a filter that knows v2 (filters.KnowsV2) and appends a member to every message.
+type v2Mark struct{}
+
+func (v2Mark) Name() string  { return "v2mark" }
+func (v2Mark) KnowsV2() bool { return true }
+func (v2Mark) Apply(m *filters.Message, out filters.Emitter) error {
+	return out.Emit(m.Dir, append(append([]byte(nil), m.Raw[:len(m.Raw)-1]...), `,"v2":true}`...))
+}
+
+func TestOnV2OnlyTheFiltersThatKnowV2Run(t *testing.T) {
+	v1Only := filters.Func{FilterName: "v1only", Fn: func(m *filters.Message, out filters.Emitter) error {
+		return out.Emit(m.Dir, []byte(`{"v1only":true}`))
+	}}
+	const v2Init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"capabilities":{},"info":{"name":"c"}}}`
+	const update = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c"}}}`
+	for _, order := range [][]filters.Filter{{v1Only, v2Mark{}}, {v2Mark{}, v1Only}} {
+		c := filters.NewChain(capabilities.New(), order...)
+		got := chaintest.Run(t, c, acp.ClientToAgent, v2Init)
+		require.Len(t, got, 1)
+		assert.Equal(t, v2Init[:len(v2Init)-1]+`,"v2":true}`, got[0].Raw, "the v2 filter ran, the v1 one stood aside")
+		got = chaintest.Run(t, c, acp.AgentToClient, update)
+		require.Len(t, got, 1)
+		assert.Equal(t, update[:len(update)-1]+`,"v2":true}`, got[0].Raw)
+		stats := c.Stats()
+		for _, s := range stats {
+			if s.Name == "v1only" {
+				assert.Zero(t, s.In[acp.AgentToClient].Messages, "a filter that stood aside took nothing in")
+			}
+		}
+	}
+}

@@ -14,6 +14,26 @@ var (
 	_ filters.Explained = (*PersistedOutput)(nil)
 )
 
+// standsAsideOnV2 is each output filter's note on an ACP v2 connection,
+// where it does not run (it does not implement filters.KnowsV2): v2 gives
+// every client display terminals, whose output the agent streams itself
+// (terminal_update snapshots and terminal_output_chunk appends, base64),
+// so there is no _meta extension to ask for or translate, no growing
+// snapshot to cut into deltas, and no saved-output preview in a text the
+// filter knows. "" on a v1 connection. asks: the filter would ask the
+// agent for the extension in initialize on v1.
+func standsAsideOnV2(d acp.Direction, caps *capabilities.Negotiated, asks bool) string {
+	switch {
+	case caps == nil || caps.ProtocolVersion() <= 1:
+		return ""
+	case d == acp.ClientToAgent && asks:
+		return "stood aside: ACP v2 initialize; v2 clients get display terminals, there is no _meta.terminal_output to ask for"
+	case d == acp.ClientToAgent:
+		return ""
+	}
+	return "stood aside: ACP v2 connection; the agent streams command output itself on v2's display terminals (terminal_update, terminal_output_chunk)"
+}
+
 func (f *TerminalOutput) Flag() string {
 	if f.OnlyUnasked {
 		return "--deltas (terminal output sent unasked)"
@@ -22,6 +42,9 @@ func (f *TerminalOutput) Flag() string {
 }
 
 func (f *TerminalOutput) Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string {
+	if note := standsAsideOnV2(d, caps, !f.OnlyUnasked); note != "" {
+		return note
+	}
 	var client capabilities.Client
 	if caps != nil {
 		client, _ = caps.Client()
@@ -45,7 +68,10 @@ func (f *TerminalOutput) Explain(d acp.Direction, changed bool, caps *capabiliti
 
 func (*Deltas) Flag() string { return "--deltas" }
 
-func (*Deltas) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
+func (*Deltas) Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string {
+	if note := standsAsideOnV2(d, caps, false); note != "" {
+		return note
+	}
 	if d == acp.AgentToClient && !changed {
 		return "stood aside: no output came as growing snapshots (codex-acp 0.13's shell does)"
 	}
@@ -59,7 +85,10 @@ func (f *PersistedOutput) Flag() string {
 	return "--terminal-output (saved-output previews)"
 }
 
-func (*PersistedOutput) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiated) string {
+func (*PersistedOutput) Explain(d acp.Direction, changed bool, caps *capabilities.Negotiated) string {
+	if note := standsAsideOnV2(d, caps, false); note != "" {
+		return note
+	}
 	if d == acp.AgentToClient && !changed {
 		return "stood aside: no <persisted-output> preview or saved-output note"
 	}

@@ -59,7 +59,7 @@ func (s *Filter) verify(e *edit, status string) verdict {
 			if len(v.diffs) > 0 {
 				v.diffs = append(v.diffs, ',')
 			}
-			v.diffs = append(v.diffs, diffItem(f.path, []byte(old), oldExists, string(now))...)
+			v.diffs = append(v.diffs, fileDiff(e.v2, f.path, []byte(old), oldExists, string(now))...)
 		}
 	}
 	v.note = "acp-proxy: the command did not write what was shown: " + strings.Join(why, "; ") + "."

@@ -55,8 +55,10 @@ type Filter struct {
 	reading *filters.Message
 	Log     *slog.Logger // warnings: edits taken back; nil: none
 
-	// Only the agent→client pump touches calls, sessions, held and pending.
-	calls    toolcall.List[call]
+	// Only the agent→client pump touches calls, opened, sessions, held and pending.
+	calls toolcall.List[call]
+	// opened are the v2 calls whose opening update was seen, until they end (v2.go).
+	opened   toolcall.List[bool]
 	sessions sessions
 	held     int64    // bytes of the edits in calls
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
@@ -100,12 +102,16 @@ type edit struct {
 	locations []byte // JSON array
 	tool      bool   // an agent's own edit tool's (tooledit.go): its title, kind and locations stay
 	execute   bool   // the command runs more than the files show: it stays kind execute
+	v2        bool   // the diffs are in ACP v2's shape (v2.go), and so is a takeback's
 }
 
 func (e *edit) size() int64 {
 	n := len(e.title) + len(e.locations)
 	for _, f := range e.files {
 		n += len(f.diff) + len(f.path)
+		if f.texts != nil {
+			n += len(f.texts.old) + len(f.texts.new)
+		}
 	}
 	return int64(n)
 }
@@ -150,6 +156,11 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if err := s.answered(m); err != nil {
 		return err
 	}
+	if sid, ok := idle(m); ok {
+		if err := s.endV2Turn(m, sid); err != nil {
+			return err
+		}
+	}
 	if err := s.flush(out); err != nil {
 		return err
 	}
@@ -157,6 +168,11 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	// call: it then names a toolCallId, which is one map lookup away. It
 	// goes on after the updates flush sent.
 	if !rawjson.Contains(m.Raw, quotedRawInput) {
+		if isV2(m) && rawjson.Contains(m.Raw, quotedToolCallID) {
+			// A v2 call is opened by its first update, which may carry no rawInput: a later
+			// one that does then does not open it.
+			s.noteOpened(m)
+		}
 		if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
 			return out.Emit(m.Dir, m.Raw)
 		}
@@ -172,9 +188,11 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	case s.toolEditCall(m):
 		raw, err = s.toolEdit(m)
 	case m.Method() == "session/request_permission" && m.IsRequest():
-		raw, err = s.rewrite(m, []string{"params", "toolCall"}, true)
+		if path, ok := permissionPath(m); ok {
+			raw, err = s.rewrite(m, path, true)
+		}
 	case m.IsToolUpdate():
-		raw, err = s.rewrite(m, toolcall.At(), m.UpdateKind() == "tool_call")
+		raw, err = s.rewrite(m, toolcall.At(), s.openedBy(m))
 	}
 	if err != nil {
 		return err
@@ -186,6 +204,16 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 		return out.Emit(m.Dir, m.Raw)
 	}
 	return out.Emit(m.Dir, raw)
+}
+
+// openedBy reports whether m, a tool call update, opens its call: a v1 tool_call, or the first
+// v2 tool_call_update of its id.
+func (s *Filter) openedBy(m *filters.Message) bool {
+	if !isV2(m) {
+		return m.UpdateKind() == "tool_call"
+	}
+	u, ok := m.ToolUpdate()
+	return ok && u.ID != "" && m.SessionID() != "" && s.opens(m.SessionID(), u.ID)
 }
 
 // flush sends the updates of the filter's own queued so far.
@@ -217,6 +245,9 @@ func (s *Filter) answered(m *filters.Message) error {
 		s.session(m, req.Session)
 		return nil
 	case "session/prompt":
+		if isV2(m) {
+			return nil // a v2 prompt is answered as its turn starts; it ends idle (v2.go)
+		}
 		if err := s.endTurn(req.Session); err != nil {
 			return err
 		}
@@ -257,7 +288,7 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 		return nil, nil
 	}
 	c := s.calls.Get(sid, id)
-	if toolName, ok := rawjson.GetString(callRaw, "_meta", "claudeCode", "toolName"); ok {
+	if toolName, ok := claudeToolName(m, callRaw); ok {
 		if c == nil {
 			c = s.track(sid, id)
 		}
@@ -274,6 +305,9 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 		// file is still the one it will replace.
 		fresh := announces && !final || status == "" || status == "pending"
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
+	}
+	if final {
+		s.opened.Remove(sid, id) // a v2 call's id is no longer open
 	}
 	if c == nil {
 		return nil, nil
@@ -295,7 +329,7 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 // (verified, or taken back, when the call ends), its edit taken back when the client still shows
 // one that no longer is, or nil to leave it alone.
 func (s *Filter) present(raw []byte, path []string, callRaw []byte, c *call, status string) ([]byte, error) {
-	permission := len(path) == 2 && path[1] == "toolCall"
+	permission := isPermission(path)
 	switch {
 	case c.edit != nil && (status == "completed" || status == "failed"):
 		out, takenBack, err := s.endShown(raw, path, c, status)
@@ -461,7 +495,7 @@ func (s *Filter) recognise(m *filters.Message, sess *session, sid string, cmd co
 	}
 	files, complete, err := s.scriptFiles(m, cmd.script, filepath.Clean(dir), script, root)
 	if err == nil && len(files) > 0 {
-		r.edit = newEdit(cmd, files, root, !complete)
+		r.edit = newEdit(cmd, files, root, !complete, isV2(m))
 	}
 	return r
 }
@@ -542,6 +576,7 @@ func (s *Filter) end(c *call, status string) {
 	}
 	s.dropEdit(c)
 	s.calls.Remove(c.session, c.id)
+	s.opened.Remove(c.session, c.id)
 }
 
 // session returns the filter's state for session sid. A session first

@@ -12,14 +12,28 @@ import (
 // shownFile is one file an edit shows: where it is, and its diff item.
 type shownFile struct {
 	path string // absolute, as the diff names it
-	diff []byte // JSON content item {"type":"diff","path","oldText","newText"}
+	// diff is the JSON content item: v1's {"type":"diff","path","oldText","newText"}, or on a
+	// v2 connection v2's {"type":"diff","changes","patch"} (v2.go).
+	diff []byte
+	// texts are what a v2 diff shows, which its item does not hold as such; nil in v1, whose
+	// item holds them.
+	texts *v2Texts
 }
 
-// newText and oldText read the diff item back, for the verification after the command ran;
+// newText and oldText read the texts shown back, for the verification after the command ran;
 // oldText's exists is false for a new file (null).
-func (f shownFile) newText() string { s, _ := rawjson.GetString(f.diff, "newText"); return s }
+func (f shownFile) newText() string {
+	if f.texts != nil {
+		return f.texts.new
+	}
+	s, _ := rawjson.GetString(f.diff, "newText")
+	return s
+}
 
 func (f shownFile) oldText() (text string, exists bool) {
+	if f.texts != nil {
+		return f.texts.old, f.texts.exists
+	}
 	raw, _ := rawjson.Get(f.diff, "oldText")
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false // null: a new file
@@ -45,12 +59,17 @@ func diffItem(path string, old []byte, exists bool, newText string) []byte {
 // newEdit is the edit of a command that writes files: one diff per file, in the order the command
 // first writes them, from the file before the command to the file after its shown writes. The
 // title is the command's first line: a call shown as an edit still names the command that runs.
-// execute: the command also runs what the diffs do not show, and stays kind execute.
-func newEdit(cmd command, files []shellwrite.FileEdit, root string, execute bool) *edit {
-	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root, execute: execute}
+// execute: the command also runs what the diffs do not show, and stays kind execute. v2: the
+// diffs are in ACP v2's shape.
+func newEdit(cmd command, files []shellwrite.FileEdit, root string, execute, v2 bool) *edit {
+	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root, execute: execute, v2: v2}
 	e.locations = append(e.locations, '[')
 	for i, f := range files {
-		e.files = append(e.files, shownFile{path: f.Path, diff: diffItem(f.Path, f.Old, f.Exists, string(f.New))})
+		shown := shownFile{path: f.Path, diff: fileDiff(v2, f.Path, f.Old, f.Exists, string(f.New))}
+		if v2 {
+			shown.texts = &v2Texts{old: string(f.Old), exists: f.Exists, new: string(f.New)}
+		}
+		e.files = append(e.files, shown)
 		if i > 0 {
 			e.locations = append(e.locations, ',')
 		}

@@ -59,6 +59,12 @@ const report = await app.connectWith(stream, async (cx) => {
   });
 });
 process.stdout.write(JSON.stringify(report) + "\n");
+// Close the agent's stdin and wait for it (the proxy, and the agent behind it) to exit, so
+// that nothing it started still writes to the session's directories when the test removes
+// them; SIGTERM after 10 s.
+const exited = new Promise((resolve) => agent.once("exit", resolve));
 agent.stdin.end();
-agent.kill("SIGTERM");
+const timer = setTimeout(() => agent.kill("SIGTERM"), 10_000);
+await exited;
+clearTimeout(timer);
 process.exit(0);
