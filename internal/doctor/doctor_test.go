@@ -176,11 +176,19 @@ func TestAdvisedFlagsAreTheOnesThatAct(t *testing.T) {
 		{[]string{"gemini", "--acp"}, "gemini-cli", "0.61.0", nil, nil},
 		{[]string{"opencode", "acp"}, "OpenCode", "1.18.33",
 			[]string{ShellToPatch, Deltas, ExpandPersistedOutput}, []string{ShellToPatch, Deltas, ExpandPersistedOutput}},
+		{[]string{"kilo", "acp"}, "Kilo", "7.7.7", []string{ShellToPatch, Deltas}, []string{ShellToPatch, Deltas}},
+		{[]string{"qwen", "--acp"}, "qwen-code", "0.24.4", nil, nil},
 	}
 	for _, c := range cases {
 		r := NewReport(&Answer{ProtocolVersion: 1, Info: AgentInfo{Name: c.name, Version: c.version}}, c.argv, "/opt/acp-proxy", nil)
 		assert.Equal(t, c.zedLike, r.flagsFor(zedLike), "%s %s, Zed-like", c.name, c.version)
 		assert.Equal(t, c.plain, r.flagsFor(plain), "%s %s, plain", c.name, c.version)
+	}
+	// On ACP v2 only shell-to-patch acts: v2 streams display terminals itself.
+	for _, name := range []string{"@agentclientprotocol/claude-agent-acp", "@agentclientprotocol/codex-acp"} {
+		r := NewReport(&Answer{ProtocolVersion: 2, Info: AgentInfo{Name: name, Version: "9"}}, []string{"agent"}, "/opt/acp-proxy", nil)
+		assert.Equal(t, []string{ShellToPatch}, r.flagsFor(zedLike), "%s on v2, Zed-like", name)
+		assert.Equal(t, []string{ShellToPatch}, r.flagsFor(plain), "%s on v2, plain", name)
 	}
 }
 

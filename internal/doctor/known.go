@@ -394,12 +394,17 @@ func qwen() Agent {
 }
 
 func protocolV2(v int) Agent {
-	why := "it speaks ACP v" + strconv.Itoa(v) + ": the filters stand aside"
+	why := "it speaks ACP v" + strconv.Itoa(v) + ": the filter stands aside"
+	shellToPatch := both(false, why)
+	if v == 2 {
+		// Proven on v2 with claude-agent-acp 0.101 and codex-acp 2.6 (TestACPv2ShellToPatch).
+		shellToPatch = both(true, "its shell writes show as v2 diffs in the call and its permission request")
+	}
 	return Agent{
 		Known: true, Name: "an ACP v" + strconv.Itoa(v) + " agent",
 		Filters: map[string]Advice{
-			ShellToPatch: both(false, why), Deltas: both(false, why),
-			TerminalOutput: both(false, why), ExpandPersistedOutput: both(false, why),
+			ShellToPatch: shellToPatch, Deltas: both(false, why+" (v2 streams display terminals itself)"),
+			TerminalOutput: both(false, why+" (v2 streams display terminals itself)"), ExpandPersistedOutput: both(false, why),
 		},
 	}
 }
