@@ -98,6 +98,16 @@ type termCall struct {
 	// (claude-agent-acp ≥ 0.100) rather than appending to it.
 	deltas bool
 
+	// fromStart: the filter followed the call from its tool_call (or
+	// revived it), so it knows what the client was shown of it. A call it
+	// met later (forgotten while it streamed) is never completed from
+	// rawOutput: the client may show that output already.
+	fromStart bool
+	// recovered is the output (JSON string bytes) the client was shown from
+	// the end's rawOutput past what the agent had streamed, that no later
+	// chunk has brought yet: a late chunk that holds it is not shown again.
+	recovered []byte
+
 	// For a client with the extension: announced, a content item showed
 	// the client one of the call's terminals; unshown, the call streamed
 	// output before any did (codex-acp 2.x's read and list commands), so
@@ -274,7 +284,8 @@ func (f *TerminalOutput) call(m *filters.Message, u *acp.ToolUpdate, out filters
 	} else if c, err := f.revive(sid, u.ID, m.Time, out); c != nil || err != nil {
 		return c, err
 	}
-	c := &termCall{session: sid, id: u.ID, fence: fenceFor(m), out: stream{tail: f.LiveTailBytes}, limit: f.maxBytes()}
+	c := &termCall{session: sid, id: u.ID, fence: fenceFor(m), out: stream{tail: f.LiveTailBytes}, limit: f.maxBytes(),
+		fromStart: u.SessionUpdate == "tool_call"}
 	return c, f.add(c.session, u.ID, c, m.Time, out)
 }
 
@@ -286,28 +297,101 @@ func (f *TerminalOutput) finish(c *termCall) {
 }
 
 // track returns the state of u's call and the output u streams, or a nil
-// call when u is about no terminal the filter follows.
-func (f *TerminalOutput) track(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) (c *termCall, tm acp.TermMeta, k outputChunk, err error) {
+// call when u is about no terminal the filter follows. The output leaves
+// out what the client was shown from rawOutput already (recovered);
+// trimmed says that it did.
+func (f *TerminalOutput) track(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) (c *termCall, tm acp.TermMeta, k outputChunk, trimmed bool, err error) {
 	tm = u.Term
 	if !tm.Any() && f.calls.Get(m.SessionID(), u.ID) == nil {
-		return nil, tm, k, nil
+		return nil, tm, k, false, nil
 	}
 	if c, err = f.call(m, u, out); err != nil {
-		return nil, tm, k, err
+		return nil, tm, k, false, err
 	}
 	c.note(tm)
-	return c, tm, c.streamed(tm), nil
+	k = c.streamed(tm)
+	return c, tm, k, c.consumeRecovered(&k), nil
+}
+
+// consumeRecovered takes out of k the output the client was shown from
+// rawOutput already (c.recovered), and reports whether it took any. The
+// agent escapes its stream and its rawOutput alike, so the bytes compare
+// as sent. A chunk that differs ends the matching.
+func (c *termCall) consumeRecovered(k *outputChunk) bool {
+	if len(c.recovered) == 0 {
+		return false
+	}
+	if k.replace {
+		c.recovered = nil
+		return false
+	}
+	taken := false
+	for _, chunk := range []*[]byte{&k.output, &k.delta} {
+		switch {
+		case len(*chunk) == 0 || len(c.recovered) == 0:
+		case bytes.HasPrefix(c.recovered, *chunk):
+			c.recovered = c.recovered[len(*chunk):]
+			*chunk, taken = nil, true
+		case bytes.HasPrefix(*chunk, c.recovered):
+			*chunk = (*chunk)[len(c.recovered):]
+			c.recovered, taken = nil, true
+		default:
+			c.recovered = nil
+		}
+	}
+	return taken
+}
+
+// withOutput is message m with the output of its extension keys (tm) set to
+// what k keeps of it: a key k emptied goes, and _meta with it when nothing
+// else is left in it.
+func withOutput(m *filters.Message, tm acp.TermMeta, k outputChunk) (*filters.Message, error) {
+	raw := m.Raw
+	var err error
+	for _, key := range []struct {
+		name string
+		had  []byte
+		data []byte
+	}{{acp.MetaTerminalOutput, tm.Output, k.output}, {acp.MetaTerminalOutputDelta, tm.OutputDelta, k.delta}} {
+		switch {
+		case key.had == nil:
+		case len(key.data) == 0:
+			raw, _, err = rawjson.Delete(raw, toolcall.At("_meta", key.name)...)
+		default:
+			raw, err = rawjson.Set(raw, rawjson.Enclose(key.data), toolcall.At("_meta", key.name, "data")...)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if meta, ok := rawjson.Get(raw, toolcall.At("_meta")...); ok && isEmptyObject(meta) {
+		if raw, _, err = rawjson.Delete(raw, toolcall.At("_meta")...); err != nil {
+			return nil, err
+		}
+	}
+	return filters.NewMessage(m.Dir, raw, m.Time, m.Caps), nil
+}
+
+// onlyOutput reports whether update u carries nothing but output: no
+// member besides its id, no content, no _meta key but the extension's
+// output keys.
+func onlyOutput(u *acp.ToolUpdate) bool {
+	tm := u.Term
+	return u.Others == 0 && u.Content == nil && tm.Others == 0 && tm.Info == nil && tm.Exit == nil
 }
 
 // translateUpdate handles a tool_call / tool_call_update for a client
 // without the extension.
 func (f *TerminalOutput) translateUpdate(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
-	c, tm, k, err := f.track(m, u, out)
+	c, tm, k, trimmed, err := f.track(m, u, out)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return f.forward(m, out)
+	}
+	if trimmed && len(k.output) == 0 && len(k.delta) == 0 && onlyOutput(u) {
+		return filters.Drop // output the client was shown from rawOutput already
 	}
 	return f.translateCall(m, u, c, tm, k, out)
 }
@@ -368,6 +452,10 @@ func (f *TerminalOutput) translated(m *filters.Message, u *acp.ToolUpdate, c *te
 	if final {
 		text, all = c.out.text(), true
 		if s, ok := rawOutputEscaped(u.RawOutput); ok && len(s) > len(c.out.kept) {
+			c.recovered = nil
+			if rest, prefix := c.out.suffix(s); prefix {
+				c.recovered = append([]byte(nil), rest...)
+			}
 			text, c.whole = s, false
 			c.out.reset() // what the client shows from now on
 			c.out.add(s, c.limit, true)
@@ -441,12 +529,22 @@ func (f *TerminalOutput) translatePermission(m *filters.Message, out filters.Emi
 
 // pass handles a tool update for a client with the extension.
 func (f *TerminalOutput) pass(m *filters.Message, u *acp.ToolUpdate, out filters.Emitter) error {
-	c, tm, k, err := f.track(m, u, out)
+	c, tm, k, trimmed, err := f.track(m, u, out)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return nil
+	}
+	if trimmed {
+		if len(k.output) == 0 && len(k.delta) == 0 && onlyOutput(u) {
+			return filters.Drop // output the client was shown from rawOutput already
+		}
+		if m, err = withOutput(m, tm, k); err != nil {
+			return err
+		}
+		u2, _ := m.ToolUpdate()
+		u, tm = &u2, u2.Term
 	}
 	if u.Content != nil && hasTerminalItem(u.Content, c.ours) {
 		c.announced = true
@@ -510,7 +608,7 @@ func (f *TerminalOutput) clientKeys(msg []byte, tm acp.TermMeta, k outputChunk, 
 // recovery is the delta that completes c's streamed output from the
 // rawOutput of its final update, when the stream is a strict prefix of it.
 func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
-	if len(c.tids) == 0 {
+	if len(c.tids) == 0 || !c.fromStart {
 		return nil
 	}
 	s, ok := rawOutputEscaped(rawOutput)
@@ -521,7 +619,19 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	if rest == nil {
 		return nil
 	}
+	c.recovered = append(c.recovered[:0], rest...)
 	val := appendTermValue(nil, c.tids[0], rawjson.Enclose(rest))
 	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
+}
+
+// isEmptyObject reports whether the JSON value raw is an object with no
+// member.
+func isEmptyObject(raw []byte) bool {
+	empty := true
+	err := rawjson.Members(raw, func(_, _ []byte) bool {
+		empty = false
+		return false
+	})
+	return err == nil && empty
 }

@@ -25,7 +25,7 @@ func Kilo(t testing.TB, opts KiloOptions) *Agent {
 	t.Helper()
 	requireModel(t, opts.ModelBaseURL, "KiloOptions.ModelBaseURL")
 	bin, version := kiloPackage.locate(t, "@kilocode/cli-linux-x64/bin/kilo")
-	d := newDirs(t, ".config/kilo") // XDG_CONFIG_HOME/kilo
+	d := newDirs(t, ".config/kilo")                 // XDG_CONFIG_HOME/kilo
 	config := opencodeConfig(OpencodeOptions(opts)) // the same options: kilo is an opencode fork
 	config["$schema"] = "https://app.kilo.ai/config.json"
 	writeJSON(t, filepath.Join(d.config, "kilo.json"), config)
