@@ -114,7 +114,17 @@ type slot struct {
 	pace pacer
 	held bool      // output waits to be sent
 	due  time.Time // when the held output may go
+	// revived: the call had stopped being followed (it ended, its turn
+	// ended, or it was evicted) and streams again. No final update may
+	// come to show its output whole, so once its output pauses for
+	// settleAfter, all of it is sent (at settle).
+	revived bool
+	settle  time.Time
 }
+
+// settleAfter is how long a revived call's output must pause before the
+// client is sent all of it in place of a live tail.
+const settleAfter = time.Second
 
 // heldCall is the per-call state of a coalescing filter.
 type heldCall interface {
@@ -165,6 +175,7 @@ func (k *coalescer[T, P]) revive(session, id string, now time.Time, out filters.
 	if c == nil {
 		return nil, nil
 	}
+	c.slot().revived = true
 	return c, k.add(session, id, c, now, out)
 }
 
@@ -216,6 +227,9 @@ func (k *coalescer[T, P]) hold(c P, every time.Duration, cost, size int, now tim
 	s := c.slot()
 	s.held = true
 	s.due = s.pace.due(every, cost, size)
+	if s.revived {
+		s.settle = now.Add(settleAfter)
+	}
 	if isDue(s.due, now) {
 		return k.send(c, now, out)
 	}
@@ -273,11 +287,20 @@ func (k *coalescer[T, P]) Tick(d acp.Direction, now time.Time, out filters.Emitt
 		c := P(t)
 		s := c.slot()
 		switch {
-		case !s.held:
-		case isDue(s.due, now):
-			return k.send(c, now, out)
-		default:
+		case s.held && isDue(s.due, now):
+			if err := k.send(c, now, out); err != nil {
+				return err
+			}
+		case s.held:
 			next = earliest(next, s.due)
+		}
+		switch {
+		case s.settle.IsZero():
+		case !s.held && isDue(s.settle, now):
+			s.settle = time.Time{}
+			return k.settle(c, now, out)
+		default:
+			next = earliest(next, s.settle)
 		}
 		return nil
 	})

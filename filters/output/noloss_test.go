@@ -107,6 +107,9 @@ type scenario struct {
 	steps        []step // the connection after initialize
 	cancel, load bool
 	roundRobin   bool // the calls' messages take turns (else c draws the order)
+	// reuse: a second turn runs calls with the same ids, after a first
+	// that may have left them without a final update.
+	reuse []*genCall
 }
 
 // genScenario draws a scenario from c.
@@ -157,6 +160,12 @@ func genScenario(c *chooser) *scenario {
 				s.deltas = true
 			}
 			s.calls = append(s.calls, g)
+		}
+	}
+	if c.n(5) == 4 {
+		for _, g := range s.calls {
+			s.reuse = append(s.reuse, &genCall{session: g.session, id: g.id, kind: g.kind, end: c.n(endKinds),
+				chunks: genChunks(c, 1+c.n(3), 900+len(s.reuse), false)})
 		}
 	}
 	s.steps = s.connection(c)
@@ -298,9 +307,25 @@ func (s *scenario) connection(c *chooser) []step {
 		steps = append(steps, step{dir: acp.ClientToAgent, line: `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`})
 		stop = "cancelled"
 	}
-	return append(steps,
+	steps = append(steps,
 		fromAgent(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"`+stop+`"}}`),
 		fromAgent(`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`),
+		after(time.Second))
+	if len(s.reuse) == 0 {
+		return steps
+	}
+	// The next turns, in each session, with the same call ids.
+	for i, sid := range []string{"s1", "s2"} {
+		steps = append(steps, step{dir: acp.ClientToAgent, line: fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[]}}`, 30+i, sid)})
+	}
+	for _, g := range s.reuse {
+		for _, msg := range s.messages(c, g) {
+			steps = append(steps, fromAgent(msg))
+		}
+	}
+	return append(steps,
+		fromAgent(`{"jsonrpc":"2.0","id":30,"result":{"stopReason":"end_turn"}}`),
+		fromAgent(`{"jsonrpc":"2.0","id":31,"result":{"stopReason":"end_turn"}}`),
 		after(time.Second))
 }
 

@@ -231,7 +231,9 @@ func seen(t testing.TB, lines []string) map[string]string {
 			continue
 		}
 		c := calls[id]
-		if c == nil {
+		var kind string
+		_ = json.Unmarshal(u["sessionUpdate"], &kind)
+		if c == nil || kind == "tool_call" { // a tool_call starts the call anew, even with an id seen before
 			c = &call{term: map[string]string{}}
 			calls[id] = c
 		}
@@ -244,6 +246,9 @@ func seen(t testing.TB, lines []string) map[string]string {
 			Data       string `json:"data"`
 		}
 		_ = json.Unmarshal(u["_meta"], &meta)
+		if v, ok := meta["terminal_info"]; ok {
+			c.term[v.TerminalID] = "" // a new display terminal, as Zed opens one
+		}
 		for _, k := range []string{"terminal_output", "terminal_output_delta"} {
 			if v, ok := meta[k]; ok {
 				c.term[v.TerminalID] += v.Data

@@ -66,3 +66,52 @@ func outputOf(caps, view string) string {
 	}
 	return view
 }
+
+// Output an agent streams for a call after its turn ended is shown whole to
+// a client without the extension once it goes quiet, not left as a live tail
+// until the next turn ends: no final update will come to complete it.
+func TestOutputAfterTheTurnEndedEndsWhole(t *testing.T) {
+	h := newHarness(t, plainClient, codexAgent, &TerminalOutput{LiveTailBytes: 256})
+	h.client(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`)
+	var all string
+	h.run(fromAgent(termCallMsg("t1")))
+	for i := 0; i < 100; i++ {
+		line := fmt.Sprintf("line %d\n", i)
+		all += line
+		h.run(fromAgent(out("t1", line)))
+	}
+	h.run(fromAgent(promptDone), after(time.Second)) // the turn ends with no final update
+	for i := 100; i < 200; i++ {
+		line := fmt.Sprintf("line %d\n", i)
+		all += line
+		h.run(fromAgent(out("t1", line)), after(time.Millisecond))
+	}
+	h.run(after(5 * time.Second)) // the agent sits idle
+	assert.Equal(t, all, unfenced(seen(t, h.take())["t1"]), "whole, not a live tail")
+}
+
+// An agent that numbers its calls per turn reuses an id after a turn that
+// left its call without a final update: the new call shows its own output,
+// not the previous command's above it.
+func TestAReusedIDAfterAnUnfinishedTurnShowsOnlyTheNewOutput(t *testing.T) {
+	prompt := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`, id)
+	}
+	done := func(id int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id) }
+	for _, client := range []struct{ name, caps string }{{"plain", plainClient}, {"zed-like", zedClient}, {"delta", deltaClient}} {
+		for _, snapshots := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/snapshots=%v", client.name, snapshots), func(t *testing.T) {
+				h := newHarness(t, client.caps, codexAgent, &Deltas{}, &TerminalOutput{})
+				call, output, end := termCallMsg, out, func(id, o string) string { return codexEnd(id, "completed", o, 0) }
+				if snapshots {
+					call, output, end = execCall, snap, func(id, o string) string { return codexEndPlain(id, "completed", o, 0) }
+				}
+				h.client(prompt(11))
+				h.run(fromAgent(call("c1")), fromAgent(output("c1", "old 1\n")), fromAgent(done(11)), after(time.Second))
+				h.client(prompt(12))
+				h.run(fromAgent(call("c1")), fromAgent(output("c1", "new 1\n")), fromAgent(end("c1", "new 1\n")), fromAgent(done(12)), after(time.Second))
+				assert.Equal(t, "new 1\n", outputOf(client.caps, seen(t, h.take())["c1"]))
+			})
+		}
+	}
+}

@@ -123,9 +123,13 @@ func (v *View) Line(raw []byte) error {
 	k := CallKey{l.Params.SessionID, u.ToolCallID}
 	c := v.calls[k]
 	if c == nil {
+		v.order = append(v.order, k)
+	}
+	if c == nil || u.SessionUpdate == "tool_call" {
+		// A tool_call starts the call anew, even with an id seen before
+		// (agents that number calls per turn reuse ids).
 		c = &CallView{}
 		v.calls[k] = c
-		v.order = append(v.order, k)
 	}
 	if u.Status != "" {
 		c.Status = u.Status
@@ -147,6 +151,15 @@ func (v *View) Line(raw []byte) error {
 // stream applies the extension's data of one update: to the terminals the
 // model renders, and to the agent's output.
 func (v *View) stream(session string, c *CallView, meta map[string]json.RawMessage) error {
+	if raw, ok := meta["terminal_info"]; ok {
+		// terminal_info opens a new display terminal (Zed's emulator), even
+		// for an id a terminal had before.
+		var info termData
+		if err := json.Unmarshal(raw, &info); err != nil {
+			return fmt.Errorf("_meta.terminal_info: %w", err)
+		}
+		delete(v.terminals, CallKey{session, info.TerminalID})
+	}
 	var out, delta *termData
 	for key, dst := range map[string]**termData{"terminal_output": &out, "terminal_output_delta": &delta} {
 		if raw, ok := meta[key]; ok {
