@@ -97,7 +97,9 @@ func TestAReusedIDAfterAnUnfinishedTurnShowsOnlyTheNewOutput(t *testing.T) {
 	prompt := func(id int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`, id)
 	}
-	done := func(id int) string { return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id) }
+	done := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id)
+	}
 	for _, client := range []struct{ name, caps string }{{"plain", plainClient}, {"zed-like", zedClient}, {"delta", deltaClient}} {
 		for _, snapshots := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/snapshots=%v", client.name, snapshots), func(t *testing.T) {
