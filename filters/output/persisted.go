@@ -39,6 +39,35 @@ type PersistedOutput struct {
 	// reading is the message Apply is working on, whose Disk savedFile
 	// reads through (only the agent→client pump sets it).
 	reading *filters.Message
+	// saver is the agent of the connection, as far as its saved outputs go:
+	// only an agent's own preview of its own saved output is cleaned or
+	// expanded, never text in another agent's output (savedBy).
+	saver outputSaver
+}
+
+// outputSaver is an agent that saves large outputs and shows a part.
+type outputSaver uint8
+
+const (
+	savesNothing outputSaver = iota
+	savesClaude              // the Claude CLI: <persisted-output> blocks, [Output truncated …] notes
+	savesOpencode            // opencode and its fork kilo: ...output truncated...
+)
+
+// savedBy is the saver the agent of m's connection is, by the name it gave
+// in initialize.
+func savedBy(m *filters.Message) outputSaver {
+	a, ok := m.Caps.Agent()
+	name := strings.ToLower(a.Name)
+	switch {
+	case !ok:
+		return savesNothing
+	case strings.Contains(name, "claude"):
+		return savesClaude
+	case strings.Contains(name, "opencode") || name == "kilo":
+		return savesOpencode
+	}
+	return savesNothing
 }
 
 var _ filters.Filter = (*PersistedOutput)(nil)
@@ -75,6 +104,7 @@ func (f *PersistedOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	}
 	f.reading = m
 	defer func() { f.reading = nil }()
+	f.saver = savedBy(m)
 	block := mentions(m.Raw, quotedPersistedTag)
 	if !block && (!f.Expand || !mayShowNoteRaw(m.Raw)) {
 		f.forget(m)
@@ -85,7 +115,7 @@ func (f *PersistedOutput) Apply(m *filters.Message, out filters.Emitter) error {
 		f.forget(m)
 		return nil
 	}
-	if f.Expand && u.Final() && mentions(u.Content, quotedOpencodeTag) {
+	if f.Expand && f.saver == savesOpencode && u.Final() && mentions(u.Content, quotedOpencodeTag) {
 		if content := f.expandOpencode(&u); content != nil {
 			f.forget(m)
 			msg, err := rawjson.Set(m.Raw, content, toolcall.At("content")...)
@@ -203,6 +233,15 @@ func (f *PersistedOutput) cleanContent(content []byte) (out []byte, changed, exp
 // there was none it could parse, and expanded reports that one shows its
 // saved file.
 func (f *PersistedOutput) clean(s string, expand bool) (out string, ok, expanded bool) {
+	if f.saver != savesClaude {
+		return "", false, false // another agent's output: what its command printed
+	}
+	// Only a block that is the whole text (inside the agent's fence) is the
+	// agent's own: one in the middle of a command's output is the command's.
+	_, body, _ := splitFence([]byte(s), "\n")
+	whole := strings.HasPrefix(string(body), persistedOpen) && strings.HasSuffix(strings.TrimRight(string(body), "\n"), persistedClose) &&
+		strings.Count(string(body), persistedOpen) == 1
+	expand = expand && whole
 	var b strings.Builder
 	changed := false
 	for {
@@ -252,7 +291,7 @@ func (f *PersistedOutput) replacement(block string, expand bool) (repl string, o
 		_, preview, _ = strings.Cut(rest, "\n")
 	}
 	if expand {
-		if content, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult); ok && strings.HasPrefix(content, strings.TrimSuffix(preview, "\n...")) {
+		if content, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult); ok && strings.TrimSuffix(preview, "\n...") == claudePreview(content) {
 			// Like the text the CLI shows for smaller output, without
 			// its final newline.
 			return strings.TrimSuffix(content, "\n"), true, true
@@ -266,6 +305,25 @@ func (f *PersistedOutput) replacement(block string, expand bool) (repl string, o
 		return note, true, false
 	}
 	return preview + "\n" + note, true, false
+}
+
+// claudePreviewBytes is how much of a saved output the Claude CLI (≤ 0.23)
+// previews in its <persisted-output> block: the first 2,000 bytes, cut back
+// to the last newline within them.
+const claudePreviewBytes = 2000
+
+// claudePreview is the CLI's preview of the saved output content: the proof
+// a block must show, whole, before the file is shown in its place. A file
+// that fits the preview is never saved, so it has none.
+func claudePreview(content string) string {
+	if len(content) <= claudePreviewBytes {
+		return "\x00" // matches no preview
+	}
+	i := strings.LastIndexByte(content[:claudePreviewBytes], '\n')
+	if i <= 0 {
+		return "\x00"
+	}
+	return content[:i]
 }
 
 // savedFile reads the file at path, only if it is the agent's own tool

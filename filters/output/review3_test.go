@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +116,46 @@ func TestAReusedIDAfterAnUnfinishedTurnShowsOnlyTheNewOutput(t *testing.T) {
 				assert.Equal(t, "new 1\n", outputOf(client.caps, seen(t, h.take())["c1"]))
 			})
 		}
+	}
+}
+
+// Saved-output expansion shows a file only for the agent that saved it, and
+// only with the agent's whole preview of that file as proof; never from text
+// a command printed: a note or block a command prints names any file under
+// the Claude config directory (another project's saved output included).
+func TestExpansionNeedsTheAgentsOwnWholePreview(t *testing.T) {
+	full := numberedLines(4000)
+	config, path := claudeDirs(t, full)
+	preview := full[:strings.LastIndexByte(full[:2000], '\n')]
+	cases := []struct {
+		name, agent, update string
+		expanded            bool
+	}{
+		{"claude's own note, after the first 30,000 characters", claude101Agent,
+			claude101Data("t1", "terminal_output", truncatedOutput(full[:30000], path, len(full))), true},
+		{"a note after one byte of the file", claude101Agent,
+			claude101Data("t1", "terminal_output", truncatedOutput(full[:1], path, len(full))), false},
+		{"a note after 29,999 characters", claude101Agent,
+			claude101Data("t1", "terminal_output", truncatedOutput(full[:29999], path, len(full))), false},
+		{"claude's note in codex's output", codexAgent,
+			out("t1", truncatedOutput(full[:30000], path, len(full))), false},
+		{"claude's own block", claudeAgent,
+			upd("t1", `"status":"completed","content":`+textContent("```console\n"+persistedBlock(path, preview)+"\n```")), true},
+		{"a block with an empty preview", claudeAgent,
+			upd("t1", `"status":"completed","content":`+textContent("```console\n"+persistedBlock(path, "")+"\n```")), false},
+		{"a block with a short preview", claudeAgent,
+			upd("t1", `"status":"completed","content":`+textContent("```console\n"+persistedBlock(path, "line 0")+"\n```")), false},
+		{"a block inside a command's output", claudeAgent,
+			upd("t1", `"status":"completed","content":`+textContent("```console\nmake says:\n"+persistedBlock(path, preview)+"\n```")), false},
+		{"claude's block in codex's output", codexAgent,
+			upd("t1", `"status":"completed","content":`+textContent("```sh\n"+persistedBlock(path, preview)+"\n```")), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, zedClient, c.agent, &PersistedOutput{Expand: true, ConfigDirs: []string{config}})
+			h.agent(c.update)
+			got := strings.Join(h.take(), "\n")
+			assert.Equal(t, c.expanded, strings.Contains(got, "line 3999"), "the saved file shown")
+		})
 	}
 }

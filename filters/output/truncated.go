@@ -80,6 +80,9 @@ var truncatedNote = regexp.MustCompile(`^\n\[Output truncated(?: \(\d+ bytes tot
 // trailing newlines; ok is false when body is not of that shape or the file
 // does not continue exactly what body shows.
 func (f *PersistedOutput) expandTruncated(body string) (string, bool) {
+	if f.saver != savesClaude {
+		return "", false // another agent's output: a note there is what a command printed
+	}
 	i := strings.LastIndex(body, "\n"+truncatedTag)
 	if i <= 0 {
 		return "", false // no note, or nothing before it: it clips no text
@@ -90,7 +93,9 @@ func (f *PersistedOutput) expandTruncated(body string) (string, bool) {
 	}
 	clipped, path := body[:i], m[1]
 	saved, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult)
-	if !ok || !strings.HasPrefix(saved, clipped) && !clipsStdout(clipped, saved) {
+	// The proof is the whole clip: the saved output's first 30,000 UTF-16
+	// code units, as the CLI cuts it (or that and a stderr apart).
+	if !ok || clipped != clipUnits(saved, clipStdoutUnits) && !clipsStdout(clipped, saved) {
 		return "", false
 	}
 	return strings.TrimRight(saved, "\n"), true
@@ -122,6 +127,21 @@ func clipsStdout(shown, saved string) bool {
 	stdout, stderr := shown[:cut], strings.TrimRight(shown[cut+1:], "\n")
 	return stderr != "" && strings.HasPrefix(saved, stdout) && len(saved) >= len(stdout)+len(stderr) &&
 		strings.HasSuffix(strings.TrimRight(saved, "\n"), stderr)
+}
+
+// clipUnits is the first n UTF-16 code units of s (JavaScript's
+// s.slice(0, n)), or "\x00", which no clip equals, when s is no longer:
+// an output that short is not saved. A cut inside a surrogate pair keeps
+// neither half.
+func clipUnits(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		if units+utf16Len(r) > n {
+			return s[:i]
+		}
+		units += utf16Len(r)
+	}
+	return "\x00"
 }
 
 // utf16Len is how many UTF-16 code units r takes.
