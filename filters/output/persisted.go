@@ -49,9 +49,9 @@ type PersistedOutput struct {
 type outputSaver uint8
 
 const (
-	savesNothing outputSaver = iota
-	savesClaude              // the Claude CLI: <persisted-output> blocks, [Output truncated …] notes
-	savesOpencode            // opencode and its fork kilo: ...output truncated...
+	savesNothing  outputSaver = iota
+	savesClaude               // the Claude CLI: <persisted-output> blocks, [Output truncated …] notes
+	savesOpencode             // opencode and its fork kilo: ...output truncated...
 )
 
 // savedBy is the saver the agent of m's connection is, by the name it gave
