@@ -62,15 +62,20 @@ type pacer struct {
 	any         bool      // something was sent
 }
 
-// due is when a send of cost bytes, for output of size bytes, may happen.
-// The zero time means at once.
-func (p *pacer) due(interval time.Duration, cost, size int) time.Time {
+// due is when a send of cost bytes, for output of size bytes, may happen,
+// for one of share calls that stream at once. The zero time means at once.
+// The rate beyond a call's own allowance (budgetFactor × its size +
+// budgetSlack) is rateBytes for all the calls together, each getting its
+// share: with many calls streaming, the bytes sent stay linear in their
+// output, not in the number of calls × the time.
+func (p *pacer) due(interval time.Duration, cost, size, share int) time.Time {
 	if !p.any {
 		return time.Time{}
 	}
 	t := p.last.Add(interval)
 	if over := p.sent + int64(cost) - budgetFactor*int64(size) - budgetSlack; over > 0 {
-		if w := p.first.Add(time.Duration(float64(over) / rateBytes * float64(time.Second))); w.After(t) {
+		rate := float64(rateBytes) / float64(max(1, share))
+		if w := p.first.Add(time.Duration(float64(over) / rate * float64(time.Second))); w.After(t) {
 			t = w
 		}
 	}
@@ -114,6 +119,11 @@ type slot struct {
 	pace pacer
 	held bool      // output waits to be sent
 	due  time.Time // when the held output may go
+	// unsettled: the call was evicted to make room for another (more calls
+	// stream at once than a filter follows) without its output being sent
+	// whole; it is, once its turn or the agent's output ends, or when it is
+	// forgotten (coalescer.evict).
+	unsettled bool
 	// revived: the call had stopped being followed (it ended, its turn
 	// ended, or it was evicted) and streams again. No final update may
 	// come to show its output whole, so once its output pauses for
@@ -160,13 +170,57 @@ type coalescer[T any, P interface {
 	ended  retired[T, P]
 }
 
-// add starts keeping c for call id of session; a full list first retires
+// add starts keeping c for call id of session; a full list first evicts
 // its oldest call.
 func (k *coalescer[T, P]) add(session, id string, c P, now time.Time, out filters.Emitter) error {
 	if old := P(k.calls.Add(session, id, (*T)(c))); old != nil {
-		return k.retire(old, now, out)
+		return k.evict(old, now, out)
 	}
 	return nil
+}
+
+// evict stops following c to make room for another call: it is kept among
+// the ended calls, unsettled, and its output is not sent now. Sending it
+// whole at each eviction would re-send a whole output for nearly every
+// update once more calls stream than a filter follows; it is sent when its
+// turn ends, when the agent's output ends, or when it is forgotten, unless
+// the call streams again first (revive) and so is followed again.
+func (k *coalescer[T, P]) evict(c P, now time.Time, out filters.Emitter) error {
+	c.slot().unsettled = true
+	return k.keepEnded(c, now, out)
+}
+
+// keepEnded keeps c among the ended calls, and settles the unsettled calls
+// that so stop being kept.
+func (k *coalescer[T, P]) keepEnded(c P, now time.Time, out filters.Emitter) error {
+	for _, gone := range k.ended.keep(c) {
+		if err := k.settleEvicted(gone, now, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settleEvicted sends an evicted call's output whole, once.
+func (k *coalescer[T, P]) settleEvicted(c P, now time.Time, out filters.Emitter) error {
+	s := c.slot()
+	if !s.unsettled {
+		return nil
+	}
+	s.unsettled = false
+	return k.settle(c, now, out)
+}
+
+// settleEnded settles the evicted calls kept among the ended ones, of
+// session, or of every session when all.
+func (k *coalescer[T, P]) settleEnded(session string, all bool, now time.Time, out filters.Emitter) error {
+	return k.ended.calls.Each(func(t *T) error {
+		c := P(t)
+		if s, _ := c.key(); all || s == session {
+			return k.settleEvicted(c, now, out)
+		}
+		return nil
+	})
 }
 
 // revive returns the ended call id of session, following it again, or nil.
@@ -175,7 +229,7 @@ func (k *coalescer[T, P]) revive(session, id string, now time.Time, out filters.
 	if c == nil {
 		return nil, nil
 	}
-	c.slot().revived = true
+	c.slot().revived, c.slot().unsettled = true, false
 	return c, k.add(session, id, c, now, out)
 }
 
@@ -198,8 +252,7 @@ func (k *coalescer[T, P]) retire(c P, now time.Time, out filters.Emitter) error 
 	if err := k.settle(c, now, out); err != nil {
 		return err
 	}
-	k.ended.keep(c)
-	return nil
+	return k.keepEnded(c, now, out)
 }
 
 // endTurn retires the calls of session, whose turn is over.
@@ -217,7 +270,7 @@ func (k *coalescer[T, P]) endTurn(session string, now time.Time, out filters.Emi
 			return err
 		}
 	}
-	return nil
+	return k.settleEnded(session, false, now, out)
 }
 
 // hold keeps c's output back, in place of the message that brought it,
@@ -226,7 +279,7 @@ func (k *coalescer[T, P]) endTurn(session string, now time.Time, out filters.Emi
 func (k *coalescer[T, P]) hold(c P, every time.Duration, cost, size int, now time.Time, out filters.Emitter) error {
 	s := c.slot()
 	s.held = true
-	s.due = s.pace.due(every, cost, size)
+	s.due = s.pace.due(every, cost, size, k.calls.Len())
 	if s.revived {
 		s.settle = now.Add(settleAfter)
 	}
@@ -312,5 +365,6 @@ func (k *coalescer[T, P]) Tick(d acp.Direction, now time.Time, out filters.Emitt
 func (k *coalescer[T, P]) Drain(d acp.Direction, out filters.Emitter) {
 	if d == acp.AgentToClient {
 		_ = k.calls.Each(func(t *T) error { return k.settle(P(t), time.Time{}, out) })
+		_ = k.settleEnded("", true, time.Time{}, out)
 	}
 }

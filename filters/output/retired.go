@@ -22,22 +22,28 @@ type retired[T any, P interface {
 	bytes int64
 }
 
-// keep retires c, when its filter keeps ended calls and c fits.
-func (r *retired[T, P]) keep(c P) {
+// keep retires c, when its filter keeps ended calls and c fits, and
+// returns the calls it no longer keeps: c itself when it does not fit, and
+// those forgotten to make room.
+func (r *retired[T, P]) keep(c P) (forgotten []P) {
 	budget := c.endedBudget()
 	size := int64(c.size())
 	if budget <= 0 || size > budget {
-		return
+		return []P{c}
 	}
 	session, id := c.key()
 	r.drop(session, id)
 	if old := P(r.calls.Add(session, id, (*T)(c))); old != nil {
 		r.bytes -= int64(old.size())
+		forgotten = append(forgotten, old)
 	}
 	r.bytes += size
 	for r.bytes > budget && r.calls.Len() > 1 {
-		r.bytes -= int64(P(r.calls.RemoveOldest()).size())
+		old := P(r.calls.RemoveOldest())
+		r.bytes -= int64(old.size())
+		forgotten = append(forgotten, old)
 	}
+	return forgotten
 }
 
 // take returns the retired call id of session and forgets it, or nil.

@@ -46,7 +46,12 @@ func TestPersistedOutputClaude101Stderr(t *testing.T) {
 			if assert.Equal(t, 1, n, "the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine)) {
 				assert.True(t, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine), "the stderr line is shown %d times, last: %v", n, strings.HasSuffix(strings.TrimRight(shown, "\n"), stderrLine))
 			}
-			assert.Equal(t, 1, run.whole)
+			if zed {
+				assert.Equal(t, 1, run.whole, "the whole output travels once")
+			} else if assert.Positive(t, run.whole) {
+				// and once more in the final update, for agent-shell's reading
+				assert.LessOrEqual(t, run.whole, 2)
+			}
 		})
 	}
 }

@@ -83,8 +83,16 @@ func TestPersistedOutputClaude101(t *testing.T) {
 					all[i] = true
 				}
 				checkLines(t, "client", shown, all)
-				got := run.whole
-				assert.Equal(t, 1, got, "%d messages carry the output's last line, want 1: the whole output travels once", got)
+				// Once; for a client without the extension, at most once more in
+				// the final update, which always carries what it shows (agent-shell
+				// renders each update's own content).
+				got, most := run.whole, 1
+				if !c.zed {
+					most = 2
+				}
+				if assert.Positive(t, got, "no message carries the output's last line") {
+					assert.LessOrEqual(t, got, most, "%d messages carry the output's last line, want at most %d", got, most)
+				}
 				return
 			}
 			checkClipped(t, shown, agent.ConfigDir)
