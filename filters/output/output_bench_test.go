@@ -1,6 +1,7 @@
 package output
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +144,38 @@ func BenchmarkTranslate(b *testing.B) {
 	b.ReportMetric(float64(sent), "B_out/op")
 	b.ReportMetric(float64(largest), "B_largest_live")
 	b.ReportMetric(float64(msgs), "msgs_out/op")
+}
+
+// BenchmarkManyStreamingCalls streams calls × chunks of 1 KB round robin
+// to a client without the extension through --terminal-output, the calls
+// ending once all their output is out: 128 calls (all followed) as the
+// baseline, and 129 and 256 (more than a filter follows). It reports the
+// bytes sent per byte of output, which stays flat past 128 calls.
+func BenchmarkManyStreamingCalls(b *testing.B) {
+	chunk := strings.Repeat("x", 1023) + "\n"
+	const chunks = 40
+	for _, calls := range []int{128, 129, 256} {
+		b.Run(fmt.Sprintf("calls=%d", calls), func(b *testing.B) {
+			var in, sent int
+			for b.Loop() {
+				h := newHarness(b, plainClient, codexAgent, &TerminalOutput{})
+				for i := 0; i < calls; i++ {
+					h.run(fromAgent(termCallMsg(fmt.Sprintf("t%d", i))))
+				}
+				for j := 0; j < chunks; j++ {
+					for i := 0; i < calls; i++ {
+						h.run(fromAgent(out(fmt.Sprintf("t%d", i), chunk)), after(time.Millisecond))
+						in += len(chunk)
+					}
+				}
+				for i := 0; i < calls; i++ {
+					h.run(fromAgent(codexEnd(fmt.Sprintf("t%d", i), "completed", strings.Repeat(chunk, chunks), 0)))
+				}
+				for _, l := range h.take() {
+					sent += len(l)
+				}
+			}
+			b.ReportMetric(float64(sent)/float64(in), "sent/output")
+		})
+	}
 }
