@@ -168,8 +168,12 @@ func (e *editor) file(w Write) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
+	opened := t.opened
+	if opened == "" {
+		opened = t.Path
+	}
 	if i, ok := e.index[key]; ok {
-		return i, t.Path, nil
+		return i, opened, nil
 	}
 	for _, d := range e.made {
 		if d == key {
@@ -180,7 +184,7 @@ func (e *editor) file(w Write) (int, string, error) {
 		edit: FileEdit{Path: t.Path, Old: t.Old, Exists: t.Exists}, key: key, text: t.Old, exists: t.Exists,
 	})
 	e.index[key] = len(e.files) - 1
-	return len(e.files) - 1, t.Path, nil
+	return len(e.files) - 1, opened, nil
 }
 
 // target checks w's target and returns it with the symlink-free path the kernel writes.
@@ -189,7 +193,11 @@ func (e *editor) target(w Write) (Target, string, error) {
 	if made, ok := e.made[parent]; ok && !w.place.dotdot && len(w.place.dirs) == 0 {
 		if _, err := os.Lstat(parent); errors.Is(err, fs.ErrNotExist) {
 			key := filepath.Join(made, filepath.Base(w.Path))
-			return Target{Path: w.Path}, key, e.checkInside(key)
+			path := w.Path
+			if made != parent {
+				path = belowRoot(key, e.root) // mkdir -p made it through a symlink: name the file written
+			}
+			return Target{Path: path, opened: w.Path}, key, e.checkInside(key)
 		}
 	}
 	t, err := CheckTarget(w, e.root, e.outside, e.max)
