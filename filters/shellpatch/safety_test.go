@@ -502,3 +502,38 @@ func TestBareCommandsStandAsideOnWindows(t *testing.T) {
 	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir))
 	assert.False(t, got[0].Original, "an argv naming bash is still bash")
 }
+
+// #25.7: for an agent the filter does not recognise, a call's update may name the command with a
+// key the filter does not know (a workdir), and the permission request for the same call name it
+// without: the command runs where the update said, which the filter cannot tell. What a call's
+// earlier messages said counts: the request stands aside, and so do the call's later messages.
+func TestAnUnknownKeyInACallsEarlierMessageCounts(t *testing.T) {
+	const line = "bash -lc 'echo hi > f'"
+	for _, tc := range []struct {
+		name    string
+		earlier string // the rawInput members beside command of the call's update; "" no update
+		shown   bool
+	}{
+		{"a workdir the filter does not know", `"cwd":"@DIR@","workdir":"sub"`, false},
+		{"another unknown key", `"cwd":"@DIR@","sandbox":"none"`, false},
+		{"the same keys", `"cwd":"@DIR@"`, true},
+		{"no earlier message", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := namedAgentSession(t, "mystery-agent")
+			if tc.earlier != "" {
+				members := strings.ReplaceAll(tc.earlier, "@DIR@", dir)
+				update := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","rawInput":{"command":%q,%s}}`, line, members))
+				chaintest.Run(t, c, acp.AgentToClient, update)
+			}
+			perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c1","title":"t","kind":"execute","rawInput":{"command":%q,"cwd":%q}},"options":[{"optionId":"a","kind":"allow_once","name":"Allow"}]}}`, line, dir)
+			got := chaintest.Run(t, c, acp.AgentToClient, perm)
+			require.Len(t, got, 1)
+			if !tc.shown {
+				assert.True(t, got[0].Original, "shown: %s", got[0].Raw)
+				return
+			}
+			assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
+		})
+	}
+}

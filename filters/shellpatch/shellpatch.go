@@ -84,6 +84,15 @@ type call struct {
 	// its directory: opencode's permission request names only the script.
 	reported *command
 	tool     *toolInput // opencode's edit or write tool: the input its last update reported
+	// unreadable: a message of the call named a command in a shape the filter does not read
+	// (an unknown key beside it): where and how the call's command runs is not known.
+	unreadable bool
+}
+
+// hasCommand reports whether a rawInput names a command.
+func hasCommand(rawInput []byte) bool {
+	_, ok := rawjson.Get(rawInput, "command")
+	return ok
 }
 
 // inside reports whether dir is root or below it, by name.
@@ -362,7 +371,16 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 		return nil // whose command this is was forgotten with the session
 	}
 	cmd, ok := commandOf(rawInput, claude, agentName(m), m.Caps.Cwd(sid))
-	ok = ok && (c == nil || !c.otherTool)
+	if !ok && !claude && hasCommand(rawInput) {
+		// A command in a shape the filter cannot read (a directory key it does not know, say) may
+		// run elsewhere than a later message of the call, which lacks that key, says: the call's
+		// earlier messages count, and it stands aside from now on.
+		if c == nil {
+			c = s.track(sid, id)
+		}
+		c.unreadable = true
+	}
+	ok = ok && (c == nil || !c.otherTool && !c.unreadable)
 	if ok && cmd.shape == shapeBare && mayWrite(rawInput) {
 		c, cmd, ok = s.bareDirectory(m, sid, id, c, cmd)
 	}
