@@ -2,6 +2,7 @@ package shellpatch
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -84,9 +85,31 @@ type call struct {
 	// its directory: opencode's permission request names only the script.
 	reported *command
 	tool     *toolInput // opencode's edit or write tool: the input its last update reported
+	// judged is the last rawInput the filter read and showed nothing for, with what it found:
+	// the same rawInput again is not read again.
+	judged *judged
 	// unreadable: a message of the call named a command in a shape the filter does not read
 	// (an unknown key beside it): where and how the call's command runs is not known.
 	unreadable bool
+}
+
+// judged is a rawInput read without an edit to show, and what reading it found.
+type judged struct {
+	key [sha256.Size]byte
+	r   recognised
+}
+
+// judgedKey stands for what a recognition depends on besides the disk: the rawInput, the
+// directory the command runs in, and the session's.
+func judgedKey(rawInput []byte, cmd command, shellCwd, root string) [sha256.Size]byte {
+	h := sha256.New()
+	for _, part := range [][]byte{rawInput, []byte(cmd.dir), []byte(shellCwd), []byte(root)} {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
 }
 
 // hasCommand reports whether a rawInput names a command.
@@ -393,7 +416,21 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	var r recognised
 	switch {
 	case ok && mayStart && mayWrite(rawInput):
+		// The same rawInput in the same place is judged once per call: reading a script can
+		// cost up to its Work bound, and an agent may send it in several messages.
+		key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid))
+		if c != nil && c.judged != nil && c.judged.key == key {
+			r = c.judged.r
+			break
+		}
 		r = s.recognise(m, sess, sid, cmd)
+		if r.edit == nil {
+			if c == nil {
+				c = s.track(sid, id)
+				c.claude = claude
+			}
+			c.judged = &judged{key: key, r: r}
+		}
 	case ok && claude:
 		r.staysPut = staysPut(cmd.script)
 	}

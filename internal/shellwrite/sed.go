@@ -199,10 +199,10 @@ func normalLocale(l string) string {
 // sedOutput returns what `sed -i` writes to a file holding text: GNU sed's output for it, run
 // with --sandbox (no e, r, w: nothing but the file is read or written) in the agent's
 // environment, at most maxBytes, when every other environment of sedEnvs agrees.
-func sedOutput(sc *sedCall, text []byte, maxBytes int64) ([]byte, error) {
+func sedOutput(sc *sedCall, text []byte, maxBytes int64, b *budget) ([]byte, error) {
 	var first []byte
 	for i, e := range sedEnvs() {
-		out, err := runSed(sc, [][]byte{text}, []string{e.name}, e.env, maxBytes)
+		out, err := runSed(sc, [][]byte{text}, []string{e.name}, e.env, maxBytes, b)
 		if err != nil {
 			return nil, err
 		}
@@ -216,12 +216,12 @@ func sedOutput(sc *sedCall, text []byte, maxBytes int64) ([]byte, error) {
 
 // sedSeparate checks that sed, given several files at once, edits each as if alone: its hold
 // space and its q and Q carry over from one file to the next. outputs are sedOutput's for inputs.
-func sedSeparate(sc *sedCall, inputs, outputs [][]byte, maxBytes int64) error {
+func sedSeparate(sc *sedCall, inputs, outputs [][]byte, maxBytes int64, b *budget) error {
 	names := make([]string, len(inputs))
 	for i := range names {
 		names[i] = fmt.Sprintf("f%d", i)
 	}
-	together, err := runSed(sc, inputs, names, agentSedEnv(os.Environ()), maxBytes*int64(len(inputs)))
+	together, err := runSed(sc, inputs, names, agentSedEnv(os.Environ()), maxBytes*int64(len(inputs)), b)
 	if err != nil {
 		return err
 	}
@@ -232,11 +232,17 @@ func sedSeparate(sc *sedCall, inputs, outputs [][]byte, maxBytes int64) error {
 }
 
 // runSed runs GNU sed with -s on copies of inputs named names in a temporary directory, and
-// returns what it prints: what -i would write to the files, one after the other.
-func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) ([]byte, error) {
+// returns what it prints: what -i would write to the files, one after the other. The inputs and
+// the output count against b, whose deadline ends the run too (nil: no bound but sedTimeout).
+func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64, b *budget) ([]byte, error) {
 	sed, err := gnuSed()
 	if err != nil {
 		return nil, err
+	}
+	for _, in := range inputs {
+		if err := b.spend(int64(len(in))); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := os.MkdirTemp("", "shellwrite-sed")
 	if err != nil {
@@ -257,7 +263,11 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) (
 	} else {
 		args = append(args, "--", sc.scripts[0])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sedTimeout)
+	deadline := time.Now().Add(sedTimeout)
+	if b != nil && b.deadline.Before(deadline) {
+		deadline = b.deadline
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	// sh sets the memory limit and becomes sed: a script such as `h;:a;G;h;ba` doubles its pattern
 	// space each cycle, faster than the timeout.
@@ -269,12 +279,17 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) (
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	switch {
+	case b != nil && !time.Now().Before(b.deadline):
+		return nil, ErrTooMuchWork
 	case stdout.over:
 		return nil, fmt.Errorf("sed writes more than %d bytes", maxBytes)
 	case err != nil:
 		return nil, fmt.Errorf("sed: %w: %s", err, bytes.TrimSpace(stderr.buf.Bytes()))
 	case stderr.buf.Len() > 0:
 		return nil, fmt.Errorf("sed: %s", bytes.TrimSpace(stderr.buf.Bytes()))
+	}
+	if err := b.spend(int64(stdout.buf.Len())); err != nil {
+		return nil, err
 	}
 	return stdout.buf.Bytes(), nil
 }

@@ -37,14 +37,16 @@ type Target struct {
 // symlink below root (or below / with allowOutside), so that a directory swapped for a symlink
 // since the check cannot lead the read elsewhere.
 func CheckTarget(w Write, root string, allowOutside bool, maxBytes int64) (Target, error) {
-	t, err := checkTarget(w, root, allowOutside, maxBytes)
+	t, err := checkTarget(w, root, allowOutside, maxBytes, true)
 	if err != nil {
 		return Target{}, fmt.Errorf("shellwrite: target %s: %w", w.Path, err)
 	}
 	return t, nil
 }
 
-func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Target, error) {
+// checkTarget is CheckTarget; without read, an existing file's content is not read (Old stays
+// nil): a script's editor reads each file once, not once per statement that writes it.
+func checkTarget(w Write, root string, allowOutside bool, maxBytes int64, read bool) (Target, error) {
 	if !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path {
 		return Target{}, errors.New("path is not absolute and clean")
 	}
@@ -94,8 +96,8 @@ func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Targe
 		return Target{}, err
 	}
 	shown := writtenPath(path, parent, resolved, root)
-	if !exists {
-		return Target{Path: shown, opened: path}, nil
+	if !exists || !read {
+		return Target{Path: shown, Exists: exists, opened: path}, nil
 	}
 	old, err := readText(base, resolved, maxBytes)
 	if err != nil {
