@@ -455,7 +455,7 @@ func TestTheSameScriptInAnotherShapeIsTheSameEdit(t *testing.T) {
 func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	const limit = 10 << 10
 	c, dir := shellPatchSession(t, &Filter{MaxBytes: limit})
-	for _, name := range []string{"a", "b", "big"} {
+	for _, name := range []string{"a", "b", "c", "big"} {
 		size := limit * 4 / 10
 		if name == "big" {
 			size = limit
@@ -465,7 +465,8 @@ func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("1", "echo new > a", dir))[0].Original)
 	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("2", "echo new > b", dir))[0].Original)
 	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("3", "echo new > big", dir))[0].Original, "a file of the whole budget does not fit")
-	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("4", "echo new > a", dir))[0].Original)
+	// Another file than call 1's: an edit of a, not seen to end, holds a (TestTwoPendingEditsOfOneFile).
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("4", "echo new > c", dir))[0].Original)
 	update := func(id string) string {
 		return patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"content":[{"type":"terminal","terminalId":%q}]}`, id, id))
 	}

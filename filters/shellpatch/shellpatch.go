@@ -93,6 +93,35 @@ type call struct {
 	unreadable bool
 }
 
+// pendingOn reports whether another live call than c shows an edit of one of e's files. That
+// edit has not run, or has not been seen to end: the file e was computed from is not the one
+// e's command will find if the other runs first, and which runs first is the user's choice
+// (two permission requests open at once) or the agent's. e is not shown: a diff that assumes
+// an order would be wrong in the other. The reason is logged.
+func (s *Filter) pendingOn(e *edit, c *call) bool {
+	var other *call
+	var file string
+	_ = s.calls.Each(func(o *call) error {
+		if o == c || o.edit == nil || other != nil {
+			return nil
+		}
+		for _, f := range e.files {
+			for _, g := range o.edit.files {
+				if f.key == g.key {
+					other, file = o, f.path
+				}
+			}
+		}
+		return nil
+	})
+	if other == nil {
+		return false
+	}
+	s.log().Info("shell-to-patch: another call shows an edit of the same file that has not been seen to end; this one is not shown, since its diff depends on which runs first",
+		"file", file, "sessionId", other.session, "toolCallId", other.id)
+	return true
+}
+
 // judged is a rawInput read without an edit to show, and what reading it found.
 type judged struct {
 	key [sha256.Size]byte
@@ -424,6 +453,9 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 			break
 		}
 		r = s.recognise(m, sess, sid, cmd)
+		if r.edit != nil && s.pendingOn(r.edit, c) {
+			r.edit = nil
+		}
 		if r.edit == nil {
 			if c == nil {
 				c = s.track(sid, id)
