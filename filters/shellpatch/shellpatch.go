@@ -64,6 +64,10 @@ type Filter struct {
 	held     int64    // bytes of the edits in calls
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
+	// approvals: what permission requests showed, until the client answers (approval.go); the
+	// one state both pumps touch, under its own lock.
+	approvals approvals
+
 	// Counts for --stats, read by another goroutine.
 	verified, takenBack, forgotten atomic.Int64
 }
@@ -164,6 +168,9 @@ type edit struct {
 	tool      bool   // an agent's own edit tool's (tooledit.go): its title, kind and locations stay
 	execute   bool   // the command runs more than the files show: it stays kind execute
 	v2        bool   // the diffs are in ACP v2's shape (v2.go), and so is a takeback's
+	// changed: a file no longer held the shown oldText when the client answered the permission
+	// request (approval.go), why; the edit is not shown again, and is taken back at the end.
+	changed string
 }
 
 func (e *edit) size() int64 {
@@ -210,8 +217,9 @@ var (
 
 func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		return nil
+		return s.answer(m, out)
 	}
+	s.takeChanged()
 	s.reading = m
 	defer func() { s.reading = nil }()
 	if err := s.answered(m); err != nil {
@@ -260,6 +268,13 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	}
 	if err := s.flush(out); err != nil { // the takebacks of calls this message evicted
 		return err
+	}
+	if m.Method() == "session/request_permission" && m.IsRequest() {
+		if u, ok := m.PermissionCall(); ok {
+			if c := s.calls.Get(m.SessionID(), u.ID); c != nil && c.edit != nil {
+				s.asked(m, c) // the answer re-reads what it showed
+			}
+		}
 	}
 	if raw == nil {
 		return out.Emit(m.Dir, m.Raw)
@@ -398,6 +413,9 @@ func (s *Filter) present(raw []byte, path []string, callRaw []byte, c *call, sta
 			c.cdDir = "" // it did not run as shown: where its cds went is not known
 		}
 		return out, err
+	case c.edit != nil && c.edit.changed != "":
+		// Said at the answer: the edit is not restated, and the client keeps the note.
+		return nil, nil
 	case c.edit != nil:
 		restate := c.stale && !permission
 		out, err := show(raw, path, callRaw, c.edit, c.title, permission, restate)
