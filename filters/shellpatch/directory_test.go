@@ -74,6 +74,8 @@ func TestClaudeShellAcrossTurnsLoadsAndResumes(t *testing.T) {
 			chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_1", "completed"))
 			got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_2", "echo b > notes.md")...)
 			require.Equal(t, filepath.Join(dir, "sub", "notes.md"), diffPath(t, got[1].Raw, "params", "update", "content"), "within the turn the shell stays in sub")
+			// It ends: an edit not seen to end holds its file (TestTwoPendingEditsOfOneFile).
+			chaintest.Run(t, c, acp.AgentToClient, claudeDone("toolu_2", "completed"))
 
 			boundary(t, c, tc.boundary, "S", dir)
 			got = chaintest.Run(t, c, acp.AgentToClient, claudeBash("toolu_3", "echo c > notes.md")...)

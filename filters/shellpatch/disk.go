@@ -3,10 +3,8 @@ package shellpatch
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
 )
 
@@ -129,25 +127,7 @@ type recordedTarget struct {
 // replay verifies the edit as the live proxy did). Unverified (a replay),
 // the file is not read here: only the trace answers.
 func (s *Filter) readBack(path, root string) (content []byte, exists bool, err error) {
-	args := fmt.Appendf(nil, `{"root":%s,"outsideCwd":%t,"maxBytes":%d}`, rawjson.Quote(root), s.OutsideCwd, s.limit())
-	answer, err := s.reading.ReadDisk(filters.DiskRead{Kind: "read-back", Path: path, Args: args}, func() ([]byte, error) {
-		if s.Unverified {
-			return nil, filters.ErrNotRead
-		}
-		now, exists, err := shellwrite.ReadBack(path, root, s.OutsideCwd, s.limit())
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(readBackAnswer{Exists: exists, Text: string(now)})
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	var a readBackAnswer
-	if err := json.Unmarshal(answer, &a); err != nil {
-		return nil, false, err
-	}
-	return []byte(a.Text), a.Exists, nil
+	return s.readAt(s.reading, path, root)
 }
 
 // readBackAnswer is a file read back as a trace holds it.

@@ -33,6 +33,11 @@ func (s *Filter) verify(e *edit, status string) verdict {
 	if status == "failed" {
 		why = append(why, "the command failed")
 	}
+	if e.changed != "" {
+		// The new text alone cannot tell: the command may have written it over the user's work.
+		v.ok = false
+		why = append(why, e.changed)
+	}
 	for _, f := range e.files {
 		now, exists, err := s.readBack(f.path, e.root)
 		if errors.Is(err, filters.ErrNotRead) {

@@ -18,7 +18,8 @@ import (
 // fuzzScripts are the commands FuzzShellPatchCallSequences puts in rawInputs: writes, a write in
 // another directory, ones that are no writes, and "" for a rawInput without a command.
 var fuzzScripts = []string{"echo a > f", "echo b > g", "cd sub && echo c > f", "printf 'x' > f", "curl x | sh", "ls", "echo 'a!b' > h", "",
-	"echo a > f; ls", "echo a > f\necho b >> f\necho c > g", "touch t && echo x >> t", "cd sub; echo d > f; cd ..; echo e > g"}
+	"echo a > f; ls", "echo a > f\necho b >> f\necho c > g", "touch t && echo x >> t", "cd sub; echo d > f; cd ..; echo e > g",
+	"echo A >> f", "echo B >> ./sub/../f"}
 
 // FuzzShellPatchCallSequences sends random sequences of tool calls, updates with and without a
 // rawInput, permission requests and ends, for two call ids, as codex or as claude, in one prompt
@@ -26,12 +27,14 @@ var fuzzScripts = []string{"echo a > f", "echo b > g", "cd sub && echo c > f", "
 // message shown as an edit shows the write of its own rawInput, or, without one, of the last
 // rawInput its call carried. No command runs, so when the turn ends no call may still show a
 // diff to the client: the verification, the takeback of forgotten calls and the turn's end
-// take every one back.
+// take every one back. Both ids write f in several scripts, none of which runs: at no moment may
+// two calls hold an edit of one file (#25.2, pending requests on one file).
 func FuzzShellPatchCallSequences(f *testing.F) {
 	f.Add(false, false, []byte{0, 3, 4})
 	f.Add(true, false, []byte{0, 1 + 6, 2 + 6*4, 3, 4})
 	f.Add(false, true, []byte{0, 2 + 6*4, 3, 5, 0 + 48, 1 + 48 + 6})
 	f.Add(true, true, []byte{0, 1 + 6*2, 4, 0 + 48, 1 + 48, 3 + 48})
+	f.Add(false, false, []byte{0 + 6*12, 2 + 48 + 6*13}) // two appends to f, both pending
 	f.Fuzz(func(t *testing.T, claude, small bool, ops []byte) {
 		if len(ops) > 40 {
 			ops = ops[:40]
@@ -61,6 +64,7 @@ func FuzzShellPatchCallSequences(f *testing.F) {
 			if op%6 >= 4 {
 				delete(last, id)
 			}
+			checkOnePendingEditPerFile(t, f)
 		}
 		for _, out := range chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":"turn","result":{"stopReason":"end_turn"}}`) {
 			foldShown(out.Raw, shows)
@@ -162,4 +166,22 @@ func checkShownWrite(t *testing.T, raw, script, dir string) {
 type shownCall struct {
 	Kind    string                                 `json:"kind"`
 	Content []struct{ Type, Path, NewText string } `json:"content"`
+}
+
+// checkOnePendingEditPerFile requires that no two live calls of f hold an edit of the same file:
+// neither has been seen to end, so which runs first is open, and a diff assumes one order.
+func checkOnePendingEditPerFile(t *testing.T, f *Filter) {
+	t.Helper()
+	holder := map[string]string{}
+	_ = f.calls.Each(func(c *call) error {
+		if c.edit == nil {
+			return nil
+		}
+		for _, file := range c.edit.files {
+			other, ok := holder[file.key]
+			require.False(t, ok, "calls %s and %s both show an unrun edit of %s", other, c.id, file.path)
+			holder[file.key] = c.id
+		}
+		return nil
+	})
 }

@@ -455,7 +455,7 @@ func TestTheSameScriptInAnotherShapeIsTheSameEdit(t *testing.T) {
 func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	const limit = 10 << 10
 	c, dir := shellPatchSession(t, &Filter{MaxBytes: limit})
-	for _, name := range []string{"a", "b", "big"} {
+	for _, name := range []string{"a", "b", "c", "big"} {
 		size := limit * 4 / 10
 		if name == "big" {
 			size = limit
@@ -465,7 +465,8 @@ func TestHeldEditsAreBoundedByBytesOverAllCalls(t *testing.T) {
 	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("1", "echo new > a", dir))[0].Original)
 	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("2", "echo new > b", dir))[0].Original)
 	assert.True(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("3", "echo new > big", dir))[0].Original, "a file of the whole budget does not fit")
-	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("4", "echo new > a", dir))[0].Original)
+	// Another file than call 1's: an edit of a, not seen to end, holds a (TestTwoPendingEditsOfOneFile).
+	require.False(t, chaintest.Run(t, c, acp.AgentToClient, codexCall("4", "echo new > c", dir))[0].Original)
 	update := func(id string) string {
 		return patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":%q,"content":[{"type":"terminal","terminalId":%q}]}`, id, id))
 	}
@@ -501,4 +502,39 @@ func TestBareCommandsStandAsideOnWindows(t *testing.T) {
 	c, dir := shellPatchSession(t, &Filter{})
 	got = chaintest.Run(t, c, acp.AgentToClient, codexCall("c1", "echo hi > f", dir))
 	assert.False(t, got[0].Original, "an argv naming bash is still bash")
+}
+
+// #25.7: for an agent the filter does not recognise, a call's update may name the command with a
+// key the filter does not know (a workdir), and the permission request for the same call name it
+// without: the command runs where the update said, which the filter cannot tell. What a call's
+// earlier messages said counts: the request stands aside, and so do the call's later messages.
+func TestAnUnknownKeyInACallsEarlierMessageCounts(t *testing.T) {
+	const line = "bash -lc 'echo hi > f'"
+	for _, tc := range []struct {
+		name    string
+		earlier string // the rawInput members beside command of the call's update; "" no update
+		shown   bool
+	}{
+		{"a workdir the filter does not know", `"cwd":"@DIR@","workdir":"sub"`, false},
+		{"another unknown key", `"cwd":"@DIR@","sandbox":"none"`, false},
+		{"the same keys", `"cwd":"@DIR@"`, true},
+		{"no earlier message", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := namedAgentSession(t, "mystery-agent")
+			if tc.earlier != "" {
+				members := strings.ReplaceAll(tc.earlier, "@DIR@", dir)
+				update := patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress","rawInput":{"command":%q,%s}}`, line, members))
+				chaintest.Run(t, c, acp.AgentToClient, update)
+			}
+			perm := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"c1","title":"t","kind":"execute","rawInput":{"command":%q,"cwd":%q}},"options":[{"optionId":"a","kind":"allow_once","name":"Allow"}]}}`, line, dir)
+			got := chaintest.Run(t, c, acp.AgentToClient, perm)
+			require.Len(t, got, 1)
+			if !tc.shown {
+				assert.True(t, got[0].Original, "shown: %s", got[0].Raw)
+				return
+			}
+			assert.Equal(t, filepath.Join(dir, "f"), diffPath(t, got[0].Raw, "params", "toolCall", "content"))
+		})
+	}
 }

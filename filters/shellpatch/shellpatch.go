@@ -2,6 +2,7 @@ package shellpatch
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -63,6 +64,10 @@ type Filter struct {
 	held     int64    // bytes of the edits in calls
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
+	// approvals: what permission requests showed, until the client answers (approval.go); the
+	// one state both pumps touch, under its own lock.
+	approvals approvals
+
 	// Counts for --stats, read by another goroutine.
 	verified, takenBack, forgotten atomic.Int64
 }
@@ -84,6 +89,66 @@ type call struct {
 	// its directory: opencode's permission request names only the script.
 	reported *command
 	tool     *toolInput // opencode's edit or write tool: the input its last update reported
+	// judged is the last rawInput the filter read and showed nothing for, with what it found:
+	// the same rawInput again is not read again.
+	judged *judged
+	// unreadable: a message of the call named a command in a shape the filter does not read
+	// (an unknown key beside it): where and how the call's command runs is not known.
+	unreadable bool
+}
+
+// pendingOn reports whether another live call than c shows an edit of one of e's files. That
+// edit has not run, or has not been seen to end: the file e was computed from is not the one
+// e's command will find if the other runs first, and which runs first is the user's choice
+// (two permission requests open at once) or the agent's. e is not shown: a diff that assumes
+// an order would be wrong in the other. The reason is logged.
+func (s *Filter) pendingOn(e *edit, c *call) bool {
+	var other *call
+	var file string
+	_ = s.calls.Each(func(o *call) error {
+		if o == c || o.edit == nil || other != nil {
+			return nil
+		}
+		for _, f := range e.files {
+			for _, g := range o.edit.files {
+				if f.key == g.key {
+					other, file = o, f.path
+				}
+			}
+		}
+		return nil
+	})
+	if other == nil {
+		return false
+	}
+	s.log().Info("shell-to-patch: another call shows an edit of the same file that has not been seen to end; this one is not shown, since its diff depends on which runs first",
+		"file", file, "sessionId", other.session, "toolCallId", other.id)
+	return true
+}
+
+// judged is a rawInput read without an edit to show, and what reading it found.
+type judged struct {
+	key [sha256.Size]byte
+	r   recognised
+}
+
+// judgedKey stands for what a recognition depends on besides the disk: the rawInput, the
+// directory the command runs in, and the session's.
+func judgedKey(rawInput []byte, cmd command, shellCwd, root string) [sha256.Size]byte {
+	h := sha256.New()
+	for _, part := range [][]byte{rawInput, []byte(cmd.dir), []byte(shellCwd), []byte(root)} {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
+}
+
+// hasCommand reports whether a rawInput names a command.
+func hasCommand(rawInput []byte) bool {
+	_, ok := rawjson.Get(rawInput, "command")
+	return ok
 }
 
 // inside reports whether dir is root or below it, by name.
@@ -103,6 +168,9 @@ type edit struct {
 	tool      bool   // an agent's own edit tool's (tooledit.go): its title, kind and locations stay
 	execute   bool   // the command runs more than the files show: it stays kind execute
 	v2        bool   // the diffs are in ACP v2's shape (v2.go), and so is a takeback's
+	// changed: a file no longer held the shown oldText when the client answered the permission
+	// request (approval.go), why; the edit is not shown again, and is taken back at the end.
+	changed string
 }
 
 func (e *edit) size() int64 {
@@ -149,8 +217,9 @@ var (
 
 func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		return nil
+		return s.answer(m, out)
 	}
+	s.takeChanged()
 	s.reading = m
 	defer func() { s.reading = nil }()
 	if err := s.answered(m); err != nil {
@@ -199,6 +268,13 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	}
 	if err := s.flush(out); err != nil { // the takebacks of calls this message evicted
 		return err
+	}
+	if m.Method() == "session/request_permission" && m.IsRequest() {
+		if u, ok := m.PermissionCall(); ok {
+			if c := s.calls.Get(m.SessionID(), u.ID); c != nil && c.edit != nil {
+				s.asked(m, c) // the answer re-reads what it showed
+			}
+		}
 	}
 	if raw == nil {
 		return out.Emit(m.Dir, m.Raw)
@@ -337,6 +413,9 @@ func (s *Filter) present(raw []byte, path []string, callRaw []byte, c *call, sta
 			c.cdDir = "" // it did not run as shown: where its cds went is not known
 		}
 		return out, err
+	case c.edit != nil && c.edit.changed != "":
+		// Said at the answer: the edit is not restated, and the client keeps the note.
+		return nil, nil
 	case c.edit != nil:
 		restate := c.stale && !permission
 		out, err := show(raw, path, callRaw, c.edit, c.title, permission, restate)
@@ -362,7 +441,16 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 		return nil // whose command this is was forgotten with the session
 	}
 	cmd, ok := commandOf(rawInput, claude, agentName(m), m.Caps.Cwd(sid))
-	ok = ok && (c == nil || !c.otherTool)
+	if !ok && !claude && hasCommand(rawInput) {
+		// A command in a shape the filter cannot read (a directory key it does not know, say) may
+		// run elsewhere than a later message of the call, which lacks that key, says: the call's
+		// earlier messages count, and it stands aside from now on.
+		if c == nil {
+			c = s.track(sid, id)
+		}
+		c.unreadable = true
+	}
+	ok = ok && (c == nil || !c.otherTool && !c.unreadable)
 	if ok && cmd.shape == shapeBare && mayWrite(rawInput) {
 		c, cmd, ok = s.bareDirectory(m, sid, id, c, cmd)
 	}
@@ -375,7 +463,24 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	var r recognised
 	switch {
 	case ok && mayStart && mayWrite(rawInput):
+		// The same rawInput in the same place is judged once per call: reading a script can
+		// cost up to its Work bound, and an agent may send it in several messages.
+		key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid))
+		if c != nil && c.judged != nil && c.judged.key == key {
+			r = c.judged.r
+			break
+		}
 		r = s.recognise(m, sess, sid, cmd)
+		if r.edit != nil && s.pendingOn(r.edit, c) {
+			r.edit = nil
+		}
+		if r.edit == nil {
+			if c == nil {
+				c = s.track(sid, id)
+				c.claude = claude
+			}
+			c.judged = &judged{key: key, r: r}
+		}
 	case ok && claude:
 		r.staysPut = staysPut(cmd.script)
 	}

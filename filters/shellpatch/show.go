@@ -2,6 +2,7 @@ package shellpatch
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -12,6 +13,9 @@ import (
 // shownFile is one file an edit shows: where it is, and its diff item.
 type shownFile struct {
 	path string // absolute, as the diff names it
+	// key is the file's symlink-free path when the edit was made (path when it could not be
+	// resolved): two edits of one file, however spelled, have the same key.
+	key string
 	// diff is the JSON content item: v1's {"type":"diff","path","oldText","newText"}, or on a
 	// v2 connection v2's {"type":"diff","changes","patch"} (v2.go).
 	diff []byte
@@ -65,7 +69,7 @@ func newEdit(cmd command, files []shellwrite.FileEdit, root string, execute, v2 
 	e := &edit{cmd: cmd, title: rawjson.Quote(escapeInvisible(firstLine(cmd.script))), root: root, execute: execute, v2: v2}
 	e.locations = append(e.locations, '[')
 	for i, f := range files {
-		shown := shownFile{path: f.Path, diff: fileDiff(v2, f.Path, f.Old, f.Exists, string(f.New))}
+		shown := shownFile{path: f.Path, key: fileKey(f.Path), diff: fileDiff(v2, f.Path, f.Old, f.Exists, string(f.New))}
 		if v2 {
 			shown.texts = &v2Texts{old: string(f.Old), exists: f.Exists, new: string(f.New)}
 		}
@@ -255,4 +259,12 @@ func editContent(callRaw, diffs []byte, keep bool) ([]byte, error) {
 		}
 	}
 	return append(out, ']'), nil
+}
+
+// fileKey is the symlink-free path of the file at path (whose directory exists), or path.
+func fileKey(path string) string {
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
 }

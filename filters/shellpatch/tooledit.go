@@ -229,8 +229,8 @@ func (s *Filter) askToolEdit(m *filters.Message, path []string, callRaw []byte, 
 		return nil, nil
 	}
 	e := &edit{root: filepath.Clean(root), tool: true,
-		files: []shownFile{{path: t.Path, diff: diffItem(t.Path, t.Old, t.Exists, newText)}}}
-	if e.size() > s.limit() {
+		files: []shownFile{{path: t.Path, key: fileKey(t.Path), diff: diffItem(t.Path, t.Old, t.Exists, newText)}}}
+	if e.size() > s.limit() || s.pendingOn(e, c) {
 		return nil, nil
 	}
 	for s.held+e.size() > s.limit() && s.calls.Len() > 1 {

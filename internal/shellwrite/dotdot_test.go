@@ -36,7 +36,7 @@ var dotdotCases = []struct {
 	{script: "cd link/.. && echo hi > f", path: "f"},
 	{script: "cd link/./.. && echo hi > f", path: "f"},
 	{script: "cd link && echo hi > ../f", path: "real/f"},
-	{script: "cd link && echo hi > f", path: "link/f"}, // the same file as real/deep/f
+	{script: "cd link && echo hi > f", path: "real/deep/f"}, // link/f: the diff names the file written
 	{script: "cd real/deep/.. && echo hi > g", path: "real/g"},
 	{script: "cd sub/deeper/../.. && echo hi > h", path: "h"},
 	{script: "cd @CWD@/link/.. && echo hi > f", path: "f"},

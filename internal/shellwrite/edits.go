@@ -9,6 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -36,20 +39,71 @@ type FileEdit struct {
 // before it, which still surely run. The statements after them run too, and may change the same
 // files again (`echo a > f; python3 edit.py`): New is the text the shown writes leave, and only a
 // check of the file after the command ran can say whether it stayed so.
+//
+// The work is bounded by DefaultWork (see EditsWithin).
 func (s Script) Edits(root string, allowOutside bool, maxBytes int64) (files []FileEdit, cut error) {
-	e := &editor{root: root, outside: allowOutside, max: maxBytes, index: map[string]int{}, made: map[string]string{}}
+	return s.EditsWithin(root, allowOutside, maxBytes, DefaultWork)
+}
+
+// Work bounds what computing one script's edits may cost: the time, and the bytes read, copied
+// and handed to sed. A long script on a large file (4,000 `echo a >> f` on 2 MiB, or 400 `sed
+// -i`) would otherwise cost statements × file size, on the one goroutine that relays the
+// agent's messages to the client, for every session.
+type Work struct {
+	Time  time.Duration
+	Bytes int64
+}
+
+// DefaultWork is the bound Edits applies: a fraction of a second, and 64 MiB (a sed run in
+// each of its environments on a few files of the 4 MiB --max-patch-bytes allows).
+var DefaultWork = Work{Time: 300 * time.Millisecond, Bytes: 64 << 20}
+
+// ErrTooMuchWork is the cut of a script whose edits cost more than the Work allowed: none of
+// it is shown (a partial result would depend on the machine's speed).
+var ErrTooMuchWork = errors.New("shellwrite: reading the script costs more than its bound")
+
+// EditsWithin is Edits bounded by work: past the bound it returns no FileEdit and a cut that
+// is ErrTooMuchWork.
+func (s Script) EditsWithin(root string, allowOutside bool, maxBytes int64, work Work) (files []FileEdit, cut error) {
+	e := &editor{root: root, outside: allowOutside, max: maxBytes, index: map[string]int{}, made: map[string]string{},
+		checked: map[string]checkedTarget{}, budget: &budget{deadline: time.Now().Add(work.Time), bytes: work.Bytes}}
 	for start := 0; start < len(s.Writes); {
 		end := start + 1
 		for end < len(s.Writes) && s.Writes[end].group == s.Writes[start].group {
 			end++
 		}
 		next := e.clone()
-		if err := next.apply(s.Writes[start:end]); err != nil {
+		err := e.budget.spend(0)
+		if err == nil {
+			err = next.apply(s.Writes[start:end])
+		}
+		if errors.Is(err, ErrTooMuchWork) {
+			return nil, fmt.Errorf("shellwrite: %s: %w", s.Writes[start].Path, err)
+		}
+		if err != nil {
 			return e.result(), fmt.Errorf("shellwrite: %s: %w", s.Writes[start].Path, err)
 		}
 		e, start = next, end
 	}
 	return e.result(), s.Unknown
+}
+
+// budget is what is left of a Work while Edits runs.
+type budget struct {
+	deadline time.Time
+	bytes    int64
+}
+
+// spend takes n bytes of work, and reports ErrTooMuchWork when the bytes or the time are over.
+func (b *budget) spend(n int64) error {
+	if b == nil {
+		return nil
+	}
+	b.bytes -= n
+	if b.bytes < 0 || !time.Now().Before(b.deadline) {
+		return ErrTooMuchWork
+	}
+	return nil
 }
 
 // editor is the state of the files while Edits goes through the writes.
@@ -60,6 +114,16 @@ type editor struct {
 	files   []fileState
 	index   map[string]int    // files by the symlink-free path the kernel writes
 	made    map[string]string // directories mkdir -p creates: lexical path -> symlink-free path
+	budget  *budget           // shared by every clone: the work is the whole script's
+	// checked are the targets checked so far, by the Write's path and place, shared by every
+	// clone (a check says what the disk holds, which the script's writes so far do not change).
+	checked map[string]checkedTarget
+}
+
+// checkedTarget is a target as editor.target found it, without its text.
+type checkedTarget struct {
+	t   Target
+	key string
 }
 
 // fileState is one file as the writes so far left it.
@@ -116,18 +180,28 @@ func (e *editor) apply(writes []Write) error {
 		outputs = append(outputs, f.text)
 	}
 	if len(writes) > 1 && writes[0].Op == EditInPlace {
-		return sedSeparate(writes[0].sed, inputs, outputs, e.max)
+		return sedSeparate(writes[0].sed, inputs, outputs, e.max, e.budget)
 	}
 	return nil
 }
 
 // do applies w, whose target is at path (as CheckTarget found it), to f.
 func (e *editor) do(w Write, f *fileState, path string) error {
+	if err := e.budget.spend(int64(len(w.Content))); err != nil {
+		return err
+	}
+	// added is the text this write brings: the rest of f.text was checked when it came (the
+	// file's old text when it was read), so a long run of appends checks each byte once.
+	var added []byte
 	switch w.Op {
 	case Overwrite:
-		f.text = w.Content
+		// Clipped, so that an append copies it rather than write into the Write's spare capacity.
+		f.text, added = slices.Clip(w.Content), w.Content
 	case Append:
-		f.text = append(slices.Clip(f.text), w.Content...)
+		// Not clipped: appends grow the text in place, amortised, instead of copying all of it
+		// for each statement. An editor's clone shares the array, which is safe because Edits
+		// keeps one of the two and an append writes only past the text either holds.
+		f.text, added = append(f.text, w.Content...), w.Content
 	case Touch:
 		if f.exists {
 			return nil
@@ -145,17 +219,18 @@ func (e *editor) do(w Write, f *fileState, path string) error {
 		if err := checkWritable(filepath.Join(filepath.Dir(f.key), "sed-i"), false); err != nil {
 			return fmt.Errorf("sed -i: %w", err)
 		}
-		out, err := sedOutput(w.sed, f.text, e.max)
+		out, err := sedOutput(w.sed, f.text, e.max, e.budget)
 		if err != nil {
 			return err
 		}
-		f.text = out
+		f.text, added = out, out
 	}
 	f.exists, f.written = true, true
 	switch {
 	case int64(len(f.text)) > e.max:
 		return fmt.Errorf("new text larger than %d bytes", e.max)
-	case !utf8.Valid(f.text) || bytes.IndexByte(f.text, 0) >= 0:
+	case !utf8.Valid(added) || bytes.IndexByte(added, 0) >= 0:
+		// An append of a whole character sequence to valid text is valid text.
 		return errors.New("new text is not UTF-8 text")
 	}
 	return nil
@@ -168,35 +243,68 @@ func (e *editor) file(w Write) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
+	opened := t.opened
+	if opened == "" {
+		opened = t.Path
+	}
 	if i, ok := e.index[key]; ok {
-		return i, t.Path, nil
+		return i, opened, nil
 	}
 	for _, d := range e.made {
 		if d == key {
 			return 0, "", errors.New("a directory mkdir creates")
 		}
 	}
+	if t.Exists {
+		// Read now, once: a file the script writes again is found in e.index above.
+		read, err := CheckTarget(w, e.root, e.outside, e.max)
+		if err != nil {
+			return 0, "", err
+		}
+		if read.Path != t.Path || !read.Exists {
+			return 0, "", errors.New("the file changed while it was read")
+		}
+		t = read
+	}
+	if err := e.budget.spend(int64(len(t.Old))); err != nil {
+		return 0, "", err
+	}
 	e.files = append(e.files, fileState{
-		edit: FileEdit{Path: t.Path, Old: t.Old, Exists: t.Exists}, key: key, text: t.Old, exists: t.Exists,
+		edit: FileEdit{Path: t.Path, Old: t.Old, Exists: t.Exists}, key: key, text: slices.Clip(t.Old), exists: t.Exists,
 	})
 	e.index[key] = len(e.files) - 1
-	return len(e.files) - 1, t.Path, nil
+	return len(e.files) - 1, opened, nil
 }
 
 // target checks w's target and returns it with the symlink-free path the kernel writes.
-func (e *editor) target(w Write) (Target, string, error) {
+func (e *editor) target(w Write) (_ Target, key string, err error) {
 	parent := filepath.Dir(w.Path)
 	if made, ok := e.made[parent]; ok && !w.place.dotdot && len(w.place.dirs) == 0 {
 		if _, err := os.Lstat(parent); errors.Is(err, fs.ErrNotExist) {
 			key := filepath.Join(made, filepath.Base(w.Path))
-			return Target{Path: w.Path}, key, e.checkInside(key)
+			path := w.Path
+			if made != parent {
+				path = belowRoot(key, e.root) // mkdir -p made it through a symlink: name the file written
+			}
+			return Target{Path: path, opened: w.Path}, key, e.checkInside(key)
 		}
 	}
-	t, err := CheckTarget(w, e.root, e.outside, e.max)
-	if err != nil {
-		return Target{}, "", err
+	// One script is read at one moment: a target checked once (4,000 `echo a >> f`) is not
+	// checked again, which costs a score of system calls.
+	checkedKey := strings.Join(append([]string{w.Path, w.place.dir, w.place.target, strconv.FormatBool(w.place.dotdot)}, w.place.dirs...), "\x00")
+	if c, ok := e.checked[checkedKey]; ok {
+		return c.t, c.key, nil
 	}
-	key := t.Path
+	t, err := checkTarget(w, e.root, e.outside, e.max, false)
+	if err != nil {
+		return Target{}, "", fmt.Errorf("shellwrite: target %s: %w", w.Path, err)
+	}
+	defer func() {
+		if err == nil {
+			e.checked[checkedKey] = checkedTarget{t, key}
+		}
+	}()
+	key = t.Path
 	if !t.Exists {
 		key = filepath.Dir(key)
 	}

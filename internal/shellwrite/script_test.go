@@ -95,7 +95,8 @@ var scriptCases = []scriptCase{
 	sc("sed -i '$!N;s/\\n/ /' f").with("f", "1\n2\n3\n").shows("f", "1 2\n3\n"),
 	sc("sed -i 's/a/b/' missing").stops("no such file"),
 	sc("sed -i 'h;:a;G;h;ba' f").with("f", "a\n").stops("sed").notRun(),
-	sc("sed -i ':a;ba' f").with("f", "a\n").stops("sed").notRun(),
+	// A sed that never ends meets the bound on the work of the whole script: none of it is shown.
+	sc("sed -i ':a;ba' f").with("f", "a\n").stops("costs more than its bound").notRun(),
 	sc("sed -i ':a;p;ba' f").with("f", "a\n").stops("more than").notRun(),
 	sc("sed -i 'bad' f").with("f", "a\n").stops("sed"),
 	sc("sed -i 's/a/\\x00/' f").with("f", "a\n").stops("not UTF-8"),
@@ -313,6 +314,52 @@ func TestSedThroughASymlink(t *testing.T) {
 				got, err := os.ReadFile(files[0].Path)
 				require.NoError(t, err)
 				require.Equal(t, want, string(got), "%s holds", files[0].Path)
+			})
+		}
+	}
+}
+
+// A symlink inside the project writes another file than its name says: `echo x > docs/notes.md`
+// with docs/notes.md -> ../src/config.py writes src/config.py. The diff names the file written
+// (as a hard link is refused, a diff must never name one file and change another). Each row runs
+// in the shells: the file shown is the one that changes, and it holds what was shown.
+func TestAWriteThroughASymlinkNamesTheFileWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		links        map[string]string // link -> target
+		want         string            // the file shown, relative to the directory
+	}{
+		{"a file linked to another", "echo x > docs/notes.md", map[string]string{"docs/notes.md": "../src/config.py"}, "src/config.py"},
+		{"an append through a link", "echo x >> docs/notes.md", map[string]string{"docs/notes.md": "../src/config.py"}, "src/config.py"},
+		{"a directory linked to another", "echo x > d/config.py", map[string]string{"d": "src"}, "src/config.py"},
+		{"a cd into a linked directory", "cd d && echo x > config.py", map[string]string{"d": "src"}, "src/config.py"},
+		{"a new file in a linked directory", "echo x > d/new.py", map[string]string{"d": "src"}, "src/new.py"},
+		{"mkdir -p in a linked directory", "mkdir -p d/sub && echo x > d/sub/new.py", map[string]string{"d": "src"}, "src/sub/new.py"},
+		{"no link", "echo x > src/config.py", nil, "src/config.py"},
+	} {
+		for _, shell := range oracleShells {
+			t.Run(shell+"/"+tc.name, func(t *testing.T) {
+				dir := shellDir(t)
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "docs"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "src", "config.py"), []byte("a = 1\n"), 0o644))
+				for link, target := range tc.links {
+					require.NoError(t, os.Symlink(target, filepath.Join(dir, link)))
+				}
+				files, cut, err := scriptEdits(t, tc.script, dir)
+				require.NoError(t, err)
+				require.NoError(t, cut)
+				require.Len(t, files, 1)
+				assert.Equal(t, filepath.Join(dir, tc.want), files[0].Path, "the file the diff names")
+				before := regularFiles(t, dir)
+				runShell(t, shellPath(t, shell), tc.script, dir)
+				after := regularFiles(t, dir)
+				assert.Equal(t, string(files[0].New), string(after[files[0].Path]), "the file shown holds what was shown")
+				for path, content := range after {
+					if path != files[0].Path {
+						assert.Equal(t, string(before[path]), string(content), "%s changed, but the diff names %s", path, files[0].Path)
+					}
+				}
 			})
 		}
 	}

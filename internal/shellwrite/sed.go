@@ -97,31 +97,117 @@ const sedTimeout = 2 * time.Second
 // sedMemoryLimit is the shell text that runs sed with at most 256 MiB of address space.
 const sedMemoryLimit = `ulimit -v 262144 && exec "$@"`
 
-// sedEnvs are the environments sed computes each edit in. The results must agree: a script whose
-// output depends on the locale (in C, '.' matches a byte, in UTF-8 a character), on
-// POSIXLY_CORRECT (N on the last line) or on the file's name (F prints it) is not computed, since
-// the agent's sed runs in an environment the proxy cannot see.
-var sedEnvs = []struct {
+// sedEnv is one environment sed computes an edit in, and the name its file has there.
+type sedEnv struct {
 	env  []string
 	name string
-}{
-	{[]string{"LC_ALL=C"}, "a"},
-	{[]string{"LC_ALL=C.UTF-8"}, "input.txt"},
-	{[]string{"LC_ALL=C.UTF-8", "POSIXLY_CORRECT=1"}, "a"},
+}
+
+// sedEnvs are the environments sed computes each edit in; the first is the one the agent's sed
+// runs in, and every other must give the same output. The agent inherits the proxy's
+// environment, so its sed sees the proxy's LANG, LC_* and COLS (agentSedEnv): that is the
+// edit's environment. What the proxy cannot see must not matter: a login file may set another
+// locale (the C locale, where '.' matches a byte, C.UTF-8, or an installed one whose ranges,
+// equivalence classes and case conversion differ: `[a-z]` takes 'é' in en_US.UTF-8, `\U` makes
+// 'i' 'İ' in tr_TR.UTF-8), POSIXLY_CORRECT (N on the last line), COLS (the width of `l`), and
+// the name sed gives the file (F prints it). A script whose output changes with any of them is
+// not computed.
+func sedEnvs() []sedEnv {
+	agent := agentSedEnv(os.Environ())
+	envs := []sedEnv{
+		{agent, "input.txt"},
+		{[]string{"LC_ALL=C"}, "a"},
+		{[]string{"LC_ALL=C.UTF-8"}, "input.txt"},
+		{[]string{"LC_ALL=C.UTF-8", "POSIXLY_CORRECT=1"}, "a"},
+		{withCOLS(agent), "a"},
+	}
+	for _, l := range probeLocales() {
+		envs = append(envs, sedEnv{[]string{"LC_ALL=" + l}, "a"})
+	}
+	return envs
+}
+
+// agentSedEnv is what of environ decides what the agent's sed writes: the locale (LANG, LC_*,
+// and LOCPATH, where glibc finds the locales), POSIXLY_CORRECT and COLS.
+func agentSedEnv(environ []string) []string {
+	var env []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "LANG", name == "LOCPATH", name == "POSIXLY_CORRECT", name == "COLS", strings.HasPrefix(name, "LC_"):
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// withCOLS is env with COLS set to another width than env's: `l` wraps its lines at COLS-1, a
+// width a login file may change.
+func withCOLS(env []string) []string {
+	cols := "23"
+	out := []string{}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "COLS="); ok {
+			if v == cols {
+				cols = "31"
+			}
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "COLS="+cols)
+}
+
+// sedProbeLocales are locales known to change what sed writes where C.UTF-8 does not: en_US's
+// collation puts 'é' in `[a-z]` and `[[=e=]]`, tr_TR's case conversion makes 'i' 'İ'. A login
+// file may select one of them for the agent's shell: where installed, each must agree.
+var sedProbeLocales = []string{"en_US.UTF-8", "tr_TR.UTF-8"}
+
+// probeLocales is those of sedProbeLocales installed here, as `locale -a` lists them (found
+// once): glibc runs a locale it does not have as C, and a shell warns about it on stderr.
+var probeLocales = sync.OnceValue(func() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), sedTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "locale", "-a")
+	cmd.Env = []string{"LC_ALL=C", "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	installed := map[string]bool{}
+	for _, l := range strings.Fields(string(out)) {
+		installed[normalLocale(l)] = true
+	}
+	var probes []string
+	for _, l := range sedProbeLocales {
+		if installed[normalLocale(l)] {
+			probes = append(probes, l)
+		}
+	}
+	return probes
+})
+
+// normalLocale is a locale's name as glibc compares codesets: "en_US.UTF-8" is "en_US.utf8".
+func normalLocale(l string) string {
+	lang, codeset, ok := strings.Cut(l, ".")
+	if !ok {
+		return l
+	}
+	return lang + "." + strings.ToLower(strings.ReplaceAll(codeset, "-", ""))
 }
 
 // sedOutput returns what `sed -i` writes to a file holding text: GNU sed's output for it, run
-// with --sandbox (no e, r, w: nothing but the file is read or written) in every environment of
-// sedEnvs, at most maxBytes.
-func sedOutput(sc *sedCall, text []byte, maxBytes int64) ([]byte, error) {
+// with --sandbox (no e, r, w: nothing but the file is read or written) in the agent's
+// environment, at most maxBytes, when every other environment of sedEnvs agrees.
+func sedOutput(sc *sedCall, text []byte, maxBytes int64, b *budget) ([]byte, error) {
 	var first []byte
-	for i, e := range sedEnvs {
-		out, err := runSed(sc, [][]byte{text}, []string{e.name}, e.env, maxBytes)
+	for i, e := range sedEnvs() {
+		out, err := runSed(sc, [][]byte{text}, []string{e.name}, e.env, maxBytes, b)
 		if err != nil {
 			return nil, err
 		}
 		if i > 0 && !bytes.Equal(out, first) {
-			return nil, fmt.Errorf("sed writes differently with %s and file name %q", strings.Join(e.env, " "), e.name)
+			return nil, fmt.Errorf("sed writes differently with %s and file name %q than in the agent's environment", strings.Join(e.env, " "), e.name)
 		}
 		first = out
 	}
@@ -130,12 +216,12 @@ func sedOutput(sc *sedCall, text []byte, maxBytes int64) ([]byte, error) {
 
 // sedSeparate checks that sed, given several files at once, edits each as if alone: its hold
 // space and its q and Q carry over from one file to the next. outputs are sedOutput's for inputs.
-func sedSeparate(sc *sedCall, inputs, outputs [][]byte, maxBytes int64) error {
+func sedSeparate(sc *sedCall, inputs, outputs [][]byte, maxBytes int64, b *budget) error {
 	names := make([]string, len(inputs))
 	for i := range names {
 		names[i] = fmt.Sprintf("f%d", i)
 	}
-	together, err := runSed(sc, inputs, names, sedEnvs[0].env, maxBytes*int64(len(inputs)))
+	together, err := runSed(sc, inputs, names, agentSedEnv(os.Environ()), maxBytes*int64(len(inputs)), b)
 	if err != nil {
 		return err
 	}
@@ -146,11 +232,17 @@ func sedSeparate(sc *sedCall, inputs, outputs [][]byte, maxBytes int64) error {
 }
 
 // runSed runs GNU sed with -s on copies of inputs named names in a temporary directory, and
-// returns what it prints: what -i would write to the files, one after the other.
-func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) ([]byte, error) {
+// returns what it prints: what -i would write to the files, one after the other. The inputs and
+// the output count against b, whose deadline ends the run too (nil: no bound but sedTimeout).
+func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64, b *budget) ([]byte, error) {
 	sed, err := gnuSed()
 	if err != nil {
 		return nil, err
+	}
+	for _, in := range inputs {
+		if err := b.spend(int64(len(in))); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := os.MkdirTemp("", "shellwrite-sed")
 	if err != nil {
@@ -171,7 +263,11 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) (
 	} else {
 		args = append(args, "--", sc.scripts[0])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sedTimeout)
+	deadline := time.Now().Add(sedTimeout)
+	if b != nil && b.deadline.Before(deadline) {
+		deadline = b.deadline
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	// sh sets the memory limit and becomes sed: a script such as `h;:a;G;h;ba` doubles its pattern
 	// space each cycle, faster than the timeout.
@@ -183,12 +279,17 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64) (
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	switch {
+	case b != nil && !time.Now().Before(b.deadline):
+		return nil, ErrTooMuchWork
 	case stdout.over:
 		return nil, fmt.Errorf("sed writes more than %d bytes", maxBytes)
 	case err != nil:
 		return nil, fmt.Errorf("sed: %w: %s", err, bytes.TrimSpace(stderr.buf.Bytes()))
 	case stderr.buf.Len() > 0:
 		return nil, fmt.Errorf("sed: %s", bytes.TrimSpace(stderr.buf.Bytes()))
+	}
+	if err := b.spend(int64(stdout.buf.Len())); err != nil {
+		return nil, err
 	}
 	return stdout.buf.Bytes(), nil
 }

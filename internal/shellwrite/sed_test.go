@@ -15,7 +15,7 @@ func BenchmarkSedOutput(b *testing.B) {
 	sc := &sedCall{scripts: []string{"s/line/LINE/"}}
 	text := []byte(strings.Repeat("a line of text\n", 30))
 	for range b.N {
-		_, err := sedOutput(sc, text, 1<<20)
+		_, err := sedOutput(sc, text, 1<<20, nil)
 		require.NoError(b, err)
 	}
 }

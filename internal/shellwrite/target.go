@@ -19,6 +19,9 @@ type Target struct {
 	Path   string
 	Old    []byte // the existing file's content; nil if it does not exist
 	Exists bool
+	// opened is the path the shell opens, before the kernel follows a symlink at its end (Path
+	// is the file that link leads to): sed -i replaces such a link rather than writing through it.
+	opened string
 }
 
 // CheckTarget checks the filesystem side, as of now: the directories cd goes through are
@@ -34,14 +37,16 @@ type Target struct {
 // symlink below root (or below / with allowOutside), so that a directory swapped for a symlink
 // since the check cannot lead the read elsewhere.
 func CheckTarget(w Write, root string, allowOutside bool, maxBytes int64) (Target, error) {
-	t, err := checkTarget(w, root, allowOutside, maxBytes)
+	t, err := checkTarget(w, root, allowOutside, maxBytes, true)
 	if err != nil {
 		return Target{}, fmt.Errorf("shellwrite: target %s: %w", w.Path, err)
 	}
 	return t, nil
 }
 
-func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Target, error) {
+// checkTarget is CheckTarget; without read, an existing file's content is not read (Old stays
+// nil): a script's editor reads each file once, not once per statement that writes it.
+func checkTarget(w Write, root string, allowOutside bool, maxBytes int64, read bool) (Target, error) {
 	if !filepath.IsAbs(w.Path) || filepath.Clean(w.Path) != w.Path {
 		return Target{}, errors.New("path is not absolute and clean")
 	}
@@ -90,14 +95,59 @@ func checkTarget(w Write, root string, allowOutside bool, maxBytes int64) (Targe
 	if err := checkWritable(resolved, exists); err != nil {
 		return Target{}, err
 	}
-	if !exists {
-		return Target{Path: path}, nil
+	shown := writtenPath(path, parent, resolved, root)
+	if !exists || !read {
+		return Target{Path: shown, Exists: exists, opened: path}, nil
 	}
 	old, err := readText(base, resolved, maxBytes)
 	if err != nil {
 		return Target{}, err
 	}
-	return Target{Path: path, Old: old, Exists: true}, nil
+	return Target{Path: shown, Old: old, Exists: true, opened: path}, nil
+}
+
+// writtenPath is the name a diff gives the file the kernel writes for path, whose directory
+// resolves to parent and whose whole name resolves to resolved. A symlink on the way (docs/notes.md
+// -> ../src/config.py, or a directory docs -> src) writes another file than the name says: the
+// diff names that file, spelled below root as root is when it lies there, so that the user sees
+// which file changes. Without a symlink it is path as written.
+func writtenPath(path, parent, resolved, root string) string {
+	if resolved == filepath.Join(parent, filepath.Base(path)) {
+		if lexical, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil && lexical == parent && !viaSymlinkDir(path, root) {
+			return path
+		}
+	}
+	return belowRoot(resolved, root)
+}
+
+// belowRoot is the symlink-free path resolved spelled with root's name when it lies below root
+// (whose own name may hold a symlink: a title stays relative to the session's directory).
+func belowRoot(resolved, root string) string {
+	if filepath.IsAbs(root) {
+		if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+			if rel, err := filepath.Rel(realRoot, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return filepath.Join(root, rel)
+			}
+		}
+	}
+	return resolved
+}
+
+// viaSymlinkDir reports whether a directory of path below root is a symlink: then the name
+// path gives below root is not where the file lies.
+func viaSymlinkDir(path, root string) bool {
+	rel, err := filepath.Rel(root, filepath.Dir(path))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return false
+	}
+	dir := root
+	for _, elem := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, elem)
+		if info, err := os.Lstat(dir); err != nil || info.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadBack reads the file at path (a Target's Path) again, after the command that wrote it ran:
