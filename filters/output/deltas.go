@@ -49,6 +49,11 @@ type Deltas struct {
 	LiveTailBytes int
 
 	coalescer[deltaCall, *deltaCall]
+	// given counts the terminals given to each call id (of a session): an
+	// agent that numbers its calls per turn reuses ids, and a client may
+	// keep what a terminal id showed, so a call with a reused id gets a
+	// terminal id of its own (giveTerminal).
+	given toolcall.List[int]
 }
 
 var (
@@ -67,6 +72,7 @@ type deltaCall struct {
 	body    []byte // the output sent as deltas, as JSON string bytes
 	pending []byte // a high surrogate that waits for its pair (extend)
 	dataKey string // the _meta key the client appends from
+	tid     string // the terminal's id: the call's, or another for a reused call id
 
 	// For a client without it.
 	latest []byte // the latest snapshot message (held or sent)
@@ -80,7 +86,7 @@ type deltaCall struct {
 // newDeltaCall starts keeping call u of m, whose members the client now
 // holds.
 func (f *Deltas) newDeltaCall(m *filters.Message, u *acp.ToolUpdate) *deltaCall {
-	c := &deltaCall{session: m.SessionID(), id: u.ID, tail: f.LiveTailBytes}
+	c := &deltaCall{session: m.SessionID(), id: u.ID, tid: u.ID, tail: f.LiveTailBytes}
 	if c.tail <= 0 {
 		c.tail = DefaultLiveTailBytes
 	}
@@ -98,7 +104,7 @@ func (c *deltaCall) size() int             { return len(c.latest) + len(c.body) 
 // is, when it is held or was sent as a live tail.
 func (c *deltaCall) wholeUpdate() ([]byte, error) {
 	if c.convert && len(c.pending) > 0 {
-		msg := buildToolUpdate(c.session, c.id, "_meta", wrapMember(c.dataKey, appendTermValue(nil, c.id, rawjson.Enclose(c.pending))))
+		msg := buildToolUpdate(c.session, c.id, "_meta", wrapMember(c.dataKey, appendTermValue(nil, c.tid, rawjson.Enclose(c.pending))))
 		c.body, c.pending = append(c.body, c.pending...), nil
 		return msg, nil
 	}
@@ -244,7 +250,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	if err := f.flush(m.Time, out, c); err != nil {
 		return err
 	}
-	msg, err := f.asDelta(m.Raw, u, delta)
+	msg, err := f.asDelta(m.Raw, u, c.tid, delta)
 	if err != nil {
 		return err
 	}
@@ -265,7 +271,7 @@ func (f *Deltas) toDeltas(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 // asDelta is update u of raw as a client with the extension gets it:
 // without its snapshot, and before the end with delta, the snapshot's new
 // text, as streamed output (endDeltas sends the last).
-func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, delta []byte) ([]byte, error) {
+func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, tid string, delta []byte) ([]byte, error) {
 	return toolcall.EditUpdate(raw, u, func(upd []byte) ([]byte, error) {
 		var err error
 		if u.Content != nil {
@@ -274,7 +280,7 @@ func (f *Deltas) asDelta(raw []byte, u *acp.ToolUpdate, delta []byte) ([]byte, e
 			}
 		}
 		if !u.Final() && len(delta) > 0 {
-			val := appendTermValue(nil, u.ID, rawjson.Enclose(delta))
+			val := appendTermValue(nil, tid, rawjson.Enclose(delta))
 			upd, err = rawjson.Set(upd, val, "_meta", f.client.key)
 		}
 		return upd, err
@@ -297,7 +303,7 @@ func (f *Deltas) endDeltas(m *filters.Message, u *acp.ToolUpdate, c *deltaCall, 
 		}
 	}
 	if tm := u.Term; tm.Exit == nil {
-		exit := appendTermExit(nil, u.ID, exitCode(u.RawOutput))
+		exit := appendTermExit(nil, c.tid, exitCode(u.RawOutput))
 		var err error
 		if msg, err = rawjson.Set(msg, exit, toolcall.At("_meta", acp.MetaTerminalExit)...); err != nil {
 			return err
@@ -327,7 +333,16 @@ func (f *Deltas) giveTerminal(m *filters.Message, u *acp.ToolUpdate, out filters
 	if u.Kind != "execute" || u.Term.Any() || !emptyArray(u.Content) || f.calls.Get(m.SessionID(), u.ID) != nil {
 		return nil
 	}
-	tid := rawjson.Quote(u.ID)
+	id := u.ID
+	n := f.given.Get(m.SessionID(), u.ID)
+	if n == nil {
+		n = new(int)
+		f.given.Add(m.SessionID(), u.ID, n)
+	}
+	if *n++; *n > 1 {
+		id = fmt.Sprintf("%s#%d", u.ID, *n) // a reused call id: a terminal of its own
+	}
+	tid := rawjson.Quote(id)
 	content := append(append([]byte(`[{"type":"terminal","terminalId":`), tid...), "}]"...)
 	msg, err := rawjson.Set(m.Raw, content, toolcall.At("content")...)
 	if err != nil {
@@ -338,7 +353,7 @@ func (f *Deltas) giveTerminal(m *filters.Message, u *acp.ToolUpdate, out filters
 		return err
 	}
 	c := f.newDeltaCall(m, u)
-	c.convert, c.dataKey = true, f.client.key
+	c.convert, c.dataKey, c.tid = true, f.client.key, id
 	if err := f.add(c.session, u.ID, c, m.Time, out); err != nil {
 		return err
 	}
@@ -388,7 +403,7 @@ func (c *deltaCall) recover(rawOutput []byte) string {
 }
 
 func (f *Deltas) dataUpdate(c *deltaCall, quoted []byte) []byte {
-	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, appendTermValue(nil, c.id, quoted)))
+	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, appendTermValue(nil, c.tid, quoted)))
 }
 
 // coalesce handles a tool update for a client without the extension.
