@@ -78,28 +78,62 @@ func (s *Filter) answer(m *filters.Message, out filters.Emitter) error {
 	if !m.IsResponse() {
 		return nil
 	}
-	p := &s.approvals
+	a, ok := s.approvals.take(string(m.ID()))
+	if !ok || cancelled(m) {
+		return nil
+	}
+	why, replay := s.changedSince(m, a)
+	if replay || len(why) == 0 {
+		return nil
+	}
+	reason := "after the permission request was shown, " + strings.Join(why, "; ") +
+		": the diff shown was computed from the text before, and is not what the command does now (it may overwrite those changes)"
+	s.approvals.markChanged(a, reason)
+	s.log().Warn("shell-to-patch: a file changed between a permission request and its answer; the edit shown is taken back",
+		"sessionId", a.session, "toolCallId", a.id, "why", reason)
+	upd, err := changedUpdate(a, reason)
+	if err != nil {
+		return err
+	}
+	return out.Emit(acp.AgentToClient, upd)
+}
+
+// take returns and forgets what the permission request id showed.
+func (p *approvals) take(id string) (askedCall, bool) {
 	p.mu.Lock()
-	a, ok := p.asked[string(m.ID())]
+	defer p.mu.Unlock()
+	a, ok := p.asked[id]
 	if ok {
-		delete(p.asked, string(m.ID()))
-		for i, id := range p.order {
-			if id == string(m.ID()) {
+		delete(p.asked, id)
+		for i, o := range p.order {
+			if o == id {
 				p.order = append(p.order[:i:i], p.order[i+1:]...)
 				break
 			}
 		}
 	}
-	p.mu.Unlock()
-	if !ok || cancelled(m) {
-		return nil
+	return a, ok
+}
+
+// markChanged records that the files of a's call changed before the answer: its edit is taken
+// back when it ends.
+func (p *approvals) markChanged(a askedCall, reason string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = map[[2]string]string{}
 	}
-	var why []string
+	p.changed[[2]string{a.session, a.id}] = reason
+}
+
+// changedSince says how each file a showed differs now from the text its diff was computed
+// from; replay is set when the file cannot be read here (a replay whose trace holds no such read).
+func (s *Filter) changedSince(m *filters.Message, a askedCall) (why []string, replay bool) {
 	for _, f := range a.files {
 		now, exists, err := s.readAt(m, f.path, a.root)
 		switch {
 		case errors.Is(err, filters.ErrNotRead):
-			return nil // a replay: the trace holds no such read
+			return nil, true
 		case err != nil:
 			why = append(why, fmt.Sprintf("%s cannot be read (%v)", f.path, err))
 		case exists != f.exists:
@@ -108,19 +142,12 @@ func (s *Filter) answer(m *filters.Message, out filters.Emitter) error {
 			why = append(why, f.path+" was changed")
 		}
 	}
-	if len(why) == 0 {
-		return nil
-	}
-	reason := "after the permission request was shown, " + strings.Join(why, "; ") +
-		": the diff shown was computed from the text before, and is not what the command does now (it may overwrite those changes)"
-	p.mu.Lock()
-	if p.changed == nil {
-		p.changed = map[[2]string]string{}
-	}
-	p.changed[[2]string{a.session, a.id}] = reason
-	p.mu.Unlock()
-	s.log().Warn("shell-to-patch: a file changed between a permission request and its answer; the edit shown is taken back",
-		"sessionId", a.session, "toolCallId", a.id, "why", reason)
+	return why, false
+}
+
+// changedUpdate is the filter's own update of a's call that says why the edit it showed no
+// longer holds: the call back as the command it is (an edit tool's stays an edit), with a note.
+func changedUpdate(a askedCall, reason string) ([]byte, error) {
 	raw := callUpdate(a.session, a.id)
 	callRaw, _ := rawjson.Get(raw, toolcall.At()...)
 	note := noteItem("acp-proxy: " + reason + ".")
@@ -132,11 +159,7 @@ func (s *Filter) answer(m *filters.Message, out filters.Emitter) error {
 	} else if a.title != nil {
 		members = append(members, member{"title", func() ([]byte, error) { return a.title, nil }})
 	}
-	upd, err := setMembers(raw, toolcall.At(), callRaw, members, true)
-	if err != nil {
-		return err
-	}
-	return out.Emit(acp.AgentToClient, upd)
+	return setMembers(raw, toolcall.At(), callRaw, members, true)
 }
 
 // cancelled reports whether a permission answer is the outcome "cancelled": nothing runs.

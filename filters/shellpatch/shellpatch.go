@@ -222,6 +222,30 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	s.takeChanged()
 	s.reading = m
 	defer func() { s.reading = nil }()
+	if err := s.before(m, out); err != nil {
+		return err
+	}
+	if !s.concerns(m) {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	raw, err := s.rewriteMessage(m)
+	if err != nil {
+		return err
+	}
+	if err := s.flush(out); err != nil { // the takebacks of calls this message evicted
+		return err
+	}
+	s.notePermission(m)
+	if raw == nil {
+		return out.Emit(m.Dir, m.Raw)
+	}
+	return out.Emit(m.Dir, raw)
+}
+
+// before does what m means to the filter before m itself goes on: the
+// responses that end turns, loads and resumes, a v2 turn's idle end, and
+// the updates of the filter's own they queue, sent first.
+func (s *Filter) before(m *filters.Message, out filters.Emitter) error {
 	if err := s.answered(m); err != nil {
 		return err
 	}
@@ -230,56 +254,56 @@ func (s *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 			return err
 		}
 	}
-	if err := s.flush(out); err != nil {
-		return err
+	return s.flush(out)
+}
+
+// concerns reports whether m may be rewritten: it carries a rawInput, or
+// it continues a live call. A message without a rawInput matters only when
+// it continues a live call: it then names a toolCallId, which is one map
+// lookup away.
+func (s *Filter) concerns(m *filters.Message) bool {
+	if rawjson.Contains(m.Raw, quotedRawInput) {
+		return true
 	}
-	// A message without a rawInput matters only when it continues a live
-	// call: it then names a toolCallId, which is one map lookup away. It
-	// goes on after the updates flush sent.
-	if !rawjson.Contains(m.Raw, quotedRawInput) {
-		if isV2(m) && rawjson.Contains(m.Raw, quotedToolCallID) {
-			// A v2 call is opened by its first update, which may carry no rawInput: a later
-			// one that does then does not open it.
-			s.noteOpened(m)
-		}
-		if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
-			return out.Emit(m.Dir, m.Raw)
-		}
-		if u, ok := m.ToolUpdate(); !ok || s.calls.Get(m.SessionID(), u.ID) == nil {
-			return out.Emit(m.Dir, m.Raw)
-		}
+	if isV2(m) && rawjson.Contains(m.Raw, quotedToolCallID) {
+		// A v2 call is opened by its first update, which may carry no rawInput: a later
+		// one that does then does not open it.
+		s.noteOpened(m)
 	}
-	var (
-		raw []byte
-		err error
-	)
+	if s.calls.Len() == 0 || !rawjson.Contains(m.Raw, quotedToolCallID) {
+		return false
+	}
+	u, ok := m.ToolUpdate()
+	return ok && s.calls.Get(m.SessionID(), u.ID) != nil
+}
+
+// rewriteMessage is m with its call shown as an edit, or nil to leave it
+// alone.
+func (s *Filter) rewriteMessage(m *filters.Message) ([]byte, error) {
 	switch {
 	case s.toolEditCall(m):
-		raw, err = s.toolEdit(m)
+		return s.toolEdit(m)
 	case m.Method() == "session/request_permission" && m.IsRequest():
 		if path, ok := permissionPath(m); ok {
-			raw, err = s.rewrite(m, path, true)
+			return s.rewrite(m, path, true)
 		}
 	case m.IsToolUpdate():
-		raw, err = s.rewrite(m, toolcall.At(), s.openedBy(m))
+		return s.rewrite(m, toolcall.At(), s.openedBy(m))
 	}
-	if err != nil {
-		return err
+	return nil, nil
+}
+
+// notePermission remembers a permission request that showed an edit: the
+// client's answer re-reads what it showed.
+func (s *Filter) notePermission(m *filters.Message) {
+	if m.Method() != "session/request_permission" || !m.IsRequest() {
+		return
 	}
-	if err := s.flush(out); err != nil { // the takebacks of calls this message evicted
-		return err
-	}
-	if m.Method() == "session/request_permission" && m.IsRequest() {
-		if u, ok := m.PermissionCall(); ok {
-			if c := s.calls.Get(m.SessionID(), u.ID); c != nil && c.edit != nil {
-				s.asked(m, c) // the answer re-reads what it showed
-			}
+	if u, ok := m.PermissionCall(); ok {
+		if c := s.calls.Get(m.SessionID(), u.ID); c != nil && c.edit != nil {
+			s.asked(m, c)
 		}
 	}
-	if raw == nil {
-		return out.Emit(m.Dir, m.Raw)
-	}
-	return out.Emit(m.Dir, raw)
 }
 
 // openedBy reports whether m, a tool call update, opens its call: a v1 tool_call, or the first
@@ -463,24 +487,7 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	var r recognised
 	switch {
 	case ok && mayStart && mayWrite(rawInput):
-		// The same rawInput in the same place is judged once per call: reading a script can
-		// cost up to its Work bound, and an agent may send it in several messages.
-		key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid))
-		if c != nil && c.judged != nil && c.judged.key == key {
-			r = c.judged.r
-			break
-		}
-		r = s.recognise(m, sess, sid, cmd)
-		if r.edit != nil && s.pendingOn(r.edit, c) {
-			r.edit = nil
-		}
-		if r.edit == nil {
-			if c == nil {
-				c = s.track(sid, id)
-				c.claude = claude
-			}
-			c.judged = &judged{key: key, r: r}
-		}
+		c, r = s.recogniseOnce(m, sess, sid, id, c, claude, rawInput, cmd)
 	case ok && claude:
 		r.staysPut = staysPut(cmd.script)
 	}
@@ -504,6 +511,29 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(m.Caps.Cwd(sid))
 	s.held += e.size()
 	return c
+}
+
+// recogniseOnce is recognise for call id, judged once per call for the same rawInput in the
+// same place: reading a script can cost up to its Work bound, and an agent may send it in several
+// messages. A write another live call shows pending stands aside. It returns the call's state (one
+// is kept for a refusal, to remember it) and what was recognised.
+func (s *Filter) recogniseOnce(m *filters.Message, sess *session, sid, id string, c *call, claude bool, rawInput []byte, cmd command) (*call, recognised) {
+	key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid))
+	if c != nil && c.judged != nil && c.judged.key == key {
+		return c, c.judged.r
+	}
+	r := s.recognise(m, sess, sid, cmd)
+	if r.edit != nil && s.pendingOn(r.edit, c) {
+		r.edit = nil
+	}
+	if r.edit == nil {
+		if c == nil {
+			c = s.track(sid, id)
+			c.claude = claude
+		}
+		c.judged = &judged{key: key, r: r}
+	}
+	return c, r
 }
 
 // bareDirectory settles where a bare command (opencode's, gemini's) runs, and returns the call's
