@@ -41,3 +41,6 @@ func Alive(pid int) bool {
 	}
 	return syscall.Kill(pid, 0) == nil
 }
+
+// ownGroup is this process's process group.
+func ownGroup() int { return syscall.Getpgrp() }
