@@ -373,11 +373,15 @@ func TestTerminalStdinRunsTheAgentDirectly(t *testing.T) {
 		t.Skip("script(1) not installed: no way to give the proxy a terminal")
 	}
 	// script gives the command a pseudo-terminal as stdin and stdout.
-	cmd := exec.Command(script, "-qec", proxyBin(t)+" -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
+	cmd := exec.Command(script, "-qec", proxyBin(t)+" --record x.jsonl -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
+	cmd.Dir = t.TempDir()
 	out, err := cmd.Output()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Contains(t, string(out), "on-a-tty")
+	// Someone trying the proxy by hand learns that nothing was relayed.
+	assert.Contains(t, string(out), "acp-proxy: stdin is a terminal, not an ACP client: running sh directly, without filters, --record or --log-file")
+	assert.NoFileExists(t, filepath.Join(cmd.Dir, "x.jsonl"))
 	assert.Equal(t, 5, cmd.ProcessState.ExitCode())
 }
 
