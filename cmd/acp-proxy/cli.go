@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +46,7 @@ Usage:
   acp-proxy replay [filter flags] [TRACE|-]  run a recorded trace through the filters
   acp-proxy view [filter flags] [TRACE|-]    make an HTML page of a recorded trace
   acp-proxy COMMAND --help                   the flags and examples of doctor, replay, view
+  acp-proxy help [COMMAND]                   the same, as go help does
 
 Which flags your editor and agent want: run acp-proxy doctor with the agent's command, or see
 the README's "Which filters to enable" (Zed, JetBrains, agent-shell, codecompanion, acpx).
@@ -82,6 +84,9 @@ var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "help" {
+		return runHelp(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) > 0 && subcommands[args[0]] != nil {
 		return subcommands[args[0]](args[1:], stdin, stdout, stderr)
 	}
@@ -99,7 +104,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	agent := proxy.Agent{Argv: agentArgv, Stderr: stderr, Grace: opts.grace}
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
 		// ACP terminal auth reruns the configured command in a terminal:
-		// the agent talks to the user, not to an editor. Get out of the way.
+		// the agent talks to the user, not to an editor. Get out of the way,
+		// but say so: someone trying the proxy by hand would otherwise
+		// think the filters and --record ran.
+		fmt.Fprintf(stderr, "acp-proxy: stdin is a terminal, not an ACP client: running %s directly, "+
+			"without filters, --record or --log-file (an editor starts acp-proxy with pipes)\n", agentArgv[0])
 		return execDirect(agent, stderr)
 	}
 
@@ -156,6 +165,19 @@ func runAgent(relay *proxy.Relay, agent proxy.Agent, stdin io.Reader, stdout io.
 	return relay.Run(context.Background(), agent, stdin, stdout, sigs)
 }
 
+// runHelp is `acp-proxy help [COMMAND]`, which is `acp-proxy [COMMAND]
+// --help`, as with go help and gh help.
+func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		return run([]string{"--help"}, stdin, stdout, stderr)
+	case len(args) == 1 && subcommands[args[0]] != nil:
+		return subcommands[args[0]]([]string{"--help"}, stdin, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
+	return exitUsage
+}
+
 // proxyArgs is the proxy's own arguments: args without the agent's command
 // line and the "--" before it.
 func proxyArgs(args, agentArgv []string) []string {
@@ -172,9 +194,9 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs := pflag.NewFlagSet("acp-proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false)
-	fs.StringVar(&opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
+	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	fs.StringVar(&opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
+	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")

@@ -25,6 +25,10 @@ func TestHelpAndVersionAnswerOnTheGivenStdout(t *testing.T) {
 		"--version":     {[]string{"--version"}, "acp-proxy "},
 		"replay --help": {[]string{"replay", "--help"}, "acp-proxy replay"},
 		"flags, --help": {[]string{"--stats", "--help"}, "acp-proxy relays the Agent Client Protocol"},
+		// As go help and gh help: help [COMMAND] is COMMAND --help.
+		"help":        {[]string{"help"}, "acp-proxy relays the Agent Client Protocol"},
+		"help doctor": {[]string{"help", "doctor"}, "acp-proxy doctor starts AGENT"},
+		"help view":   {[]string{"help", "view"}, "acp-proxy view"},
 	}
 	for name, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -68,4 +72,34 @@ func TestLogsWriteDurationsReadably(t *testing.T) {
 	require.NoError(t, err)
 	logger.Error("agent failed", "after", 250*time.Millisecond)
 	assert.Contains(t, stderr.String(), "after=250ms")
+}
+
+func TestHelpOfAnUnknownCommandIsAUsageError(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, exitUsage, run([]string{"help", "nope"}, strings.NewReader(""), &stdout, &stderr))
+	assert.Empty(t, stdout.String())
+	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
+}
+
+// An editor's JSON config has no shell: "--record", "~/acp.jsonl" reaches
+// the proxy with the ~, which names the home directory as git's config does.
+func TestPathFlagsExpandALeadingTilde(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // Windows' home
+	in := `{"jsonrpc":"2.0","method":"x"}` + "\n"
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"--record", "~/acp.jsonl", "--log-file", "~/proxy.log", "--", "cat"}, strings.NewReader(in), &stdout, &stderr)
+	require.Equal(t, 0, code, "stderr: %s", stderr.String())
+	assert.Equal(t, in, stdout.String())
+	assert.FileExists(t, filepath.Join(home, "acp.jsonl"))
+	assert.FileExists(t, filepath.Join(home, "proxy.log"))
+
+	for in, want := range map[string]string{
+		"~/a/b": filepath.Join(home, "a", "b"), "~": home, "~user/x": "~user/x", "a/~/b": "a/~/b", "-": "-",
+	} {
+		got, err := expandHome(in)
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Clean(want), filepath.Clean(got), in)
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,9 +72,16 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if errors.As(err, &se) {
 			return se.Code
 		}
+		var node *doctor.NodeScript
+		if path, rerr := (proxy.Agent{Argv: agent}).Resolve(); rerr == nil {
+			node = doctor.FindNodeScript(path)
+		}
+		doctor.WriteFailure(stderr, agent, err, node)
 		return 1
 	}
 	report := doctor.NewReport(answer, agent, selfPath(), cfg.Flags())
+	report.Node = doctor.FindNodeScript(answer.Path)
+	report.ProxyTemporary = temporaryBuild(report.Proxy)
 	if err := report.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
 		return 1
@@ -97,4 +106,20 @@ func selfPath() string {
 		return p
 	}
 	return "acp-proxy"
+}
+
+// temporaryBuild says, when path is a binary go run built (in a go-build
+// directory under the temporary directory, deleted when go run ends), that
+// editor configs must not name it and how to install one that stays; ""
+// otherwise.
+func temporaryBuild(path string) string {
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '/' || r == '\\' })
+	for i, p := range parts {
+		if strings.HasPrefix(p, "go-build") && i+2 < len(parts) && slices.Contains(parts[i+1:], "exe") {
+			return "this acp-proxy is go run's temporary build (" + path + "), which go deletes when it exits: " +
+				"the configs name a file that will be gone. Install one that stays, from the clone: " +
+				"GOBIN=~/.local/bin go install ./cmd/acp-proxy, then run ~/.local/bin/acp-proxy doctor again."
+		}
+	}
+	return ""
 }

@@ -67,3 +67,12 @@ func TestDoctorRunsTheAgent(t *testing.T) {
 		})
 	}
 }
+
+// go run builds into a go-build directory it deletes afterwards: configs
+// naming that binary would break as soon as doctor ends.
+func TestDoctorKnowsGoRunsTemporaryBuild(t *testing.T) {
+	assert.Contains(t, temporaryBuild("/tmp/go-build3315874939/b001/exe/acp-proxy"), "GOBIN=~/.local/bin go install ./cmd/acp-proxy")
+	assert.Contains(t, temporaryBuild(`C:\Users\me\AppData\Local\Temp\go-build1\b001\exe\acp-proxy.exe`), "go run's temporary build")
+	assert.Empty(t, temporaryBuild("/home/you/.local/bin/acp-proxy"))
+	assert.Empty(t, temporaryBuild("/home/you/src/go-build-tools/acp-proxy"))
+}

@@ -250,6 +250,54 @@ func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
 		"agent %d still runs after the proxy was killed", hello.PID)
 }
 
+// An npm agent is a node launcher whose child is the real agent; here the
+// child ignores EOF and SIGTERM. However the session ends, neither may
+// outlive it, and the status stays the agent's.
+func TestNothingTheAgentStartedOutlivesTheSession(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows ends the agent's job; the fake agent's signals are Unix's")
+	}
+	cases := []struct {
+		name string
+		args []string
+		end  func(t *testing.T, s *session)
+		want int // -1: the proxy was killed
+	}{
+		{"the editor closes stdin; the agent ignores it", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof"},
+			func(t *testing.T, s *session) { require.NoError(t, s.stdin.Close()) }, 128 + int(syscall.SIGTERM)},
+		{"the agent exits by itself at EOF", []string{"--", fakeAgent(t), "--exit", "3"},
+			func(t *testing.T, s *session) { require.NoError(t, s.stdin.Close()) }, 3},
+		{"Ctrl-C reaches the agent's tree", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof"},
+			func(t *testing.T, s *session) { require.NoError(t, s.cmd.Process.Signal(syscall.SIGINT)) }, 128 + int(syscall.SIGINT)},
+		{"the editor kills the proxy", []string{"--", fakeAgent(t), "--ignore-eof", "--ignore-term"},
+			func(t *testing.T, s *session) { require.NoError(t, s.cmd.Process.Kill()) }, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := start(t, append(c.args[:len(c.args):len(c.args)], "--print-pid", "--child")...)
+			var pids [2]int
+			for i, key := range []string{"pid", "child"} {
+				line, err := s.stdout.ReadString('\n')
+				require.NoError(t, err)
+				var m map[string]int
+				require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+				pids[i] = m[key]
+				require.True(t, procgroup.Alive(pids[i]), "the %s runs", key)
+				t.Cleanup(func() { kill(pids[i]) })
+			}
+			c.end(t, s)
+			status := s.wait(t)
+			if c.want >= 0 {
+				assert.Equal(t, c.want, status)
+			}
+			for i, what := range []string{"agent", "agent's child"} {
+				assert.Eventually(t, func() bool { return !procgroup.Alive(pids[i]) }, 10*time.Second, 10*time.Millisecond,
+					"the %s (%d) outlived the session", what, pids[i])
+			}
+		})
+	}
+}
+
 func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {
 	s := start(t, "--", fakeAgent(t), "--close-stdout", "--exit", "4")
 	rest, err := io.ReadAll(s.stdout)
@@ -325,11 +373,15 @@ func TestTerminalStdinRunsTheAgentDirectly(t *testing.T) {
 		t.Skip("script(1) not installed: no way to give the proxy a terminal")
 	}
 	// script gives the command a pseudo-terminal as stdin and stdout.
-	cmd := exec.Command(script, "-qec", proxyBin(t)+" -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
+	cmd := exec.Command(script, "-qec", proxyBin(t)+" --record x.jsonl -- sh -c 'test -t 0 && test -t 1 && echo on-a-tty; exit 5'", "/dev/null")
+	cmd.Dir = t.TempDir()
 	out, err := cmd.Output()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Contains(t, string(out), "on-a-tty")
+	// Someone trying the proxy by hand learns that nothing was relayed.
+	assert.Contains(t, string(out), "acp-proxy: stdin is a terminal, not an ACP client: running sh directly, without filters, --record or --log-file")
+	assert.NoFileExists(t, filepath.Join(cmd.Dir, "x.jsonl"))
 	assert.Equal(t, 5, cmd.ProcessState.ExitCode())
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -118,4 +120,41 @@ func (v durationValue) Type() string { return "duration" }
 func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, value, zero time.Duration, usage string) {
 	*p = value
 	fs.Var(durationValue{p, zero}, name, usage)
+}
+
+// pathValue is a file path flag whose leading "~/" is the home directory.
+// An editor's JSON config has no shell to expand it ("--record",
+// "~/acp.jsonl"), so the proxy does, as git does for paths in its config.
+type pathValue struct{ p *string }
+
+func (v pathValue) Set(s string) error {
+	expanded, err := expandHome(s)
+	if err != nil {
+		return err
+	}
+	*v.p = expanded
+	return nil
+}
+
+func (v pathValue) String() string { return *v.p }
+func (v pathValue) Type() string   { return "path" }
+
+// pathVarP defines a path flag (see pathValue).
+func pathVarP(fs *pflag.FlagSet, p *string, name, shorthand, usage string) {
+	fs.VarP(pathValue{p}, name, shorthand, usage)
+}
+
+// expandHome replaces a leading "~" followed by a separator (or alone) with
+// the home directory; "~user/" is left as it is, as the proxy cannot look
+// users up everywhere.
+func expandHome(s string) (string, error) {
+	rest, ok := strings.CutPrefix(s, "~")
+	if !ok || (rest != "" && rest[0] != '/' && rest[0] != filepath.Separator) {
+		return s, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%q: cannot expand ~: %w", s, err)
+	}
+	return home + rest, nil
 }

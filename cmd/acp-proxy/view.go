@@ -41,7 +41,8 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, cfg := traceFlagSet("acp-proxy view", stderr)
 	filterFlags := map[string]bool{}
 	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })
-	output := fs.StringP("output", "o", "", "write the page to this file (-: stdout); default: TRACE.html beside the trace")
+	output := new(string)
+	pathVarP(fs, output, "output", "o", "write the page to this file (-: stdout); default: TRACE.html beside the trace")
 	in, name, done, code := openTraceArgs(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]", stdin, stdout, stderr)
 	if code >= 0 {
 		return code

@@ -73,6 +73,7 @@ type Client struct {
 	changed    chan struct{} // closed and replaced on every received line
 	waitDone   chan struct{} // closed when cmd.Wait returns
 	initResult json.RawMessage
+	checkLeft  func() // fails the test if anything the process started outlived it
 }
 
 // Start launches opts.Argv with pipes and starts reading its stdout. The
@@ -98,6 +99,9 @@ func Start(t testing.TB, opts Options) *Client {
 		waitDone: make(chan struct{}),
 	}
 	require.NoError(t, c.launch(), "acpclient.Start %q", opts.Argv)
+	// Whatever the process starts must end with it: an agent's process
+	// left running is a leak the proxy promises never to cause.
+	c.checkLeft = procgroup.Watch(t, c.cmd.Process.Pid)
 	t.Cleanup(c.stop)
 	go c.readLoop()
 	go func() {
@@ -158,6 +162,9 @@ func (c *Client) stop() {
 	signalGroup(pgid, syscall.SIGKILL)
 	c.stdout.Close()
 	<-c.readDone
+	// Only what left the group (a proxy's agent has a group of its own)
+	// can be left now.
+	c.checkLeft()
 }
 
 func signalGroup(pgid int, sig syscall.Signal) {

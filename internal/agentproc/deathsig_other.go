@@ -4,8 +4,6 @@ package agentproc
 
 import "os/exec"
 
-// hasDeathSignal: macOS and the other BSDs have no parent-death signal, so
-// a watchdog process does its work (see startWatchdog).
-const hasDeathSignal = false
-
+// setDeathSignal does nothing: macOS and the other BSDs have no
+// parent-death signal; the watchdog does its work (see startWatchdog).
 func setDeathSignal(*exec.Cmd) {}

@@ -7,9 +7,6 @@ import (
 	"syscall"
 )
 
-// hasDeathSignal: the kernel itself kills the agent when the proxy dies.
-const hasDeathSignal = true
-
 // setDeathSignal makes the kernel SIGKILL the agent when its parent dies:
 // on Linux when the thread that started it ends, which happens only when
 // the proxy itself dies (see startAndWait); on FreeBSD (procctl

@@ -123,12 +123,15 @@ func (p *Process) Stop(why string) {
 // Whatever the agent wrote before exiting is in the pipe, so its reader
 // gets it all; but a grandchild that holds the pipe open gets only a grace
 // (with NoGrace, still DefaultGrace) before the pipe is closed under it.
+// What the agent left running is stopped (see osProcess.endGroup) before
+// Wait returns: nothing the agent started outlives the session.
 func (p *Process) Wait(sigs <-chan os.Signal, read <-chan struct{}) int {
 	defer p.proc.release()
 	exited := p.exited
 	var exitErr error
 	var drainWait <-chan time.Time
-	for exited != nil || read != nil {
+	var groupEnded chan struct{}
+	for exited != nil || read != nil || groupEnded != nil {
 		select {
 		case s := <-sigs:
 			p.proc.forward(p.log, s)
@@ -138,6 +141,13 @@ func (p *Process) Wait(sigs <-chan os.Signal, read <-chan struct{}) int {
 			exited = nil
 			p.exit()
 			drainWait = time.After(cmp.Or(p.grace, DefaultGrace))
+			groupEnded = make(chan struct{})
+			go func(done chan struct{}) {
+				defer close(done)
+				p.proc.endGroup(p.grace)
+			}(groupEnded)
+		case <-groupEnded:
+			groupEnded = nil
 		case <-drainWait:
 			drainWait = nil
 			p.log.Warn("agent exited but its stdout stayed open; closing it")

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/agentproc/proctree"
 )
 
 // shellAgent is `sh -c script` started as a Process, with a reader that
@@ -104,4 +106,60 @@ func TestWaitDoesNotWaitForeverForAGrandchildHoldingStdoutOpen(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
 	assert.Equal(t, 5, a.waitStatus(t), "Wait returns, with the agent's status")
+}
+
+// running reports whether process pid runs (a zombie does not).
+func running(pid int) bool {
+	if procs, err := proctree.List(); err == nil {
+		for _, p := range procs {
+			if p.PID == pid {
+				return p.Live()
+			}
+		}
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+// An npm agent is a launcher whose child is the real agent: stopping the
+// launcher alone left the child running after every session.
+func TestNothingTheAgentStartedOutlivesIt(t *testing.T) {
+	const stubbornChild = `(trap "" TERM; while :; do sleep 0.01; done) >/dev/null & echo $!; `
+	cases := []struct {
+		name   string
+		script string
+		stop   bool
+		want   int
+	}{
+		{"the SIGTERM step reaches the agent's child", `sleep 60 >/dev/null & echo $!; exec sleep 60`, true, 128 + 15},
+		{"a child that ignores SIGTERM is killed a grace later", stubbornChild + `exec sleep 60`, true, 128 + 15},
+		{"a child the agent left when it exited is stopped, and the status stays the agent's", stubbornChild + `exit 3`, false, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			started := time.Now()
+			a := startShellAgent(t, c.script, 200*time.Millisecond, nil)
+			child, err := strconv.Atoi(a.line(t))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+			require.True(t, running(child), "the child runs")
+			if c.stop {
+				a.Stop("the test is done")
+			}
+			assert.Equal(t, c.want, a.waitStatus(t))
+			assert.False(t, running(child), "the agent's child %d outlived it", child)
+			assert.Less(t, time.Since(started), 10*time.Second, "nobody waited for sleep 60")
+		})
+	}
+}
+
+// Run from a terminal, Ctrl-C reaches the agent and its children alike;
+// through the proxy it still does.
+func TestForwardedSignalsReachTheAgentsChildren(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	a := startShellAgent(t, `trap "wait; exit 9" USR1; (trap "echo child got USR1; exit 0" USR1; echo ready; while :; do sleep 0.01; done) & while :; do sleep 0.01; done`, time.Minute, sigs)
+	require.Equal(t, "ready", a.line(t))
+	sigs <- syscall.SIGUSR1
+	assert.Equal(t, "child got USR1", a.line(t))
+	assert.Equal(t, 9, a.waitStatus(t))
 }

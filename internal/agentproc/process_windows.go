@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -162,6 +163,15 @@ func (p *osProcess) terminate() error {
 // receiving the signal at all (signal.Notify) is what keeps it alive.
 func (p *osProcess) forward(log *slog.Logger, s os.Signal) {
 	log.Info("signal not forwarded: the agent receives console events itself", "signal", s)
+}
+
+// endGroup ends what the agent left running in its job once it has exited:
+// Windows has no polite step to give it, so it dies now, as the agent's
+// shutdown would have ended it.
+func (p *osProcess) endGroup(time.Duration) {
+	if p.job != 0 {
+		_ = windows.TerminateJobObject(p.job, 1)
+	}
 }
 
 // release closes the job: whatever the agent left running dies now.

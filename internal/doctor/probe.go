@@ -13,7 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/tailbuf"
@@ -58,7 +60,7 @@ type AgentInfo struct{ Name, Title, Version string }
 type AuthMethod struct{ ID, Name, Description, Type string }
 
 // maxNotJSON is how many non-JSON stdout lines an Answer keeps.
-const maxNotJSON = 3
+const maxNotJSON = 8
 
 // Probe starts argv as the proxy starts an agent (PATH lookup, process
 // group, shutdown), in a temporary directory it removes afterwards, so that
@@ -99,7 +101,8 @@ func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Ans
 		exited <- runResult{status, err}
 	}()
 	answered := make(chan readResult, 1)
-	go func() { answered <- readAnswer(outR) }()
+	seen := &notJSONLines{}
+	go func() { answered <- readAnswer(outR, seen) }()
 	go func() { _, _ = io.WriteString(inW, initializeLine) }()
 
 	a, gone, err := await(ctx, answered, exited, timeout, argv[0], stderr)
@@ -125,7 +128,44 @@ func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Ans
 			a.RealPath = real
 		}
 	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// A usage message on stdout is most often why an agent did not
+		// answer: the error carries it, to be shown.
+		err = &ProbeError{Err: err, Stdout: seen.get()}
+	}
 	return a, err
+}
+
+// ProbeError is a probe that got no answer: why, and the lines the agent
+// wrote on stdout that are not JSON (the first few), such as a usage
+// message.
+type ProbeError struct {
+	Err    error
+	Stdout []string
+}
+
+func (e *ProbeError) Error() string { return e.Err.Error() }
+func (e *ProbeError) Unwrap() error { return e.Err }
+
+// notJSONLines are the first maxNotJSON lines an agent wrote on stdout
+// that are not JSON, for the reader and, once it gave up, the prober.
+type notJSONLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *notJSONLines) add(line string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.lines) < maxNotJSON {
+		n.lines = append(n.lines, line)
+	}
+}
+
+func (n *notJSONLines) get() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.lines)
 }
 
 type runResult struct {
@@ -166,16 +206,15 @@ func exitedFirst(name string, r runResult, stderr *tailbuf.Buffer) error {
 var errStdoutClosed = errors.New("stdout closed")
 
 // readAnswer reads the agent's stdout until the answer to initialize.
-func readAnswer(out io.Reader) readResult {
-	var notJSON []string
+func readAnswer(out io.Reader, notJSON *notJSONLines) readResult {
 	r := bufio.NewReaderSize(out, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			a, done, rerr := parseLine(line, &notJSON)
+			a, done, rerr := parseLine(line, notJSON)
 			if done {
 				if a != nil {
-					a.NotJSON = notJSON
+					a.NotJSON = notJSON.get()
 				}
 				return readResult{a, rerr}
 			}
@@ -188,7 +227,7 @@ func readAnswer(out io.Reader) readResult {
 
 // parseLine reads one line of the agent's: done when it is the answer to
 // initialize (an Answer, or the error it answered).
-func parseLine(line []byte, notJSON *[]string) (a *Answer, done bool, err error) {
+func parseLine(line []byte, notJSON *notJSONLines) (a *Answer, done bool, err error) {
 	var msg struct {
 		ID     *json.RawMessage `json:"id"`
 		Method string           `json:"method"`
@@ -199,8 +238,9 @@ func parseLine(line []byte, notJSON *[]string) (a *Answer, done bool, err error)
 		} `json:"error"`
 	}
 	if json.Unmarshal(line, &msg) != nil {
-		if len(*notJSON) < maxNotJSON {
-			*notJSON = append(*notJSON, strings.TrimRight(string(line), "\r\n"))
+		// A usage message's indentation is kept; its blank lines are not.
+		if text := strings.TrimRight(string(line), " \t\r\n"); text != "" {
+			notJSON.add(text)
 		}
 		return nil, false, nil
 	}

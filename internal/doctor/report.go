@@ -24,6 +24,11 @@ type Report struct {
 	Proxy string
 	// Given are the filter flags doctor was given.
 	Given []string
+	// Node is the agent as a Node script (nil when it is not one).
+	Node *NodeScript
+	// ProxyTemporary says that Proxy is a build that will not stay (go
+	// run's), and how to install one that does.
+	ProxyTemporary string
 }
 
 // NewReport recognises the agent that gave answer.
@@ -81,6 +86,14 @@ func (r *Report) writeAgent(w io.Writer) {
 	}
 	for _, note := range r.Agent.Notes {
 		writeWrapped(w, "", "  ", "Note: "+note)
+	}
+	if r.Node != nil {
+		for _, note := range r.Node.Notes() {
+			writeWrapped(w, "", "  ", "Note: "+note)
+		}
+	}
+	if r.ProxyTemporary != "" {
+		writeWrapped(w, "", "  ", "Warning: "+r.ProxyTemporary)
 	}
 }
 

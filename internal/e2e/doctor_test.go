@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 	"github.com/acp-proxy/acp-proxy/internal/realagent"
 	"github.com/acp-proxy/acp-proxy/internal/testbin"
 )
@@ -141,7 +142,13 @@ func runDoctor(t *testing.T, agent *realagent.Agent, argv ...string) (stdout, st
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	if err = cmd.Start(); err != nil {
+		return "", "", err
+	}
+	// doctor stops the agent it probed, with all it started.
+	checkLeft := procgroup.Watch(t, cmd.Process.Pid)
+	err = cmd.Wait()
+	checkLeft()
 	return o.String(), e.String(), err
 }
 

@@ -29,11 +29,10 @@ const readmeHome = "/home/you"
 var readmeCommands = map[string]string{
 	"go run ./cmd/acp-proxy replay --summary --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl": "run, with the built acp-proxy for go run ./cmd/acp-proxy: its output is the table the README prints after it",
 	"bash .ci/run": "not run by a test: it is CI, which runs every test",
-	"GOBIN=~/.local/bin go install github.com/acp-proxy/acp-proxy/cmd/acp-proxy@latest":                                               "not run: it fetches the published module; the checkout's go build below is run",
+	"GOBIN=~/.local/bin go install ./cmd/acp-proxy":                                                                                   "run",
 	"go build -o ~/.local/bin/acp-proxy ./cmd/acp-proxy":                                                                              "run",
 	"sha256sum --ignore-missing -c acp-proxy_1.2.3_checksums.txt":                                                                     "run, on an archive and checksums named and laid out as GoReleaser's",
 	"tar -xzf acp-proxy_1.2.3_linux_amd64.tar.gz -C ~/.local/bin acp-proxy":                                                           "run, after the sha256sum line",
-	"npx acp-proxy --terminal-output -- npx @zed-industries/codex-acp":                                                                "not run here: scripts/release-check installs the npm packages from their tarballs and runs npx acp-proxy",
 	"npm install -g --prefix ~/.local @zed-industries/codex-acp":                                                                      "not run: it fetches from the npm registry; scripts/install-agents installs the same package, and TestDoctorKnowsEveryRealAgentByName runs the command it installs by name",
 	"acp-proxy doctor -- codex-acp":                                                                                                   "run, with codex-acp 0.16 installed",
 	"acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'": "run, through the real acpx and codex-acp 0.16 against a mock model",
@@ -159,9 +158,11 @@ func TestReadmeRunItShowsWhatItPrints(t *testing.T) {
 
 func TestReadmeInstallSteps(t *testing.T) {
 	e := newReadmeEnv(t, os.Environ())
-	require.NoError(t, os.Remove(filepath.Join(e.bin, "acp-proxy")))
-	e.sh(t, moduleRoot(t), "go build -o ~/.local/bin/acp-proxy ./cmd/acp-proxy")
-	assert.True(t, strings.HasPrefix(e.sh(t, e.home, "acp-proxy --version"), "acp-proxy "))
+	for _, line := range []string{"GOBIN=~/.local/bin go install ./cmd/acp-proxy", "go build -o ~/.local/bin/acp-proxy ./cmd/acp-proxy"} {
+		require.NoError(t, os.Remove(filepath.Join(e.bin, "acp-proxy")))
+		e.sh(t, moduleRoot(t), line)
+		assert.True(t, strings.HasPrefix(e.sh(t, e.home, "acp-proxy --version"), "acp-proxy "), line)
+	}
 
 	// A release archive and its checksums, as GoReleaser names them.
 	require.NoError(t, os.Remove(filepath.Join(e.bin, "acp-proxy")))
@@ -174,6 +175,16 @@ func TestReadmeInstallSteps(t *testing.T) {
 	e.sh(t, dl, "sha256sum --ignore-missing -c acp-proxy_1.2.3_checksums.txt")
 	e.sh(t, dl, "tar -xzf acp-proxy_1.2.3_linux_amd64.tar.gz -C ~/.local/bin acp-proxy")
 	assert.True(t, strings.HasPrefix(e.sh(t, e.home, "acp-proxy --version"), "acp-proxy "))
+}
+
+// No release is published and the npm name acp-proxy is not the project's:
+// a command that fetches either would fail, or run a stranger's package.
+func TestReadmeInstallsOnlyWhatExists(t *testing.T) {
+	commands, _ := readme(t)
+	for _, c := range commands {
+		assert.NotRegexp(t, `\bnpx( -y)? acp-proxy\b`, c, "acp-proxy on npm is not the project's")
+		assert.NotContains(t, c, "go install github.com/acp-proxy/", "no module version is published to fetch")
+	}
 }
 
 func TestReadmeSynopsesAreTheHelps(t *testing.T) {

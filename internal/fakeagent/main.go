@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -19,7 +20,7 @@ import (
 // options are the flags: what the agent does, and in which order main does it.
 type options struct {
 	// what it writes
-	printPID, echo             bool
+	printPID, echo, child      bool
 	emit, stderrText           string
 	huge, pauseLine, waitLines int
 
@@ -45,6 +46,7 @@ func parseFlags() options {
 	flag.IntVar(&o.dieSignal, "die-signal", 0, "when done, kill itself with this signal")
 	flag.IntVar(&o.waitLines, "wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
 	flag.BoolVar(&o.printPID, "print-pid", false, `first write {"pid":N}`)
+	flag.BoolVar(&o.child, "child", false, `first start a copy of itself that ignores EOF and SIGTERM and shares its stdout, as an npm launcher starts the native agent, and write {"child":N}`)
 	flag.Parse()
 	return o
 }
@@ -101,6 +103,10 @@ func (o options) writeFirst(out *bufio.Writer, in *bufio.Reader) {
 		fmt.Fprintf(out, "{\"pid\":%d}\n", os.Getpid())
 		out.Flush()
 	}
+	if o.child {
+		fmt.Fprintf(out, "{\"child\":%d}\n", startChild())
+		out.Flush()
+	}
 	for range o.waitLines {
 		if _, err := in.ReadString('\n'); err != nil {
 			break
@@ -123,6 +129,23 @@ func (o options) writeFirst(out *bufio.Writer, in *bufio.Reader) {
 		out.WriteString("\n")
 	}
 	out.Flush()
+}
+
+// startChild starts a copy of this agent that only an end of its whole
+// process tree stops: it ignores EOF and SIGTERM. Its stdin is /dev/null,
+// so that it takes nothing meant for its parent; its stdout and stderr are
+// its parent's, as a launcher's child has them.
+func startChild() int {
+	exe, err := os.Executable()
+	if err != nil {
+		fail("child:", err)
+	}
+	cmd := exec.Command(exe, "--ignore-eof", "--ignore-term")
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fail("child:", err)
+	}
+	return cmd.Process.Pid
 }
 
 func emitFile(out *bufio.Writer, path string) {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+
+	"github.com/acp-proxy/acp-proxy/internal/agentproc/proctree"
 )
 
 // Set makes cmd start a new process group, led by the process itself.
@@ -25,5 +27,20 @@ func Signal(pid int, sig syscall.Signal) error {
 	return nil
 }
 
-// Alive reports whether process pid exists (it may be a zombie).
-func Alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// Alive reports whether process pid runs. A zombie does not: an orphan's
+// zombie stays where init reaps nothing (some containers), and kill(2)
+// still finds it.
+func Alive(pid int) bool {
+	if procs, err := proctree.List(); err == nil {
+		for _, p := range procs {
+			if p.PID == pid {
+				return p.Live()
+			}
+		}
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+// ownGroup is this process's process group.
+func ownGroup() int { return syscall.Getpgrp() }

@@ -33,3 +33,7 @@ func Alive(pid int) bool {
 	p.Release()
 	return true
 }
+
+// ownGroup is none: Windows has no process groups (and Watch lists no
+// processes there).
+func ownGroup() int { return -1 }
