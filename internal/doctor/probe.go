@@ -70,17 +70,9 @@ const maxNotJSON = 8
 // process's); the agent is found on this process's PATH, as the proxy finds
 // it. A start failure is a *proxy.StartError.
 func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Answer, error) {
-	agent := proxy.Agent{Argv: append([]string{}, argv...), Env: env}
-	path, err := agent.Resolve()
+	agent, path, err := probeAgent(argv, env)
 	if err != nil {
 		return nil, err
-	}
-	if path, err = filepath.Abs(path); err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
-	}
-	if strings.ContainsRune(argv[0], filepath.Separator) {
-		// It runs in another directory, so a relative name must not.
-		agent.Argv[0] = path
 	}
 	dir, err := os.MkdirTemp("", "acp-proxy-doctor-")
 	if err != nil {
@@ -134,6 +126,24 @@ func Probe(ctx context.Context, argv, env []string, timeout time.Duration) (*Ans
 		err = &ProbeError{Err: err, Stdout: seen.get()}
 	}
 	return a, err
+}
+
+// probeAgent is argv as the proxy starts it, found on PATH, and the path of
+// its executable.
+func probeAgent(argv, env []string) (proxy.Agent, string, error) {
+	agent := proxy.Agent{Argv: append([]string{}, argv...), Env: env}
+	path, err := agent.Resolve()
+	if err != nil {
+		return agent, "", err
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return agent, "", fmt.Errorf("doctor: %w", err)
+	}
+	if strings.ContainsRune(argv[0], filepath.Separator) {
+		// It runs in another directory, so a relative name must not.
+		agent.Argv[0] = path
+	}
+	return agent, path, nil
 }
 
 // ProbeError is a probe that got no answer: why, and the lines the agent
