@@ -77,11 +77,12 @@ func (v *clientView) load(m *filters.Message) clientMode {
 // escaping plain ASCII (a line that spelled them with \u escapes would be
 // passed on unchanged).
 var (
-	quotedTerminal   = []byte(`"terminal`)    // terminal items and _meta keys
-	quotedExecute    = []byte(`"execute"`)    // the kind of a call deltas keeps
-	quotedCommand    = []byte(`"command"`)    // the rawInput key of a listing's or search's command (isCommand)
-	quotedStopReason = []byte(`"stopReason"`) // a session/prompt result
-	quotedError      = []byte(`"error"`)      // an error response
+	quotedTerminal      = []byte(`"terminal`)    // terminal items and _meta keys
+	quotedExecute       = []byte(`"execute"`)    // the kind of a call deltas keeps
+	quotedCommand       = []byte(`"command"`)    // the rawInput key of a listing's or search's command (isCommand)
+	quotedToolCallStart = []byte(`"tool_call"`)  // a tool_call's sessionUpdate (and not a tool_call_update's)
+	quotedStopReason    = []byte(`"stopReason"`) // a session/prompt result
+	quotedError         = []byte(`"error"`)      // an error response
 	// How codex-acp and claude-agent-acp begin every notification and
 	// request: not a response.
 	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)

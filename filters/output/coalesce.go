@@ -223,6 +223,23 @@ func (k *coalescer[T, P]) settleEnded(session string, all bool, now time.Time, o
 	})
 }
 
+// announced forgets what the filter keeps of a call whose id a tool_call
+// announces again: agents that number their calls per turn reuse ids, and
+// the new call's output must not be appended to the old one's (the client
+// starts the call anew too).
+func (k *coalescer[T, P]) announced(m *filters.Message) {
+	if k.calls.Len() == 0 && k.ended.calls.Len() == 0 || !mentions(m.Raw, quotedToolCallStart) {
+		return
+	}
+	u, ok := m.ToolUpdate()
+	if !ok || u.SessionUpdate != "tool_call" {
+		return
+	}
+	sid := m.SessionID()
+	k.ended.drop(sid, u.ID)
+	k.calls.Remove(sid, u.ID)
+}
+
 // revive returns the ended call id of session, following it again, or nil.
 func (k *coalescer[T, P]) revive(session, id string, now time.Time, out filters.Emitter) (P, error) {
 	c := k.ended.take(session, id)

@@ -154,6 +154,7 @@ func (f *Deltas) Apply(m *filters.Message, out filters.Emitter) error {
 	if mode == clientUnknown {
 		return nil
 	}
+	f.announced(m)
 	// Without a call kept, only a command's tool_call is of interest.
 	if f.calls.Len() > 0 || mentions(m.Raw, quotedExecute) || mentions(m.Raw, quotedCommand) {
 		if u, ok := m.ToolUpdate(); ok {

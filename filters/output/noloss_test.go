@@ -56,6 +56,7 @@ const (
 	endFailed            // failed, with rawOutput holding more than was streamed
 	endNone              // nothing: the turn's response ends it
 	endLate              // completed, then one more chunk
+	endLateInRaw         // completed with rawOutput holding one more line, then that line as a chunk
 	endKinds
 )
 
@@ -254,6 +255,18 @@ func (s *scenario) ending(g *genCall, all string) []string {
 			late = sUpd(g.session, g.id, `"content":[{"type":"content","content":{"type":"text","text":"`+all+`late\n"}}]`)
 		}
 		return []string{sUpd(g.session, g.id, `"status":"completed",`+raw(all)), late}
+	case endLateInRaw:
+		// codex reports the whole output in rawOutput while its last chunk is on the way.
+		if g.kind == streamSnapshots {
+			return []string{sUpd(g.session, g.id, `"status":"completed",`+raw(all+`late\n`)),
+				sUpd(g.session, g.id, `"content":[{"type":"content","content":{"type":"text","text":"`+all+`late\n"}}]`)}
+		}
+		key := "terminal_output"
+		if g.kind == streamDeltaKey {
+			key = "terminal_output_delta"
+		}
+		return []string{sUpd(g.session, g.id, `"status":"completed",`+raw(all+`late\n`)+`,`+exit),
+			sUpd(g.session, g.id, `"_meta":{"`+key+`":{"terminal_id":"`+g.id+`","data":"late\n"}}`)}
 	}
 	return nil
 }

@@ -220,6 +220,7 @@ func (f *TerminalOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	if mode == clientUnknown {
 		return nil
 	}
+	f.announced(m)
 	if f.calls.Len() == 0 && !mentions(m.Raw, quotedTerminal) {
 		return f.forward(m, out) // no call streams, and this line is not about one
 	}

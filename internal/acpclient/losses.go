@@ -66,9 +66,16 @@ func losses(direct, proxied *View, unshownToo bool) []string {
 			continue
 		}
 		// Once: as often as the output itself holds it.
-		got, once := pairsSplit(proxied.Output(k)), max(1, strings.Count(pairsSplit(withoutNotes(direct.AgentOutput(k))), want))
+		agent := pairsSplit(withoutNotes(direct.AgentOutput(k)))
+		got, once := pairsSplit(proxied.Output(k)), max(1, strings.Count(agent, want))
 		if n := strings.Count(got, want); n == 0 || n > once {
 			losses = append(losses, fmt.Sprintf("%v: %s appears %d times in what it shows with the proxy: %s", k, what, n, firstDifference(want, got)))
+			continue
+		}
+		// And its last line no more often than the agent's output holds it: a
+		// late chunk shown again after the whole output shows it twice.
+		if last := lastLine(want); last != "" && lineCount(got, last) > max(1, lineCount(agent, last), lineCount(want, last)) {
+			losses = append(losses, fmt.Sprintf("%v: its last line %q is shown %d times with the proxy, %d in the agent's output", k, last, lineCount(got, last), lineCount(agent, last)))
 		}
 	}
 	return losses
@@ -102,4 +109,15 @@ func firstDifference(want, got string) string {
 	from := max(0, i-60)
 	return fmt.Sprintf("they differ at byte %d (want %d bytes, got %d):\nwant …%q…\ngot  …%q…",
 		i, len(want), len(got), want[from:min(len(want), i+60)], got[from:min(len(got), i+60)])
+}
+
+// lastLine is the last line of s, without its newline.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// lineCount is how many whole lines of s are line.
+func lineCount(s, line string) int {
+	return strings.Count("\n"+strings.TrimRight(s, "\n")+"\n", "\n"+line+"\n")
 }
