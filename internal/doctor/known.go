@@ -103,6 +103,7 @@ var proven = []release{
 	{"opencode-ai", []string{"opencode"}, "1.18", "1.18", "1.18.33", "opencode", opencode},
 	{"@kilocode/cli", []string{"Kilo"}, "7.7", "7.7", "7.7.7", "", kilo},
 	{"@qwen-code/qwen-code", []string{"qwen-code"}, "0.24", "0.24", "0.24.4", "", qwen},
+	{"cline", []string{"cline"}, "3.0", "3.0", "3.0.65", "", cline},
 }
 
 // identify recognises an agent: its package from its command line (an npx
@@ -390,6 +391,26 @@ func qwen() Agent {
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
 		},
+	}
+}
+
+// cline is the cline CLI, measured with 3.0.65 (`cline --acp`): its
+// run_commands calls carry no content, the output only in the final
+// update's rawOutput.
+func cline() Agent {
+	return Agent{
+		Known: true, Name: "cline 3.0 (cline --acp)",
+		Filters: map[string]Advice{
+			ShellToPatch: both(false, "its run_commands tool takes a list of commands (rawInput.commands), which the filter does not read: it stands aside"),
+			Deltas: helpsEach(
+				"its command output is only in the final update's rawOutput: it shows in a display terminal the call is given",
+				"its command output is only in the final update's rawOutput: it shows as text when the command ends",
+			),
+			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
+			ExpandPersistedOutput: noSavedOutput,
+		},
+		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
+			"a command that fails still ends completed, its failure only in rawOutput."},
 	}
 }
 
