@@ -35,7 +35,9 @@ import (
 // For a client without the extension, the snapshots of a call are
 // coalesced under the policy in coalesce.go: the latest wins, the first
 // goes at once, the rest at a bounded rate, and the update that ends the
-// call carries the last snapshot (or the longer output from rawOutput).
+// call carries the last snapshot (or the longer output from rawOutput). A
+// call that showed no content at all (cline reports a command's output only
+// in rawOutput) ends with the output from rawOutput, fenced.
 //
 // State is kept per execute call and freed when the call ends or its turn
 // does.
@@ -81,12 +83,16 @@ type deltaCall struct {
 	tailed bool   // what was sent of latest is a live tail
 
 	members heldMembers // what the client holds of the call's other members
+
+	// shown: an update of the call carried content that is not empty, so
+	// the client shows something of it the proxy does not replace.
+	shown bool
 }
 
 // newDeltaCall starts keeping call u of m, whose members the client now
 // holds.
 func (f *Deltas) newDeltaCall(m *filters.Message, u *acp.ToolUpdate) *deltaCall {
-	c := &deltaCall{session: m.SessionID(), id: u.ID, tid: u.ID, tail: f.LiveTailBytes}
+	c := &deltaCall{session: m.SessionID(), id: u.ID, tid: u.ID, tail: f.LiveTailBytes, shown: !emptyArray(u.Content)}
 	if c.tail <= 0 {
 		c.tail = DefaultLiveTailBytes
 	}
@@ -428,6 +434,7 @@ func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	if u.Content != nil {
 		// The agent's own content replaces what is held.
 		c.held.held, c.tailed = false, false
+		c.shown = c.shown || !emptyArray(u.Content)
 		if snap {
 			c.latest = append(c.latest[:0], m.Raw...)
 		}
@@ -437,13 +444,20 @@ func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	}
 	f.calls.Remove(m.SessionID(), u.ID)
 	msg := m.Raw
-	if u.Content == nil && c.latest != nil {
-		content := c.recoverContent(u.RawOutput)
-		if content == nil {
-			// Even when the client shows the last snapshot already: a client
-			// that renders a call from each update's own content (agent-shell)
-			// would end it with none.
-			content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
+	if u.Content == nil && (c.latest != nil || !c.shown) {
+		var content []byte
+		if c.latest != nil {
+			content = c.recoverContent(u.RawOutput)
+			if content == nil {
+				// Even when the client shows the last snapshot already: a client
+				// that renders a call from each update's own content (agent-shell)
+				// would end it with none.
+				content, _ = rawjson.Get(c.latest, toolcall.At("content")...)
+			}
+		} else if s, ok := rawOutputText(u.RawOutput); ok && s != "" {
+			// No content at all, the output only in rawOutput (cline): the
+			// client is shown it, fenced as the agent's own fallback would be.
+			content = append(appendTextItem([]byte{'['}, fenceFor(m).quoteEscaped(rawjson.Escape(s))), ']')
 		}
 		if content != nil {
 			var err error

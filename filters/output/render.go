@@ -14,8 +14,8 @@ import (
 
 // rawOutputText is the command output an agent reports when a call ends:
 // claude's rawOutput string, or codex's aggregated_output (stdout and
-// stderr interleaved), else stdout followed by stderr. codex's
-// formatted_output is truncated and never used.
+// stderr interleaved), or cline's list of results, else stdout followed by
+// stderr. codex's formatted_output is truncated and never used.
 func rawOutputText(raw []byte) (string, bool) {
 	if raw == nil {
 		return "", false
@@ -26,12 +26,42 @@ func rawOutputText(raw []byte) (string, bool) {
 	if s, ok := rawjson.GetString(raw, "aggregated_output"); ok {
 		return s, true
 	}
+	if s, ok := commandResults(raw); ok {
+		return s, true
+	}
 	out, ok := rawjson.GetString(raw, "stdout")
 	if errs, eok := rawjson.GetString(raw, "stderr"); eok {
 		out += errs
 		ok = true
 	}
 	return out, ok
+}
+
+// commandResults is the output in the rawOutput of cline's run_commands
+// (docs/agents.md): an array with one {query, result, success} per
+// command, query the command and result all it printed. The results are
+// joined in order; anything else in the array and it is not that shape.
+func commandResults(raw []byte) (string, bool) {
+	raw = rawjson.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return "", false
+	}
+	var b strings.Builder
+	n, other := 0, false
+	err := rawjson.Elements(raw, func(_ int, el []byte) bool {
+		_, isQuery := rawjson.GetString(el, "query")
+		result, isResult := rawjson.GetString(el, "result")
+		if other = !isQuery || !isResult; other {
+			return false
+		}
+		b.WriteString(result)
+		n++
+		return true
+	})
+	if err != nil || other || n == 0 {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // rawOutputEscaped is rawOutputText as JSON string bytes (escaped, without

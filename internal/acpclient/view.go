@@ -251,11 +251,25 @@ func (v *View) AgentOutput(k CallKey) string {
 
 // RawOutputText is the output in a rawOutput: claude's string, codex's
 // aggregated_output, opencode's (and kilo's) metadata.output, qwen-code's
-// output, else stdout and stderr.
+// output, cline's results (one {query, result} per command, joined), else
+// stdout and stderr.
 func RawOutputText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
+	}
+	var results []struct {
+		Query, Result *string
+	}
+	if json.Unmarshal(raw, &results) == nil {
+		var b strings.Builder
+		for _, r := range results {
+			if r.Query == nil || r.Result == nil {
+				return ""
+			}
+			b.WriteString(*r.Result)
+		}
+		return b.String()
 	}
 	var o struct {
 		Stdout, Stderr   string

@@ -131,6 +131,12 @@ func TestAgentsAreRecognised(t *testing.T) {
 		{[]string{"npx", "-y", "@kilocode/cli", "acp"}, "Kilo", "7.7.7", 1, true, "kilo 7.7", "kilo"},
 		{[]string{"kilo", "acp"}, "Kilo", "7.7.7", 1, true, "kilo 7.7", "kilo"},
 		{[]string{"npx", "-y", "@kilocode/cli", "acp"}, "kilo", "7.4.22", 1, false, "@kilocode/cli 7.4.22: outside", "kilo"},
+		{[]string{"cline", "--acp"}, "cline", "3.0.65", 1, true, "cline 3.0", "cline"},
+		{[]string{"npx", "-y", "cline", "--acp"}, "cline", "3.0.65", 1, true, "cline 3.0", "cline"},
+		{[]string{"npx", "-y", "cline", "--acp"}, "cline", "2.18.0", 1, false, "cline 2.18.0: outside", "cline"},
+		{[]string{"pi-acp"}, "pi-acp", "0.0.34", 1, true, "pi-acp 0.0", "pi-acp"},
+		{[]string{"npx", "-y", "pi-acp"}, "pi-acp", "0.0.34", 1, true, "pi-acp 0.0", "pi-acp"},
+		{[]string{"npx", "-y", "pi-acp@0.1.0"}, "pi-acp", "0.1.0", 1, false, "pi-acp 0.1.0: outside", "pi-acp"},
 		{[]string{"goose", "acp"}, "goose", "1.46.0", 1, false, "not one the proxy is proven against", "goose"},
 		{[]string{"/opt/kimi/kimi", "acp"}, "Kimi Code CLI", "1.49.0", 1, false, "not one the proxy is proven against", "kimi"},
 		{[]string{"claude-agent-acp"}, "@agentclientprotocol/claude-agent-acp", "0.101.0", 2, true, "an ACP v2 agent", "claude-acp"},
@@ -178,6 +184,9 @@ func TestAdvisedFlagsAreTheOnesThatAct(t *testing.T) {
 			[]string{ShellToPatch, Deltas, ExpandPersistedOutput}, []string{ShellToPatch, Deltas, ExpandPersistedOutput}},
 		{[]string{"kilo", "acp"}, "Kilo", "7.7.7", []string{ShellToPatch, Deltas}, []string{ShellToPatch, Deltas}},
 		{[]string{"qwen", "--acp"}, "qwen-code", "0.24.4", nil, nil},
+		{[]string{"cline", "--acp"}, "cline", "3.0.65", []string{Deltas}, []string{Deltas}},
+		// pi-acp streams terminal_output to every client, unasked.
+		{[]string{"pi-acp"}, "pi-acp", "0.0.34", nil, []string{TerminalOutput}},
 	}
 	for _, c := range cases {
 		r := NewReport(&Answer{ProtocolVersion: 1, Info: AgentInfo{Name: c.name, Version: c.version}}, c.argv, "/opt/acp-proxy", nil)

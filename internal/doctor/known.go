@@ -103,6 +103,8 @@ var proven = []release{
 	{"opencode-ai", []string{"opencode"}, "1.18", "1.18", "1.18.33", "opencode", opencode},
 	{"@kilocode/cli", []string{"Kilo"}, "7.7", "7.7", "7.7.7", "", kilo},
 	{"@qwen-code/qwen-code", []string{"qwen-code"}, "0.24", "0.24", "0.24.4", "", qwen},
+	{"cline", []string{"cline"}, "3.0", "3.0", "3.0.65", "", cline},
+	{"pi-acp", []string{"pi-acp"}, "0.0", "0.0", "0.0.34", "", piACP},
 }
 
 // identify recognises an agent: its package from its command line (an npx
@@ -390,6 +392,50 @@ func qwen() Agent {
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
 		},
+	}
+}
+
+// cline is the cline CLI, measured with 3.0.65 (`cline --acp`): its
+// run_commands calls carry no content, the output only in the final
+// update's rawOutput.
+func cline() Agent {
+	return Agent{
+		Known: true, Name: "cline 3.0 (cline --acp)",
+		Filters: map[string]Advice{
+			ShellToPatch: both(false, "its run_commands tool takes a list of commands (rawInput.commands), which the filter does not read: it stands aside"),
+			Deltas: helpsEach(
+				"its command output is only in the final update's rawOutput: it shows in a display terminal the call is given",
+				"its command output is only in the final update's rawOutput: it shows as text when the command ends",
+			),
+			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
+			ExpandPersistedOutput: noSavedOutput,
+		},
+		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
+			"a command that fails still ends completed, its failure only in rawOutput."},
+	}
+}
+
+// piACP is pi-acp, the adapter that runs the pi CLI in RPC mode, measured
+// with 0.0.34 and pi 1.6.0: it streams the terminal-output extension's
+// terminal_output appends to every client, asked or not, and its bash calls
+// carry no rawInput or rawOutput.
+func piACP() Agent {
+	return Agent{
+		Known: true, Name: "pi-acp 0.0 (pi-acp, with pi)",
+		Filters: map[string]Advice{
+			ShellToPatch: both(false, "its bash calls carry no rawInput (the command is only in the title) and it never asks permission: it stands aside"),
+			Deltas: both(false, "it sends output as appends, not snapshots (alone, --deltas shows its unasked "+
+				"terminal_output to a plain client as text, which --terminal-output does already)"),
+			TerminalOutput: {
+				ZedLike: Verdict{false, "it streams terminal_output itself to every client: the filter stands aside"},
+				Plain: Verdict{true, "it streams the extension's terminal_output unasked, with a terminal content item, " +
+					"so a plain client sees no command output; with it, live output as text"},
+			},
+			ExpandPersistedOutput: both(false, "past 2,000 lines pi shows the last ones and names the file it saved the whole output to "+
+				"(/tmp/pi-bash-*.log), which the filter does not read"),
+		},
+		Notes: []string{"It starts the pi CLI (@earendil-works/pi-coding-agent, 0.81 or later), which needs Node.js 22.19 or later; " +
+			"pi never asks before running a command."},
 	}
 }
 

@@ -97,6 +97,24 @@ func TestDoctorKnowsEveryRealAgentByName(t *testing.T) {
 			`Registry:   qwen-code (`,
 			"Zed (Zed-like):                                none: a byte-exact relay\n",
 		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Cline(t, realagent.ClineOptions{ModelBaseURL: deadURL})
+		}, []string{"cline", "--acp"}, []string{
+			"Agent:      cline 3.0.65", "Known as:   cline 3.0",
+			"Proven:     yes: the project's real-agent tests run cline 3.0.65\n",
+			`Registry:   cline ("Cline"): cline, as of`,
+			"Zed (Zed-like):                                --deltas\n",
+			"agent-shell, codecompanion, acpx (plain):      --deltas\n",
+		}},
+		{func(t *testing.T) *realagent.Agent {
+			return realagent.Pi(t, realagent.PiOptions{ModelBaseURL: deadURL})
+		}, []string{"pi-acp"}, []string{
+			`Agent:      pi-acp 0.0.34 ("pi ACP adapter")`, "Known as:   pi-acp 0.0",
+			"Proven:     yes: the project's real-agent tests run pi-acp 0.0.34\n",
+			`Registry:   pi-acp ("pi ACP"): pi-acp, as of`,
+			"Zed (Zed-like):                                none: a byte-exact relay\n",
+			"agent-shell, codecompanion, acpx (plain):      --terminal-output\n",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.argv, " "), func(t *testing.T) {

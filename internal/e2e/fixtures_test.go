@@ -175,11 +175,12 @@ type session struct {
 // launch starts a mock model that asks for commands, one tool call each,
 // and configures agent ("codex-0.13", "codex-0.16", "claude-0.23",
 // "claude-0.101", "gemini" (on its PTY shell), "gemini-nopty" (without),
-// "opencode", "kilo", "qwen") to use it: unified picks codex's exec_command tool, policy
+// "opencode", "kilo", "qwen", "cline", "pi" (pi-acp)) to use it: unified picks codex's exec_command tool, policy
 // codex's approval_policy ("" is "never"; with "untrusted" codex asks
 // before the write and not before ls, and still runs with full access, so
 // no sandbox is needed), for opencode and kilo "ask" to ask permission, or
-// qwen-code's approval mode ("" is "default", which asks before commands). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
+// qwen-code's approval mode ("" is "default", which asks before commands;
+// cline always asks; pi never does). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
 // not installed.
 func launch(t *testing.T, agent string, commands []string, unified bool, policy string) session {
 	t.Helper()
@@ -210,6 +211,13 @@ func launchScript(t *testing.T, agent string, script mockmodel.Script, unified b
 		m := mockmodel.NewChat(t, script)
 		opts := realagent.QwenOptions{ModelBaseURL: m.BaseURL(), ApprovalMode: policy}
 		return session{realagent.Qwen(t, opts), func() []string { return replies(m.Requests()) }}
+	case "cline":
+		m := mockmodel.NewChat(t, script)
+		opts := realagent.ClineOptions{ModelBaseURL: m.BaseURL()}
+		return session{realagent.Cline(t, opts), func() []string { return replies(m.Requests()) }}
+	case "pi":
+		m := mockmodel.NewChat(t, script)
+		return session{realagent.Pi(t, realagent.PiOptions{ModelBaseURL: m.BaseURL()}), func() []string { return replies(m.Requests()) }}
 	case "codex-0.13", "codex-0.16":
 		m := mockmodel.NewResponses(t, script)
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}

@@ -25,14 +25,14 @@ var allFilterFlags = []string{"--terminal-output", "--deltas", "--shell-to-patch
 // older ones are proved by TestRecordFixtures (no filter) and
 // TestLiveAndReplayAgree (filters), and join them for the compatibility
 // matrix (matrixEnv).
-var relayAgents = []string{"codex-2.6", "claude-0.101", "gemini", "gemini-nopty", "opencode", "kilo", "qwen"}
+var relayAgents = []string{"codex-2.6", "claude-0.101", "gemini", "gemini-nopty", "opencode", "kilo", "qwen", "cline", "pi"}
 
 // matrixEnv names the file TestRelayRealAgents writes its compatibility
 // matrix to (scripts/compat-latest sets it); with it, every agent the suite
 // knows is run, not only relayAgents.
 const matrixEnv = "E2E_MATRIX"
 
-var matrixAgents = []string{"codex-0.16", "codex-2.6", "claude-0.23", "claude-0.101", "gemini", "gemini-nopty", "opencode", "kilo", "qwen"}
+var matrixAgents = []string{"codex-0.16", "codex-2.6", "claude-0.23", "claude-0.101", "gemini", "gemini-nopty", "opencode", "kilo", "qwen", "cline", "pi"}
 
 // matrixRow is one run of TestRelayRealAgents, as the matrix shows it.
 type matrixRow struct {

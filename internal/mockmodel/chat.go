@@ -10,16 +10,21 @@ import (
 // ChatShellTool is the shell tool of opencode and kilo.
 const ChatShellTool = "bash"
 
+// ClineShellTool is cline's shell tool. It takes a list of commands,
+// {"commands": [...]}, which Chat fills with the script's one command.
+const ClineShellTool = "run_commands"
+
 // chatShellTools are the shell tools Chat calls, whichever a request
-// offers first: opencode's and kilo's bash, or qwen-code's
-// run_shell_command (it kept gemini-cli's tool names).
-var chatShellTools = []string{ChatShellTool, GeminiShellTool}
+// offers first: opencode's and kilo's bash, qwen-code's
+// run_shell_command (it kept gemini-cli's tool names), or cline's
+// run_commands.
+var chatShellTools = []string{ChatShellTool, GeminiShellTool, ClineShellTool}
 
 // Chat is a mock OpenAI Chat Completions API (`POST /v1/chat/completions`)
 // for agents that use an OpenAI-compatible provider, such as opencode.
 // Point the provider's baseURL at BaseURL().
 //
-// Requests that offer a shell tool (bash or run_shell_command) follow the script; any other one (the
+// Requests that offer a shell tool (bash, run_shell_command or run_commands) follow the script; any other one (the
 // session title, summaries) gets a short text reply. Replies are streamed
 // when the request asks for it.
 type Chat struct {
@@ -66,6 +71,9 @@ func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 		c := m.script.stepCall(done, shellTool)
 		if workdir := m.script.workdir(done); workdir != "" {
 			c.Args["workdir"] = workdir
+		}
+		if c.Tool == ClineShellTool {
+			c.Args = map[string]any{"commands": []any{c.Args["command"]}}
 		}
 		m.rec.setReply(i, "tool "+c.Tool)
 		m.writeToolCall(w, c.Tool, c.Args)

@@ -197,3 +197,29 @@ func TestChatCallsQwensShellTool(t *testing.T) {
 		assert.Equal(t, "tool "+mockmodel.GeminiShellTool, reqs[0].Reply, "reply")
 	}
 }
+
+// TestChatCallsClinesShellTool: a request that offers cline's run_commands
+// (and no bash) gets the command as the one element of its commands list.
+func TestChatCallsClinesShellTool(t *testing.T) {
+	m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}, Workdirs: []string{"/w"}})
+	var tools []any
+	for _, name := range []string{"read_files", mockmodel.ClineShellTool, "apply_patch"} {
+		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name}})
+	}
+	body, err := json.Marshal(map[string]any{"model": "mock-model", "stream": true, "tools": tools,
+		"messages": []json.RawMessage{json.RawMessage(chatSystem), json.RawMessage(chatPrompt)}})
+	require.NoError(t, err)
+	chunks := postChat(t, m.BaseURL()+"/chat/completions", string(body))
+	var name, args string
+	for _, c := range chunks {
+		for _, tc := range c.Choices[0].Delta.ToolCalls {
+			name += tc.Function.Name
+			args += tc.Function.Arguments
+		}
+	}
+	assert.Equal(t, mockmodel.ClineShellTool, name, "tool name")
+	assert.JSONEq(t, `{"commands":["echo hi"]}`, args, "arguments: the command alone, no workdir")
+	if reqs := m.Requests(); assert.Len(t, reqs, 1, "requests") {
+		assert.Equal(t, "tool "+mockmodel.ClineShellTool, reqs[0].Reply, "reply")
+	}
+}
