@@ -172,54 +172,42 @@ func TestChatCallsAfterCommands(t *testing.T) {
 	assert.Equal(t, "stop", finish(chunks), "after both: finish")
 }
 
-// TestChatCallsQwensShellTool: a request that offers qwen-code's
-// run_shell_command (and no bash) gets the command as a call of it.
-func TestChatCallsQwensShellTool(t *testing.T) {
-	m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}})
-	var tools []any
-	for _, name := range []string{"read_file", mockmodel.GeminiShellTool, "write_file"} {
-		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name}})
-	}
-	body, err := json.Marshal(map[string]any{"model": "mock-model", "stream": true, "tools": tools,
-		"messages": []json.RawMessage{json.RawMessage(chatSystem), json.RawMessage(chatPrompt)}})
-	require.NoError(t, err)
-	chunks := postChat(t, m.BaseURL()+"/chat/completions", string(body))
-	var name, args string
-	for _, c := range chunks {
-		for _, tc := range c.Choices[0].Delta.ToolCalls {
-			name += tc.Function.Name
-			args += tc.Function.Arguments
-		}
-	}
-	assert.Equal(t, mockmodel.GeminiShellTool, name, "tool name")
-	assert.JSONEq(t, `{"command":"echo hi","description":"Run the mock model's command"}`, args, "arguments")
-	if reqs := m.Requests(); assert.Len(t, reqs, 1, "requests") {
-		assert.Equal(t, "tool "+mockmodel.GeminiShellTool, reqs[0].Reply, "reply")
-	}
-}
-
-// TestChatCallsClinesShellTool: a request that offers cline's run_commands
-// (and no bash) gets the command as the one element of its commands list.
-func TestChatCallsClinesShellTool(t *testing.T) {
-	m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}, Workdirs: []string{"/w"}})
-	var tools []any
-	for _, name := range []string{"read_files", mockmodel.ClineShellTool, "apply_patch"} {
-		tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name}})
-	}
-	body, err := json.Marshal(map[string]any{"model": "mock-model", "stream": true, "tools": tools,
-		"messages": []json.RawMessage{json.RawMessage(chatSystem), json.RawMessage(chatPrompt)}})
-	require.NoError(t, err)
-	chunks := postChat(t, m.BaseURL()+"/chat/completions", string(body))
-	var name, args string
-	for _, c := range chunks {
-		for _, tc := range c.Choices[0].Delta.ToolCalls {
-			name += tc.Function.Name
-			args += tc.Function.Arguments
-		}
-	}
-	assert.Equal(t, mockmodel.ClineShellTool, name, "tool name")
-	assert.JSONEq(t, `{"commands":["echo hi"]}`, args, "arguments: the command alone, no workdir")
-	if reqs := m.Requests(); assert.Len(t, reqs, 1, "requests") {
-		assert.Equal(t, "tool "+mockmodel.ClineShellTool, reqs[0].Reply, "reply")
+// TestChatCallsTheShellToolOffered: a request that offers another agent's
+// shell tool, and no bash, gets the command as a call of that tool, with its
+// arguments: qwen-code's run_shell_command, cline's run_commands (the
+// command alone in its list, no workdir).
+func TestChatCallsTheShellToolOffered(t *testing.T) {
+	for _, tc := range []struct {
+		tool     string
+		others   []string // the other tools offered
+		workdirs []string // the script's
+		want     string   // the arguments
+	}{
+		{mockmodel.GeminiShellTool, []string{"read_file", "write_file"}, nil, `{"command":"echo hi","description":"Run the mock model's command"}`},
+		{mockmodel.ClineShellTool, []string{"read_files", "apply_patch"}, []string{"/w"}, `{"commands":["echo hi"]}`},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}, Workdirs: tc.workdirs})
+			var tools []any
+			for _, name := range []string{tc.others[0], tc.tool, tc.others[1]} {
+				tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name}})
+			}
+			body, err := json.Marshal(map[string]any{"model": "mock-model", "stream": true, "tools": tools,
+				"messages": []json.RawMessage{json.RawMessage(chatSystem), json.RawMessage(chatPrompt)}})
+			require.NoError(t, err)
+			chunks := postChat(t, m.BaseURL()+"/chat/completions", string(body))
+			var name, args string
+			for _, c := range chunks {
+				for _, call := range c.Choices[0].Delta.ToolCalls {
+					name += call.Function.Name
+					args += call.Function.Arguments
+				}
+			}
+			assert.Equal(t, tc.tool, name, "tool name")
+			assert.JSONEq(t, tc.want, args, "arguments")
+			if reqs := m.Requests(); assert.Len(t, reqs, 1, "requests") {
+				assert.Equal(t, "tool "+tc.tool, reqs[0].Reply, "reply")
+			}
+		})
 	}
 }
