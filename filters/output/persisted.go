@@ -104,12 +104,12 @@ func (f *PersistedOutput) Apply(m *filters.Message, out filters.Emitter) error {
 	}
 	f.reading = m
 	defer func() { f.reading = nil }()
-	f.saver = savedBy(m)
 	block := mentions(m.Raw, quotedPersistedTag)
 	if !block && (!f.Expand || !mayShowNoteRaw(m.Raw)) {
 		f.forget(m)
 		return nil
 	}
+	f.saver = savedBy(m) // only for the messages that may show a saved output
 	u, ok := m.ToolUpdate()
 	if !ok || !block && !mayShowNote(&u) {
 		f.forget(m)

@@ -365,7 +365,11 @@ func withOutput(m *filters.Message, tm acp.TermMeta, k outputChunk) (*filters.Me
 			return nil, err
 		}
 	}
-	if meta, ok := rawjson.Get(raw, toolcall.At("_meta")...); ok && isEmptyObject(meta) {
+	left := tm.Others + len(k.output) + len(k.delta)
+	if tm.Info != nil || tm.Exit != nil {
+		left++
+	}
+	if left == 0 { // nothing left in _meta
 		if raw, _, err = rawjson.Delete(raw, toolcall.At("_meta")...); err != nil {
 			return nil, err
 		}
@@ -624,15 +628,4 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	val := appendTermValue(nil, c.tids[0], rawjson.Enclose(rest))
 	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
-}
-
-// isEmptyObject reports whether the JSON value raw is an object with no
-// member.
-func isEmptyObject(raw []byte) bool {
-	empty := true
-	err := rawjson.Members(raw, func(_, _ []byte) bool {
-		empty = false
-		return false
-	})
-	return err == nil && empty
 }
