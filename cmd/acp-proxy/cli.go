@@ -70,6 +70,7 @@ const exitUsage = 2
 // options are the flags of the live proxy.
 type options struct {
 	logFile, logLevel, record string
+	serve                     string
 	stats, version            bool
 	grace                     time.Duration
 	maxFilterLine             int
@@ -113,20 +114,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	relay := newRelay(opts, logger)
-	if opts.stats {
-		sum := trace.NewSummary(relay.Chain)
-		relay.Taps = append(relay.Taps, sum)
-		defer writeStats(sum, opts.logFile != "", logger, stderr)
-	}
+	defer statsTo(relay, opts, logger, stderr)()
 	start := time.Now()
 	if opts.record != "" {
-		done, err := recordTo(relay, opts.record, start, trace.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)})
+		done, err := recordTo(relay, opts.record, start, connectionInfo(start, args, agentArgv))
 		if err != nil {
 			fmt.Fprintf(stderr, "acp-proxy: --record: %v\n", err)
 			return exitUsage
 		}
 		defer done()
 	}
+	stopServe, code := serveLive(relay, opts.serve, connectionInfo(start, args, agentArgv), logger, stderr)
+	if code >= 0 {
+		return code
+	}
+	defer stopServe()
 	status, err := runAgent(relay, agent, stdin, stdout)
 	if err != nil {
 		var se *proxy.StartError
@@ -197,6 +199,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
+	addServeFlag(fs, &opts.serve)
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
@@ -288,6 +291,24 @@ func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.Conne
 		relay.Chain.Disk = rec.Disk()
 	}
 	return func() { _ = rec.Flush(); _ = f.Close() }, nil
+}
+
+// statsTo adds --stats's tap to relay, if asked for; the function it
+// returns reports the figures (at exit).
+func statsTo(relay *proxy.Relay, opts options, logger *slog.Logger, stderr io.Writer) func() {
+	if !opts.stats {
+		return func() {}
+	}
+	sum := trace.NewSummary(relay.Chain)
+	relay.Taps = append(relay.Taps, sum)
+	return func() { writeStats(sum, opts.logFile != "", logger, stderr) }
+}
+
+// connectionInfo describes this proxy run, started at start with args
+// (the agent's command line at their end), for the trace's "connection"
+// record and the live view.
+func connectionInfo(start time.Time, args, agentArgv []string) trace.ConnectionInfo {
+	return trace.ConnectionInfo{Started: start.UTC(), Agent: agentArgv, Proxy: versionString(), Args: proxyArgs(args, agentArgv)}
 }
 
 // writeStats reports --stats: into the log when there is a log file,

@@ -24,15 +24,22 @@ message before and after the filters.
 
 Usage:
   acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]
+  acp-proxy view --follow [--serve HOST:PORT] TRACE
 
 The page goes to TRACE.html beside the trace (TRACE without its .jsonl),
 or to -o FILE; -o - writes it to stdout. A trace read from stdin writes
 the page to stdout unless -o says otherwise (never to a terminal).
 
+With --follow, no page is written: the page of TRACE is served while
+another proxy (acp-proxy --record TRACE) is still writing it, and updates
+as records are added, until Ctrl-C. Its URL, with a random token, goes to
+stderr; it listens on loopback unless --serve names another address.
+
 Examples:
   acp-proxy view --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
   acp-proxy view -o /tmp/session.html /tmp/session.jsonl
   acp-proxy replay --deltas in.jsonl | acp-proxy view -o out.html
+  acp-proxy view --follow /tmp/session.jsonl
 
 Flags:
 `
@@ -43,11 +50,16 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.VisitAll(func(f *pflag.Flag) { filterFlags[f.Name] = true })
 	output := new(string)
 	pathVarP(fs, output, "output", "o", "write the page to this file (-: stdout); default: TRACE.html beside the trace")
-	in, name, done, code := openTraceArgs(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]", stdin, stdout, stderr)
+	follow := fs.Bool("follow", false, "serve a live page of TRACE while another proxy records it, instead of writing a page (until Ctrl-C)")
+	serve := fs.String("serve", ":0", "with --follow: serve the page at HOST:PORT (:0: any free port on loopback)")
+	in, name, done, code := openTraceArgs(fs, args, viewUsage, "acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]; acp-proxy view --follow [--serve ADDR] TRACE", stdin, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
 	defer done()
+	if *follow || fs.Changed("serve") {
+		return runFollow(fs, filterFlags, *follow, *serve, in, name, stderr)
+	}
 	dest := *output
 	if dest == "" {
 		dest = "-"

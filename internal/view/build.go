@@ -167,10 +167,14 @@ func feedRecord(s *side, rec trace.Record, last time.Duration) time.Duration {
 	return t
 }
 
-// assemble merges the two sides into the page's data.
-func assemble(opt Options, before, after *side) *Data {
-	before.closeMessage()
-	after.closeMessage()
+// assemble merges the two sides into the page's data. final closes the
+// message being appended to, counting it against the conversation's
+// budget; a live page's snapshot leaves it open, since more may follow.
+func assemble(opt Options, before, after *side, final bool) *Data {
+	if final {
+		before.closeMessage()
+		after.closeMessage()
+	}
 	d := &Data{
 		Version:      ModelVersion,
 		Trace:        opt.Name,

@@ -71,6 +71,12 @@ func (ss *sides) feedDelivered(rec trace.Record) {
 // paired by position, and, for more than one, the data of the whole trace:
 // its totals, with each connection's in Connections.
 func assembleAll(opt Options, before, after []*side) *Data {
+	return assembleSides(opt, before, after, true)
+}
+
+// assembleSides is assembleAll; final says nothing more will be fed (see
+// assemble).
+func assembleSides(opt Options, before, after []*side, final bool) *Data {
 	n := max(len(before), len(after), 1)
 	at := func(ss []*side, i int) *side {
 		if i < len(ss) {
@@ -84,7 +90,7 @@ func assembleAll(opt Options, before, after []*side) *Data {
 		if after == nil {
 			a = b // no filters: one side
 		}
-		conns = append(conns, assemble(opt, b, a))
+		conns = append(conns, assemble(opt, b, a, final))
 	}
 	if n == 1 {
 		return conns[0]

@@ -25,20 +25,38 @@ var (
 // that holds the Data.
 const DataElementID = "acp-proxy-view-data"
 
+// The page's Content-Security-Policy: it loads nothing. A live page may
+// also read its updates from the server that served it.
+const (
+	staticCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+	LiveCSP   = staticCSP + "; connect-src 'self'"
+)
+
 // WriteHTML writes the page for d.
 func WriteHTML(w io.Writer, d *Data) error {
 	data, err := EncodeData(d)
 	if err != nil {
 		return err
 	}
-	// Cut first: the slots are filled in one pass that never rescans
+	return writePage(w, d.Trace, data, staticCSP)
+}
+
+// WriteLiveHTML writes the page of a live session, titled title, with
+// data as EncodeData made it (its Live set): the same page, allowed to
+// read its updates from the server it came from.
+func WriteLiveHTML(w io.Writer, title string, data []byte) error {
+	return writePage(w, title, data, LiveCSP)
+}
+
+func writePage(w io.Writer, title string, data []byte, csp string) error { // Cut first: the slots are filled in one pass that never rescans
 	// what it inserted (a trace named "{{DATA}}" stays a name).
 	before, after, ok := strings.Cut(pageHTML, "{{DATA}}")
 	if !ok {
 		return fmt.Errorf("view: the page template has no data slot")
 	}
 	slots := strings.NewReplacer(
-		"{{TITLE}}", html.EscapeString(d.Trace),
+		"{{TITLE}}", html.EscapeString(title),
+		"{{CSP}}", csp,
 		"{{CSS}}", pageCSS,
 		"{{DATA_ID}}", DataElementID,
 		"{{JS}}", pageJS,

@@ -44,6 +44,25 @@ type Data struct {
 	// totals, and its session, calls, conversation and messages are
 	// empty.
 	Connections []*Data `json:"connections,omitempty"`
+	// Live, on a page that follows a session as it runs (acp-proxy
+	// --serve, view --follow), says where it stands; absent on the page
+	// of a finished trace.
+	Live *LiveState `json:"live,omitempty"`
+}
+
+// LiveState is what a live page says of itself.
+type LiveState struct {
+	// Running: more may come. false: the session ended (the relay's
+	// input closed on both sides) and this is the last data.
+	Running bool `json:"running"`
+	// Missed records, and their bytes, are lines the live view could not
+	// keep up with and left out (the relay never waits for it); the
+	// trace, with --record, has them all.
+	Missed      int64 `json:"missed"`
+	MissedBytes int64 `json:"missedBytes"`
+	// Cut counts lines too long to filter, of which the live view kept
+	// only the first bytes.
+	Cut int64 `json:"cut"`
 }
 
 // Count is a number of messages and their bytes on the wire ('\n'

@@ -11,6 +11,9 @@
   var connIndex = 0;
   var pick = /^#connection-(\d+)$/.exec(location.hash);
   if (pick) connIndex = Math.min(Math.max(Number(pick[1]), 1), Math.max(conns.length, 1)) - 1;
+  // A live page (acp-proxy --serve, view --follow) shows the newest
+  // connection unless the address names one.
+  else if (ALL.live) connIndex = Math.max(conns.length - 1, 0);
   var D = conns.length ? conns[connIndex] : ALL;
   window.addEventListener("hashchange", function () {
     if (/^#connection-\d+$/.test(location.hash)) location.reload();
@@ -156,8 +159,21 @@
     D.flags.forEach(function (f) { add(chips, el("span", "chip", f)); });
     if (D.filters.length) add(chips, el("span", "chip none", "filters: " + D.filters.join(" → ")));
     add(h, chips);
+    if (ALL.live) add(h, liveStatus(ALL.live));
     if (conns.length) add(h, connectionLinks());
   }
+
+  // liveStatus says where a live page stands, and what it missed.
+  function liveStatus(lv) {
+    var box = el("div", "live-status");
+    box.id = "live-status";
+    var what = lv.running ? (liveLost ? "live · connection to acp-proxy lost, retrying" : "live · updating as messages pass") : "live · the session ended: this is all of it";
+    add(box, el("span", "chip live" + (lv.running && !liveLost ? " on" : ""), what));
+    if (lv.missed) add(box, el("span", "chip warn", "the live view left out " + int(lv.missed) + " messages (" + bytes(lv.missedBytes) + ") it could not keep up with; the relay did not wait, and a trace (--record) has them all"));
+    if (lv.cut) add(box, el("span", "chip warn", int(lv.cut) + (lv.cut === 1 ? " line" : " lines") + " too long to filter shown by the first 64 KiB only; a trace (--record) has them whole"));
+    return box;
+  }
+  var liveLost = false;
 
   // connectionLinks lists the trace's connections, the shown one marked.
   function connectionLinks() {
@@ -631,6 +647,58 @@
     if (cnt) cnt.textContent = int(matched) + " of " + int(D.messages.length) + " messages";
   }
 
+  // ---- live updates ----
+  // Each update is the whole data so far: a page that fell behind or
+  // reconnected is simply up to date again. What the reader opened,
+  // searched and scrolled to stays.
+  var liveVersion = 0;
+  function liveUpdate(all) {
+    ALL = all;
+    conns = ALL.connections || [];
+    if (!pick) connIndex = Math.max(conns.length - 1, 0);
+    D = conns.length ? conns[Math.min(connIndex, conns.length - 1)] : ALL;
+    filtered = D.filters.length > 0 || D.flags.length > 0 || D.recorded;
+    var open = {};
+    callRows.forEach(function (r) { if (r.detail && !r.detail.classList.contains("hidden")) open[r.call.id] = true; });
+    var y = window.scrollY, focused = document.activeElement && document.activeElement.id;
+    ["top", "overview", "timeline", "controls", "calls", "conversation"].forEach(function (id) { document.getElementById(id).textContent = ""; });
+    callRows = []; eventRows = [];
+    renderHeader(); renderOverview(); renderTimeline(); renderControls(); renderCalls(); renderConversation();
+    callRows.forEach(function (r, i) { if (open[r.call.id]) openCall(i, false); });
+    restoreControls(focused);
+    applyFilters();
+    window.scrollTo(0, y);
+    document.documentElement.setAttribute("data-live-version", String(++liveVersion));
+  }
+  function restoreControls(focused) {
+    document.getElementById("search").value = searchText;
+    [["dir-filter", "dir"], ["method-filter", "method"], ["side-filter", "side"]].forEach(function (p) {
+      var e = document.getElementById(p[0]);
+      if (!e) { state[p[1]] = "all"; return; }
+      if (Array.prototype.some.call(e.options, function (o) { return o.value === state[p[1]]; })) e.value = state[p[1]];
+      else state[p[1]] = e.value;
+    });
+    var f = focused && document.getElementById(focused);
+    if (f) f.focus();
+  }
+  var searchText = "";
+  document.addEventListener("input", function (ev) { if (ev.target && ev.target.id === "search") searchText = ev.target.value; });
+  function listen() {
+    if (!ALL.live || !ALL.live.running || typeof EventSource === "undefined") return;
+    var es = new EventSource("events" + location.search);
+    es.addEventListener("data", function (ev) {
+      liveLost = false;
+      liveUpdate(JSON.parse(ev.data));
+      if (!ALL.live.running) es.close();
+    });
+    es.addEventListener("error", function () {
+      if (!ALL.live.running) return;
+      liveLost = true;
+      var old = document.getElementById("live-status");
+      if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
+    });
+  }
+
   try {
     renderHeader();
     renderOverview();
@@ -641,6 +709,7 @@
     renderMessages();
     document.documentElement.setAttribute("data-render-ms", String(Math.round(performance.now())));
     document.documentElement.setAttribute("data-ready", "1");
+    listen();
   } catch (err) {
     var main = document.querySelector("main");
     main.insertBefore(el("pre", "ev-error", "This page could not be rendered: " + err), main.firstChild);

@@ -1,0 +1,259 @@
+package live
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
+	"github.com/acp-proxy/acp-proxy/internal/view"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// relayServer serves the live page of a relay session fed by hand through
+// the returned tap.
+func relayServer(t *testing.T) (*Server, *Tap) {
+	t.Helper()
+	srv, err := Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	tap := srv.Relay("live: test", nil, time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"test-agent"}})
+	t.Cleanup(func() { srv.Close(time.Second) })
+	return srv, tap
+}
+
+// prompt is a client request whose text is marker.
+func prompt(id int, marker string) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":%q}]}}`, id, marker)
+}
+
+// pass tells tap that line passed client->agent unchanged.
+func pass(tap *Tap, line []byte) {
+	tap.Passed(&proxy.Passage{Dir: acp.ClientToAgent, Time: time.Unix(1, 0), Line: line, EOL: true, Valid: true,
+		Out: []proxy.Sent{{Line: line, Original: true}}})
+}
+
+// get requests path on srv with the given token, Host and extra headers.
+func get(t *testing.T, srv *Server, method, path, token, host string, hdr map[string]string) *http.Response {
+	t.Helper()
+	u := "http://" + srv.ln.Addr().String() + path
+	if token != "" {
+		u += "?token=" + url.QueryEscape(token)
+	}
+	req, err := http.NewRequest(method, u, nil)
+	require.NoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func TestServerAnswersOnlyItsOwnPageWithTheToken(t *testing.T) {
+	srv, _ := relayServer(t)
+	port := srv.port
+	good := "127.0.0.1:" + port
+	for _, c := range []struct {
+		says   string
+		method string
+		path   string
+		token  string
+		host   string
+		hdr    map[string]string
+		want   int
+	}{
+		{"the URL acp-proxy printed opens the page", "GET", "/", srv.token, good, nil, 200},
+		{"localhost names the same loopback server", "GET", "/", srv.token, "localhost:" + port, nil, 200},
+		{"a same-origin request is fine", "GET", "/", srv.token, good, map[string]string{"Origin": "http://" + good, "Sec-Fetch-Site": "same-origin"}, 200},
+		{"no token", "GET", "/", "", good, nil, 401},
+		{"a wrong token", "GET", "/", srv.token[:len(srv.token)-1] + "x", good, nil, 401},
+		{"the token of the page is needed for its updates too", "GET", "/events", "", good, nil, 401},
+		{"another name that resolves here (DNS rebinding)", "GET", "/", srv.token, "attacker.example:" + port, nil, 403},
+		{"another port", "GET", "/", srv.token, "127.0.0.1:1", nil, 403},
+		{"a page of another origin", "GET", "/", srv.token, good, map[string]string{"Origin": "http://attacker.example"}, 403},
+		{"a cross-site request without Origin", "GET", "/", srv.token, good, map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"read-only: POST", "POST", "/", srv.token, good, nil, 405},
+		{"read-only: PUT", "PUT", "/events", srv.token, good, nil, 405},
+		{"nothing else is served", "GET", "/etc/passwd", srv.token, good, nil, 404},
+	} {
+		t.Run(c.says, func(t *testing.T) {
+			resp := get(t, srv, c.method, c.path, c.token, c.host, c.hdr)
+			assert.Equal(t, c.want, resp.StatusCode)
+			assert.Empty(t, resp.Header.Get("Access-Control-Allow-Origin"), "no CORS")
+			assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+			body, _ := io.ReadAll(resp.Body)
+			if c.want != 200 {
+				assert.NotContains(t, string(body), srv.token, "a refusal never tells the token")
+				assert.NotContains(t, string(body), "acp-proxy-view-data")
+			}
+		})
+	}
+}
+
+func TestListenIsLoopbackUnlessAnAddressIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		addr    string
+		exposed bool
+	}{
+		{":0", false},
+		{"localhost:0", false},
+		{"127.0.0.1:0", false},
+		{"0.0.0.0:0", true},
+	} {
+		t.Run(c.addr, func(t *testing.T) {
+			srv, err := Listen(c.addr)
+			require.NoError(t, err)
+			defer srv.Close(0)
+			ip := srv.ln.Addr().(*net.TCPAddr).IP
+			assert.Equal(t, c.exposed, !ip.IsLoopback(), "bound to %s", ip)
+			assert.Equal(t, c.exposed, srv.Exposed())
+			assert.Contains(t, srv.URL(), "/?token="+srv.token)
+			assert.Len(t, srv.token, 48, "192 random bits")
+		})
+	}
+	_, err := Listen("8123")
+	assert.ErrorContains(t, err, "is not HOST:PORT")
+}
+
+func TestAnExposedServerStillRefusesOtherNames(t *testing.T) {
+	srv, err := Listen("0.0.0.0:0")
+	require.NoError(t, err)
+	srv.serve(newPage("t", nil, newQueue(DefaultBudget, false)))
+	defer srv.Close(0)
+	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "192.0.2.7:"+srv.port, nil).StatusCode, "any address of the machine")
+	assert.Equal(t, 403, get(t, srv, "GET", "/", srv.token, "attacker.example:"+srv.port, nil).StatusCode)
+	assert.Equal(t, 401, get(t, srv, "GET", "/", "", "192.0.2.7:"+srv.port, nil).StatusCode)
+}
+
+// events reads server-sent events from a /events response.
+type events struct{ r *bufio.Reader }
+
+// next returns the next event's data, decoded.
+func (e events) next(t *testing.T) view.Data {
+	t.Helper()
+	var d view.Data
+	for {
+		line, err := e.r.ReadString('\n')
+		require.NoError(t, err)
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			require.NoError(t, json.Unmarshal([]byte(data), &d))
+			return d
+		}
+	}
+}
+
+func openEvents(t *testing.T, srv *Server) events {
+	resp := get(t, srv, "GET", "/events", srv.token, "", nil)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	return events{bufio.NewReaderSize(resp.Body, 1<<20)}
+}
+
+// messages counts the client->agent messages received in d.
+func messages(d view.Data) int64 { return d.Directions[acp.ClientToAgent].Before.Messages }
+
+func TestAPageGetsEachMessageAsItPasses(t *testing.T) {
+	srv, tap := relayServer(t)
+	ev := openEvents(t, srv)
+	first := ev.next(t)
+	require.NotNil(t, first.Live)
+	assert.True(t, first.Live.Running)
+	pass(tap, prompt(1, "hello live"))
+	var d view.Data
+	for d = ev.next(t); messages(d) < 1; d = ev.next(t) {
+	}
+	assert.Equal(t, "hello live", d.Conversation[0].Text.Text)
+	tap.End(acp.ClientToAgent)
+	tap.End(acp.AgentToClient)
+	for d = ev.next(t); d.Live.Running; d = ev.next(t) {
+	}
+	assert.False(t, d.Live.Running, "the session ended: the last data says so")
+}
+
+// A browser that reads nothing holds up neither the relay's tap nor the
+// other pages, and a page opened later gets everything from the start.
+func TestASlowPageNeitherBlocksTheTapNorMissesTheStart(t *testing.T) {
+	srv, tap := relayServer(t)
+	// A browser that asks for the updates and never reads them.
+	stuck, err := net.Dial("tcp", srv.ln.Addr().String())
+	require.NoError(t, err)
+	defer stuck.Close()
+	fmt.Fprintf(stuck, "GET /events?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", srv.token, srv.port)
+
+	const n = 20000
+	pad := strings.Repeat("x", 4000) // 80 MB in all: more than any socket buffers
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range n {
+			pass(tap, prompt(i, fmt.Sprintf("message %d %s", i, pad)))
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the tap waited for a browser") // a deadlock's bound, not a speed test
+	}
+	tap.End(acp.ClientToAgent)
+	tap.End(acp.AgentToClient)
+
+	ev := openEvents(t, srv)
+	var d view.Data
+	for d = ev.next(t); d.Live.Running; d = ev.next(t) {
+	}
+	assert.Equal(t, int64(n), messages(d)+d.Live.Missed, "every message is shown or counted as missed")
+	assert.True(t, strings.HasPrefix(firstPrompt(d), "message 0 xxx"), "a page opened late starts from the start")
+}
+
+func firstPrompt(d view.Data) string {
+	for _, e := range d.Conversation {
+		if e.Kind == "prompt" && e.Text != nil {
+			return e.Text.Text + e.Text.Tail
+		}
+	}
+	return ""
+}
+
+func TestTheTapLeavesOutWhatItCannotHoldAndSaysSo(t *testing.T) {
+	tap := NewTap(time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"a"}}, 64<<10)
+	line := prompt(1, strings.Repeat("y", 1000))
+	for range 1000 { // 1 MB, and nobody reads: the budget is 64 KiB
+		pass(tap, line)
+	}
+	p := newPage("t", nil, tap.q)
+	tap.End(acp.ClientToAgent)
+	tap.End(acp.AgentToClient)
+	p.run(t.Context())
+	var d view.Data
+	data, _, _, ended := p.latest()
+	require.True(t, ended)
+	require.NoError(t, json.Unmarshal(data, &d))
+	assert.Positive(t, d.Live.Missed)
+	assert.Equal(t, int64(1000), messages(d)+d.Live.Missed)
+	assert.Equal(t, d.Live.Missed*int64(len(line)), d.Live.MissedBytes)
+	assert.Less(t, messages(d), int64(70), "at most the budget was held")
+}
+
+func TestMorePagesThanMaxBrowsersAreRefused(t *testing.T) {
+	srv, _ := relayServer(t)
+	for range MaxBrowsers {
+		openEvents(t, srv)
+	}
+	assert.Equal(t, http.StatusServiceUnavailable, get(t, srv, "GET", "/events", srv.token, "", nil).StatusCode)
+	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "", nil).StatusCode, "the page itself is still served")
+}

@@ -1,0 +1,104 @@
+package live
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+// DefaultBudget bounds what a relay's live view holds that its page has
+// not read yet; past it, the relay goes on and the page says what it
+// missed.
+const DefaultBudget = 32 << 20
+
+// longHead is how much of a line too long to filter the live view keeps.
+const longHead = 64 << 10
+
+// Tap is a relay's tap (proxy.Tap) that hands each line, and what the
+// filters wrote for it, to a live page. Its calls copy the line into a
+// queue and return: they never wait for the page, let alone a browser.
+type Tap struct {
+	start time.Time
+	q     *queue
+
+	mu    sync.Mutex
+	ended [2]bool
+}
+
+var _ proxy.Tap = (*Tap)(nil)
+
+// NewTap watches a relay that started at start (times are relative to
+// it, as in a trace), holding at most budget bytes the page has not read.
+// info begins the session, as its "connection" record begins a trace.
+func NewTap(start time.Time, info trace.ConnectionInfo, budget int64) *Tap {
+	t := &Tap{start: start, q: newQueue(budget, false)}
+	if b, err := json.Marshal(info); err == nil {
+		t.q.put(trace.Record{Conn: b}, int64(len(b)))
+	}
+	return t
+}
+
+// at is t as a trace records it: to the microsecond.
+func (t *Tap) at(when time.Time) time.Duration {
+	return when.Sub(t.start).Round(time.Microsecond)
+}
+
+// Passed queues a line as read, and what was written for it when a filter
+// changed it.
+func (t *Tap) Passed(p *proxy.Passage) {
+	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: clone(p.Line), HasLine: true, EOL: p.EOL, JSON: p.Valid}
+	size := int64(len(p.Line))
+	if p.Changed() {
+		rec.HasOut, rec.Out = true, make([][]byte, len(p.Out))
+		for i, o := range p.Out {
+			rec.Out[i] = clone(o.Line)
+			size += int64(len(o.Line))
+		}
+	}
+	t.q.put(rec, size)
+}
+
+// Added queues a line the proxy wrote on its own.
+func (t *Tap) Added(d acp.Direction, when time.Time, line []byte, _ bool) {
+	t.q.put(trace.Record{T: t.at(when), Dir: d, HasOut: true, Out: [][]byte{clone(line)}}, int64(len(line)))
+}
+
+// Long follows a line too long to filter: the page gets its first bytes.
+func (t *Tap) Long(d acp.Direction) proxy.LongLine { return &longLine{t: t, d: d} }
+
+// End notes that direction d's input ended; once both have, the session
+// has, and the page shows its last data.
+func (t *Tap) End(d acp.Direction) error {
+	t.mu.Lock()
+	t.ended[d] = true
+	both := t.ended[0] && t.ended[1]
+	t.mu.Unlock()
+	if both {
+		t.q.close()
+	}
+	return nil
+}
+
+// longLine keeps the first longHead bytes of a line too long to filter.
+type longLine struct {
+	t    *Tap
+	d    acp.Direction
+	head []byte
+}
+
+func (l *longLine) Piece(b []byte) {
+	if n := longHead - len(l.head); n > 0 {
+		l.head = append(l.head, b[:min(n, len(b))]...)
+	}
+}
+
+func (l *longLine) End(when time.Time, eol bool) {
+	l.t.q.noteCut()
+	l.t.q.put(trace.Record{T: l.t.at(when), Dir: l.d, Line: l.head, HasLine: true, EOL: eol}, int64(len(l.head)))
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
