@@ -56,6 +56,7 @@ Examples:
   acp-proxy doctor -- codex-acp
   acp-proxy --terminal-output --deltas -- npx @zed-industries/codex-acp
   acp-proxy --record /tmp/session.jsonl --log-file /tmp/acp-proxy.log -- claude-agent-acp
+  acp-proxy --serve :0 --log-file /tmp/acp-proxy.log -- codex-acp   (watch it live: URL in the log)
   acp-proxy replay --summary --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl
 
 Flags:
