@@ -33,7 +33,7 @@ type watched struct {
 
 // startWatched starts the binary with args and waits for the URL it
 // prints on stderr.
-func startWatched(t *testing.T, args ...string) *watched {
+func startWatched(t testing.TB, args ...string) *watched {
 	t.Helper()
 	w := &watched{cmd: exec.Command(proxyBin(t), args...), stderr: &bytes.Buffer{}, done: make(chan struct{})}
 	w.cmd.WaitDelay = 5 * time.Second
@@ -69,7 +69,7 @@ func startWatched(t *testing.T, args ...string) *watched {
 }
 
 // waitForEvent reads the page's updates until one holds want.
-func waitForEvent(t *testing.T, url, want string) {
+func waitForEvent(t testing.TB, url, want string) {
 	t.Helper()
 	resp, err := http.Get(strings.Replace(url, "/?token=", "/events?token=", 1))
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ import (
 
 // browser returns the Chromium to use, or skips the test without one
 // (fails, with REQUIRE_BROWSER=1: CI installs it).
-func browser(t *testing.T) string {
+func browser(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {

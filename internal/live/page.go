@@ -14,9 +14,12 @@ import (
 // much, plus the time to send and draw it.
 const MinInterval = 250 * time.Millisecond
 
-// costShare bounds the share of one core that making the page's data
-// takes: on a long session, where making it takes longer, it is made
-// less often.
+// takeInterval is how often a page takes what its queue holds.
+const takeInterval = 50 * time.Millisecond
+
+// costShare bounds the share of one core the live view takes from a
+// busy relay: making the page's data (on a long session, where it takes
+// longer, it is made less often), and analysing the records (see rest).
 const costShare = 4
 
 // Page is the live page of one session or trace: the records fed to the
@@ -65,8 +68,30 @@ func (p *Page) publish(st view.LiveState, final bool) {
 	p.changed = make(chan struct{})
 }
 
+// rest keeps a relay's page to its share of the CPU: after working for
+// spent, it waits costShare-1 times as long (records that come meanwhile
+// wait in the queue, or, past its budget, are left out and counted), so
+// that on a relay going at full speed the view takes at most about
+// 1/costShare of a core from it. At an agent's pace a batch takes
+// microseconds, and the page keeps up with every message. A follower's
+// page (a blocking queue: the trace file is the buffer) never rests.
+func (p *Page) rest(ctx context.Context, spent time.Duration) {
+	if p.q.block || spent < time.Millisecond {
+		return
+	}
+	t := time.NewTimer((costShare - 1) * spent)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
 // run feeds the page until its queue is closed and emptied (then its last
-// data is published) or ctx is done. Data is published at most every
+// data is published) or ctx is done. It takes what is queued every
+// takeInterval: a relay's tap never wakes it (waking a goroutine from the
+// relay's pump would let it run before the pump's reader), only closing
+// the queue or a follower does. Data is published at most every
 // MinInterval, or costShare times as long as the last took to make.
 func (p *Page) run(ctx context.Context) {
 	var (
@@ -75,21 +100,23 @@ func (p *Page) run(ctx context.Context) {
 		dirty    bool
 		interval = MinInterval
 		last     time.Time
-		timer    = time.NewTimer(time.Hour)
+		tick     = time.NewTicker(takeInterval)
 	)
-	defer timer.Stop()
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.q.ready:
-		case <-timer.C:
+		case <-tick.C:
 		}
 		b := p.q.take(reuse)
+		began := time.Now()
 		for _, rec := range b.recs {
 			p.model.Feed(rec)
 		}
 		reuse = b.recs
+		p.rest(ctx, time.Since(began))
 		dirty = dirty || len(b.recs) > 0 || b.missed != st.Missed || b.cut != st.Cut
 		st.Missed, st.MissedBytes, st.Cut = b.missed, b.missedB, b.cut
 		if b.closed {
@@ -97,14 +124,10 @@ func (p *Page) run(ctx context.Context) {
 			p.publish(st, true)
 			return
 		}
-		if !dirty {
+		if !dirty || time.Since(last) < interval {
 			continue
 		}
-		if wait := interval - time.Since(last); wait > 0 {
-			timer.Reset(wait)
-			continue
-		}
-		began := time.Now()
+		began = time.Now()
 		p.publish(st, false)
 		last, dirty = time.Now(), false
 		interval = max(MinInterval, costShare*last.Sub(began))

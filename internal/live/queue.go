@@ -51,7 +51,26 @@ func (q *queue) put(rec trace.Record, size int64) {
 		q.bytes += size
 	}
 	q.mu.Unlock()
-	q.signal()
+	if q.block {
+		q.signal() // a follower's reader: the relay's looks by itself (see Page.run)
+	}
+}
+
+// full reports, without waiting, that a record of size bytes would be
+// left out (counting it so): the caller need not copy it. A blocking queue
+// is never full.
+func (q *queue) full(size int64) bool {
+	size += recordOverhead
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.block || q.bytes == 0 || q.bytes+size <= q.maxBytes {
+		return false
+	}
+	if !q.closed {
+		q.missed++
+		q.missedB += size - recordOverhead
+	}
+	return true
 }
 
 // signal wakes the reader, without ever waiting.

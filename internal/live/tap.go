@@ -49,14 +49,23 @@ func (t *Tap) at(when time.Time) time.Duration {
 
 // Passed queues a line as read, and what was written for it when a filter
 // changed it.
+// When the queue is full the line is only counted, not copied.
 func (t *Tap) Passed(p *proxy.Passage) {
-	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: clone(p.Line), HasLine: true, EOL: p.EOL, JSON: p.Valid}
 	size := int64(len(p.Line))
-	if p.Changed() {
+	changed := p.Changed()
+	if changed {
+		for _, o := range p.Out {
+			size += int64(len(o.Line))
+		}
+	}
+	if t.q.full(size) {
+		return
+	}
+	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: clone(p.Line), HasLine: true, EOL: p.EOL, JSON: p.Valid}
+	if changed {
 		rec.HasOut, rec.Out = true, make([][]byte, len(p.Out))
 		for i, o := range p.Out {
 			rec.Out[i] = clone(o.Line)
-			size += int64(len(o.Line))
 		}
 	}
 	t.q.put(rec, size)
@@ -64,6 +73,9 @@ func (t *Tap) Passed(p *proxy.Passage) {
 
 // Added queues a line the proxy wrote on its own.
 func (t *Tap) Added(d acp.Direction, when time.Time, line []byte, _ bool) {
+	if t.q.full(int64(len(line))) {
+		return
+	}
 	t.q.put(trace.Record{T: t.at(when), Dir: d, HasOut: true, Out: [][]byte{clone(line)}}, int64(len(line)))
 }
 
