@@ -3,10 +3,14 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,6 +44,9 @@ var readmeCommands = map[string]string{
 	"acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]":                                                                  "synopsis: found in acp-proxy replay --help",
 	"acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]":                                                                          "synopsis: found in acp-proxy view --help",
 	"acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]":                                                                "synopsis: found in acp-proxy doctor --help",
+	"acp-proxy view --follow [--serve HOST:PORT] TRACE":                                                                               "synopsis: found in acp-proxy view --help",
+	"jq -r 'select(.msg==\"live view\") | .url' ~/acp-proxy.log | tail -n 1":                                                          "run, on the log of a proxy run with --serve :0 --log-file ~/acp-proxy.log: it prints the URL the proxy printed on stderr",
+	"acp-proxy view --follow /tmp/session.jsonl":                                                                                      "run, on a trace in a temporary directory in place of /tmp/session.jsonl: the URL it prints serves the page, with a record appended after it started; Ctrl-C (SIGINT) ends it",
 	"acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary":                                                               "run, with a recorded trace as in.jsonl",
 	"acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir==\"agent->client\") | .msg.params.update.sessionUpdate'":     "run, with a recorded trace as trace.jsonl",
 	"acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl":                                      "run, on a copy of the trace",
@@ -266,4 +273,57 @@ func trimLineEnds(s string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// The live view's commands: the URL of a --serve proxy found in its log,
+// and view --follow of a trace being written, stopped by Ctrl-C.
+func TestReadmeLiveViewCommands(t *testing.T) {
+	e := newReadmeEnv(t, os.Environ())
+	url := regexp.MustCompile(`live view at (http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+)\n`)
+	cmd := exec.Command("sh", "-c", `echo '{"jsonrpc":"2.0","method":"x"}' | acp-proxy --serve :0 --log-file ~/acp-proxy.log -- cat`)
+	cmd.Dir, cmd.Env = e.home, e.env
+	stderr, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", stderr)
+	printed := url.FindStringSubmatch(string(stderr))
+	require.NotNil(t, printed, "no URL on stderr: %s", stderr)
+	if _, err := exec.LookPath("jq"); err == nil || os.Getenv("REQUIRE_SHELLS") != "" {
+		out := e.sh(t, e.home, `jq -r 'select(.msg=="live view") | .url' ~/acp-proxy.log | tail -n 1`)
+		assert.Equal(t, printed[1]+"\n", out)
+	} else {
+		t.Log("jq not installed (CI installs it): the README's jq line is not run")
+	}
+
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "session.jsonl")
+	record := `{"t":0.5,"dir":"client->agent","msg":{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"%s"}]}}}` + "\n"
+	require.NoError(t, os.WriteFile(trace, fmt.Appendf(nil, record, "the first prompt"), 0o644))
+	follow := exec.Command("sh", "-c", "exec "+strings.Replace("acp-proxy view --follow /tmp/session.jsonl", "/tmp/session.jsonl", trace, 1))
+	follow.Env = e.env
+	errPipe, err := follow.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, follow.Start())
+	t.Cleanup(func() { _ = follow.Process.Kill(); _ = follow.Wait() })
+	lines := bufio.NewReader(errPipe)
+	first, err := lines.ReadString('\n')
+	require.NoError(t, err)
+	m := url.FindStringSubmatch(first)
+	require.NotNil(t, m, "the first line is the URL: %s", first)
+	f, err := os.OpenFile(trace, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = fmt.Fprintf(f, record, "a prompt appended later")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	resp, err := http.Get(strings.Replace(m[1], "/?token=", "/events?token=", 1))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	events := bufio.NewReaderSize(resp.Body, 1<<20)
+	for {
+		line, err := events.ReadString('\n')
+		require.NoError(t, err, "the page never showed the appended record")
+		if strings.HasPrefix(line, "data: ") && strings.Contains(line, "a prompt appended later") {
+			break
+		}
+	}
+	require.NoError(t, follow.Process.Signal(syscall.SIGINT))
+	require.NoError(t, follow.Wait(), "Ctrl-C ends it")
 }
