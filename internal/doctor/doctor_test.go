@@ -260,6 +260,7 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 			"  agent-shell, codecompanion, acpx (plain):      --shell-to-patch --deltas --terminal-output\n",
 			"agent-shell (Emacs), as the command of the agent's configuration:",
 			`"agent_servers": {"my-agent (proxy)": {"type": "custom", "command": "/opt/acp-proxy"`,
+			`To watch a session live, add "--serve", ":0", "--log-file", "~/acp-proxy.log" before "--" in any`,
 		}},
 	}
 	for _, c := range cases {

@@ -93,6 +93,9 @@ func (r *Report) writeEditors(w io.Writer) {
 				jsonString(name), jsonString(r.Proxy), jsonList(append(append(r.flagsFor(zedLike), "--"), argv...)))
 		}
 	}
+	writeWrapped(w, "", "  ", `To watch a session live, add "--serve", ":0", "--log-file", "~/acp-proxy.log" `+
+		`before "--" in any config above, and open the URL the log gives as "live view" `+
+		`(README: Watching a session live).`)
 	if r.ProxyTemporary != "" {
 		writeWrapped(w, "", "  ", "Warning: "+r.ProxyTemporary)
 	}
