@@ -15,7 +15,7 @@ const pollInterval = 100 * time.Millisecond
 // returned tap is to be added to the relay's taps. filters name the
 // relay's filters by their flags; start and info are as for NewTap.
 func (s *Server) Relay(title string, filters []string, start time.Time, info trace.ConnectionInfo) *Tap {
-	tap := NewTap(start, info, DefaultBudget)
+	tap := NewTap(start, info, s.budget)
 	s.serve(newPage(title, filters, tap.q))
 	return tap
 }

@@ -116,7 +116,6 @@ func (p *Page) run(ctx context.Context) {
 			p.model.Feed(rec)
 		}
 		reuse = b.recs
-		p.rest(ctx, time.Since(began))
 		dirty = dirty || len(b.recs) > 0 || b.missed != st.Missed || b.cut != st.Cut
 		st.Missed, st.MissedBytes, st.Cut = b.missed, b.missedB, b.cut
 		if b.closed {
@@ -124,6 +123,7 @@ func (p *Page) run(ctx context.Context) {
 			p.publish(st, true)
 			return
 		}
+		p.rest(ctx, time.Since(began))
 		if !dirty || time.Since(last) < interval {
 			continue
 		}

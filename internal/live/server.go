@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +39,7 @@ type Server struct {
 	hosts   []string // the Host names it answers to (exposed: any IP too)
 	port    string
 	page    *Page
+	budget  int64 // what a relay's tap holds that the page has not taken
 	cancel  context.CancelFunc
 	done    chan struct{} // the page's goroutine ended
 	open    atomic.Int32  // browsers connected
@@ -62,7 +64,7 @@ func Listen(addr string) (*Server, error) {
 	}
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok) // never fails (crypto/rand)
-	s := &Server{ln: ln, token: hex.EncodeToString(tok), closing: make(chan struct{}), done: make(chan struct{})}
+	s := &Server{ln: ln, token: hex.EncodeToString(tok), budget: DefaultBudget, closing: make(chan struct{}), done: make(chan struct{})}
 	tcp := ln.Addr().(*net.TCPAddr)
 	s.port = strconv.Itoa(tcp.Port)
 	s.exposed = !tcp.IP.IsLoopback()
@@ -220,6 +222,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
 	var sent int64
 	for {
 		data, v, changed, ended := s.page.latest()
@@ -231,6 +236,9 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			sent = v
 		}
 		if ended {
+			if _, err := io.WriteString(w, "event: end\ndata: the session ended\n\n"); err == nil {
+				_ = rc.Flush()
+			}
 			return
 		}
 		select {

@@ -188,15 +188,19 @@ func TestAPageGetsEachMessageAsItPasses(t *testing.T) {
 // A browser that reads nothing holds up neither the relay's tap nor the
 // other pages, and a page opened later gets everything from the start.
 func TestASlowPageNeitherBlocksTheTapNorMissesTheStart(t *testing.T) {
-	srv, tap := relayServer(t)
+	srv, err := Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	srv.budget = 4 << 20
+	tap := srv.Relay("live: test", nil, time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"test-agent"}})
+	defer srv.Close(time.Second)
 	// A browser that asks for the updates and never reads them.
 	stuck, err := net.Dial("tcp", srv.ln.Addr().String())
 	require.NoError(t, err)
 	defer stuck.Close()
 	fmt.Fprintf(stuck, "GET /events?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", srv.token, srv.port)
 
-	const n = 20000
-	pad := strings.Repeat("x", 4000) // 80 MB in all: more than any socket buffers
+	const n = 2000
+	pad := strings.Repeat("x", 10000) // 20 MB in all, five times the budget
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -686,11 +686,16 @@
   function listen() {
     if (!ALL.live || !ALL.live.running || typeof EventSource === "undefined") return;
     var es = new EventSource("events" + location.search);
+    // Only the newest data is drawn: a page slower to draw than the
+    // updates come skips to the latest instead of falling behind.
+    var newest = null;
     es.addEventListener("data", function (ev) {
       liveLost = false;
-      liveUpdate(JSON.parse(ev.data));
-      if (!ALL.live.running) es.close();
+      var first = newest === null;
+      newest = ev.data;
+      if (first) setTimeout(function () { var d = newest; newest = null; liveUpdate(JSON.parse(d)); }, 0);
     });
+    es.addEventListener("end", function () { es.close(); });
     es.addEventListener("error", function () {
       if (!ALL.live.running) return;
       liveLost = true;
