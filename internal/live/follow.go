@@ -39,7 +39,7 @@ func (s *Server) Follow(ctx context.Context, r io.Reader, title string) error {
 		for _, o := range rec.Out {
 			size += int64(len(o))
 		}
-		q.put(rec, size)
+		q.put(rec, nil, size)
 	}
 }
 

@@ -3,9 +3,9 @@ package live
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
@@ -29,6 +29,12 @@ type Page struct {
 	q     *queue
 	model *view.Live
 
+	// watchers are the browsers following the updates: data is made
+	// only while there are some (and the last data always); wake asks
+	// for it at once when one comes.
+	watchers atomic.Int32
+	wake     chan struct{}
+
 	mu      sync.Mutex
 	data    []byte        // the latest data, encoded for the page
 	version int64         // how many were published
@@ -36,10 +42,10 @@ type Page struct {
 	ended   bool          // data is the last
 }
 
-// NewPage is the page, titled title, of what q hands over; filters name
+// newPage is the page, titled title, of what q hands over; filters name
 // the recording proxy's filters (see view.NewLive).
 func newPage(title string, filters []string, q *queue) *Page {
-	p := &Page{title: title, q: q, model: view.NewLive(title, filters), changed: make(chan struct{})}
+	p := &Page{title: title, q: q, model: view.NewLive(title, filters), changed: make(chan struct{}), wake: make(chan struct{}, 1)}
 	p.publish(view.LiveState{Running: true}, false)
 	return p
 }
@@ -50,6 +56,17 @@ func (p *Page) latest() ([]byte, int64, <-chan struct{}, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.data, p.version, p.changed, p.ended
+}
+
+// watch counts a browser that follows the updates until unwatch is
+// called, and has the page make its data at once.
+func (p *Page) watch() (unwatch func()) {
+	p.watchers.Add(1)
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return func() { p.watchers.Add(-1) }
 }
 
 // publish makes the page's data of what was fed so far.
@@ -92,10 +109,11 @@ func (p *Page) rest(ctx context.Context, spent time.Duration) {
 // takeInterval: a relay's tap never wakes it (waking a goroutine from the
 // relay's pump would let it run before the pump's reader), only closing
 // the queue or a follower does. Data is published at most every
-// MinInterval, or costShare times as long as the last took to make.
+// MinInterval, or costShare times as long as the last took to make, and
+// only while a browser watches.
 func (p *Page) run(ctx context.Context) {
 	var (
-		reuse    []trace.Record
+		spare    *arena
 		st       = view.LiveState{Running: true}
 		dirty    bool
 		interval = MinInterval
@@ -109,14 +127,15 @@ func (p *Page) run(ctx context.Context) {
 			return
 		case <-p.q.ready:
 		case <-tick.C:
+		case <-p.wake:
+			dirty, last = true, time.Time{}
 		}
-		b := p.q.take(reuse)
+		b := p.q.take(spare)
 		began := time.Now()
-		for _, rec := range b.recs {
-			p.model.Feed(rec)
-		}
-		reuse = b.recs
-		dirty = dirty || len(b.recs) > 0 || b.missed != st.Missed || b.cut != st.Cut
+		fed := len(b.arena.recs)
+		b.arena.each(p.model.Feed)
+		spare = b.arena
+		dirty = dirty || fed > 0 || b.missed != st.Missed || b.cut != st.Cut
 		st.Missed, st.MissedBytes, st.Cut = b.missed, b.missedB, b.cut
 		if b.closed {
 			st.Running = false
@@ -124,7 +143,7 @@ func (p *Page) run(ctx context.Context) {
 			return
 		}
 		p.rest(ctx, time.Since(began))
-		if !dirty || time.Since(last) < interval {
+		if !dirty || time.Since(last) < interval || p.watchers.Load() == 0 {
 			continue
 		}
 		began = time.Now()

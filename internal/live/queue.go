@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/acp-proxy/acp-proxy/internal/trace"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // recordOverhead is what a queued record costs beside its lines.
@@ -13,10 +14,15 @@ const recordOverhead = 128
 // makes its writer wait: past maxBytes, records are left out and counted
 // (the relay must not slow down for a view). A follower's queue blocks
 // its writer instead (the file keeps what is not read yet).
+//
+// Records are copied into a buffer (an arena) that the reader hands back
+// once it has taken its contents out: the writer, a relay's pump, then
+// allocates nothing once the buffers have grown to the traffic, and so
+// adds no garbage collection work to the relay.
 type queue struct {
 	mu       sync.Mutex
 	space    sync.Cond // a blocking writer waits for room
-	recs     []trace.Record
+	arena    *arena
 	bytes    int64
 	maxBytes int64
 	block    bool
@@ -27,15 +33,82 @@ type queue struct {
 	ready    chan struct{}
 }
 
+// arena holds queued records, their bytes in one buffer.
+type arena struct {
+	recs  []queued
+	spans []span // the lines of the records' "out"
+	buf   []byte
+}
+
+// queued is one record: rec without its bytes (Line, Out, Conn), which
+// are spans of the arena's buffer.
+type queued struct {
+	rec        trace.Record
+	line, conn span
+	outs       [2]int // rec's "out": spans[outs[0]:outs[1]]
+}
+
+type span struct{ from, to int }
+
+// add copies rec (and out, when rec.HasOut: its "out" lines, in place of
+// rec.Out) into a.
+func (a *arena) add(rec trace.Record, out []proxy.Sent) {
+	q := queued{rec: rec, line: a.copy(rec.Line), conn: a.copy(rec.Conn)}
+	q.outs[0] = len(a.spans)
+	for _, o := range out {
+		a.spans = append(a.spans, a.copy(o.Line))
+	}
+	for _, o := range rec.Out {
+		a.spans = append(a.spans, a.copy(o))
+	}
+	q.outs[1] = len(a.spans)
+	q.rec.Line, q.rec.Out, q.rec.Conn = nil, nil, nil
+	a.recs = append(a.recs, q)
+}
+
+func (a *arena) copy(b []byte) span {
+	s := span{len(a.buf), len(a.buf) + len(b)}
+	a.buf = append(a.buf, b...)
+	return s
+}
+
+// each calls fn with each record, its bytes copied out of the arena (fn
+// may keep them), then empties the arena for reuse.
+func (a *arena) each(fn func(trace.Record)) {
+	bytes := func(s span) []byte {
+		if s.to == s.from {
+			return nil
+		}
+		return append([]byte(nil), a.buf[s.from:s.to]...)
+	}
+	for _, q := range a.recs {
+		rec := q.rec
+		rec.Line, rec.Conn = bytes(q.line), bytes(q.conn)
+		if rec.HasLine && rec.Line == nil {
+			rec.Line = []byte{}
+		}
+		if rec.HasOut {
+			rec.Out = make([][]byte, 0, q.outs[1]-q.outs[0])
+			for _, s := range a.spans[q.outs[0]:q.outs[1]] {
+				rec.Out = append(rec.Out, bytes(s))
+			}
+		}
+		fn(rec)
+	}
+	clear(a.recs)
+	a.recs, a.spans, a.buf = a.recs[:0], a.spans[:0], a.buf[:0]
+}
+
 func newQueue(maxBytes int64, block bool) *queue {
-	q := &queue{maxBytes: maxBytes, block: block, ready: make(chan struct{}, 1)}
+	q := &queue{maxBytes: maxBytes, block: block, arena: &arena{}, ready: make(chan struct{}, 1)}
 	q.space.L = &q.mu
 	return q
 }
 
-// put appends rec, of size bytes; a blocking queue waits for room, any
-// other leaves rec out when it has none.
-func (q *queue) put(rec trace.Record, size int64) {
+// put copies rec, of size bytes (out, when given, is its "out"), into the
+// queue; a blocking queue waits for room, any other leaves rec out when it
+// has none.
+func (q *queue) put(rec trace.Record, out []proxy.Sent, size int64) {
 	size += recordOverhead
 	q.mu.Lock()
 	for q.block && !q.closed && q.bytes > 0 && q.bytes+size > q.maxBytes {
@@ -47,7 +120,7 @@ func (q *queue) put(rec trace.Record, size int64) {
 		q.missed++
 		q.missedB += size - recordOverhead
 	default:
-		q.recs = append(q.recs, rec)
+		q.arena.add(rec, out)
 		q.bytes += size
 	}
 	q.mu.Unlock()
@@ -57,8 +130,8 @@ func (q *queue) put(rec trace.Record, size int64) {
 }
 
 // full reports, without waiting, that a record of size bytes would be
-// left out (counting it so): the caller need not copy it. A blocking queue
-// is never full.
+// left out (counting it so): the caller need not prepare it. A blocking
+// queue is never full.
 func (q *queue) full(size int64) bool {
 	size += recordOverhead
 	q.mu.Lock()
@@ -99,19 +172,21 @@ func (q *queue) noteCut() {
 
 // batch is what a take hands over.
 type batch struct {
-	recs                 []trace.Record
+	arena                *arena
 	closed               bool
 	missed, missedB, cut int64
 }
 
-// take hands over every queued record, and what was left out so far. The
-// reader calls it after q.ready.
-func (q *queue) take(reuse []trace.Record) batch {
+// take hands over every queued record, in spare (an arena a take handed
+// over before, emptied, or nil), and what was left out so far.
+func (q *queue) take(spare *arena) batch {
+	if spare == nil {
+		spare = &arena{}
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	b := batch{recs: q.recs, closed: q.closed, missed: q.missed, missedB: q.missedB, cut: q.cut}
-	clear(reuse)
-	q.recs, q.bytes = reuse[:0], 0
+	b := batch{arena: q.arena, closed: q.closed, missed: q.missed, missedB: q.missedB, cut: q.cut}
+	q.arena, q.bytes = spare, 0
 	q.space.Broadcast()
 	return b
 }

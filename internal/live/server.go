@@ -225,6 +225,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		return
 	}
+	defer s.page.watch()()
 	var sent int64
 	for {
 		data, v, changed, ended := s.page.latest()

@@ -261,3 +261,26 @@ func TestMorePagesThanMaxBrowsersAreRefused(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, get(t, srv, "GET", "/events", srv.token, "", nil).StatusCode)
 	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "", nil).StatusCode, "the page itself is still served")
 }
+
+// Once its buffers have grown to the traffic, the tap copies each line
+// without allocating: it adds no garbage collection work to the relay.
+func TestTheTapAllocatesNothingOnceWarm(t *testing.T) {
+	tap := NewTap(time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"a"}}, DefaultBudget)
+	line := prompt(1, strings.Repeat("z", 3000))
+	unchanged := &proxy.Passage{Dir: acp.ClientToAgent, Time: time.Unix(1, 0), Line: line, EOL: true, Valid: true,
+		Out: []proxy.Sent{{Line: line, Original: true}}}
+	changed := &proxy.Passage{Dir: acp.AgentToClient, Time: time.Unix(2, 0), Line: line, EOL: true, Valid: true,
+		Out: []proxy.Sent{{Line: line[:100]}, {Line: line[100:]}}}
+	for range 200 {
+		tap.Passed(unchanged)
+		tap.Passed(changed)
+	}
+	warm := tap.q.take(nil).arena // grown to 400 records
+	warm.each(func(trace.Record) {})
+	tap.q.take(warm) // the queue writes into it again
+	allocs := testing.AllocsPerRun(100, func() {
+		tap.Passed(unchanged)
+		tap.Passed(changed)
+	})
+	assert.Zero(t, allocs)
+}

@@ -37,7 +37,7 @@ var _ proxy.Tap = (*Tap)(nil)
 func NewTap(start time.Time, info trace.ConnectionInfo, budget int64) *Tap {
 	t := &Tap{start: start, q: newQueue(budget, false)}
 	if b, err := json.Marshal(info); err == nil {
-		t.q.put(trace.Record{Conn: b}, int64(len(b)))
+		t.q.put(trace.Record{Conn: b}, nil, int64(len(b)))
 	}
 	return t
 }
@@ -48,7 +48,8 @@ func (t *Tap) at(when time.Time) time.Duration {
 }
 
 // Passed queues a line as read, and what was written for it when a filter
-// changed it.
+// changed it: it copies them into the queue's buffer, and allocates
+// nothing once that has grown to the traffic.
 // When the queue is full the line is only counted, not copied.
 func (t *Tap) Passed(p *proxy.Passage) {
 	size := int64(len(p.Line))
@@ -61,14 +62,12 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	if t.q.full(size) {
 		return
 	}
-	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: clone(p.Line), HasLine: true, EOL: p.EOL, JSON: p.Valid}
+	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL, JSON: p.Valid, HasOut: changed}
+	var out []proxy.Sent
 	if changed {
-		rec.HasOut, rec.Out = true, make([][]byte, len(p.Out))
-		for i, o := range p.Out {
-			rec.Out[i] = clone(o.Line)
-		}
+		out = p.Out
 	}
-	t.q.put(rec, size)
+	t.q.put(rec, out, size)
 }
 
 // Added queues a line the proxy wrote on its own.
@@ -76,7 +75,8 @@ func (t *Tap) Added(d acp.Direction, when time.Time, line []byte, _ bool) {
 	if t.q.full(int64(len(line))) {
 		return
 	}
-	t.q.put(trace.Record{T: t.at(when), Dir: d, HasOut: true, Out: [][]byte{clone(line)}}, int64(len(line)))
+	out := [1]proxy.Sent{{Line: line}}
+	t.q.put(trace.Record{T: t.at(when), Dir: d, HasOut: true}, out[:], int64(len(line)))
 }
 
 // Long follows a line too long to filter: the page gets its first bytes.
@@ -110,7 +110,5 @@ func (l *longLine) Piece(b []byte) {
 
 func (l *longLine) End(when time.Time, eol bool) {
 	l.t.q.noteCut()
-	l.t.q.put(trace.Record{T: l.t.at(when), Dir: l.d, Line: l.head, HasLine: true, EOL: eol}, int64(len(l.head)))
+	l.t.q.put(trace.Record{T: l.t.at(when), Dir: l.d, Line: l.head, HasLine: true, EOL: eol}, nil, int64(len(l.head)))
 }
-
-func clone(b []byte) []byte { return append([]byte(nil), b...) }
