@@ -13,7 +13,7 @@ import (
 // DefaultBudget bounds what a relay's live view holds that its page has
 // not read yet; past it, the relay goes on and the page says what it
 // missed.
-const DefaultBudget = 32 << 20
+const DefaultBudget = 8 << 20
 
 // longHead is how much of a line too long to filter the live view keeps.
 const longHead = 64 << 10
