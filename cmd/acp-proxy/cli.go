@@ -125,7 +125,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer done()
 	}
-	stopServe, code := serveLive(relay, opts.serve, connectionInfo(start, args, agentArgv), logger, stderr)
+	stopServe, code := serveLive(relay, opts.serve, start, connectionInfo(start, args, agentArgv), logger, stderr)
 	if code >= 0 {
 		return code
 	}

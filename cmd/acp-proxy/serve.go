@@ -29,10 +29,12 @@ func addServeFlag(fs *pflag.FlagSet, addr *string) {
 }
 
 // serveLive starts --serve's live view of the relay's session (none
-// without an address): its tap joins the relay's, and its URL goes to
+// without an address), with times from start (as --record's: the
+// monotonic clock, which info.Started, in UTC, has lost): its tap joins
+// the relay's, and its URL goes to
 // stderr and the log. stop sends open pages the last data and stops
 // serving; code ≥ 0 means exit now.
-func serveLive(relay *proxy.Relay, addr string, info trace.ConnectionInfo, logger *slog.Logger, stderr io.Writer) (stop func(), code int) {
+func serveLive(relay *proxy.Relay, addr string, start time.Time, info trace.ConnectionInfo, logger *slog.Logger, stderr io.Writer) (stop func(), code int) {
 	if addr == "" {
 		return func() {}, -1
 	}
@@ -46,7 +48,7 @@ func serveLive(relay *proxy.Relay, addr string, info trace.ConnectionInfo, logge
 		flags = append(flags, f.Flag)
 	}
 	title := "live: " + filepath.Base(info.Agent[0])
-	relay.Taps = append(relay.Taps, srv.Relay(title, flags, info.Started, info))
+	relay.Taps = append(relay.Taps, srv.Relay(title, flags, start, info))
 	announce("acp-proxy", srv, logger, stderr)
 	return func() { srv.Close(serveLinger) }, -1
 }

@@ -1,7 +1,10 @@
 package live
 
 import (
+	"math"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/proxy"
@@ -83,6 +86,7 @@ func (a *arena) each(fn func(trace.Record)) {
 	}
 	for _, q := range a.recs {
 		rec := q.rec
+		rec.T = recordedTime(rec.T)
 		rec.Line, rec.Conn = bytes(q.line), bytes(q.conn)
 		if rec.HasLine && rec.Line == nil {
 			rec.Line = []byte{}
@@ -189,4 +193,13 @@ func (q *queue) take(spare *arena) batch {
 	q.arena, q.bytes = spare, 0
 	q.space.Broadcast()
 	return b
+}
+
+// recordedTime is d as a trace records it ("t", seconds to six decimals)
+// and a reader reads it back, so that a live page shows the times a page
+// of the trace shows; the page's goroutine pays for it, not the relay.
+func recordedTime(d time.Duration) time.Duration {
+	var buf [32]byte
+	secs, _ := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], d.Seconds(), 'f', 6, 64)), 64)
+	return time.Duration(math.Round(secs*1e6)) * time.Microsecond
 }

@@ -42,10 +42,8 @@ func NewTap(start time.Time, info trace.ConnectionInfo, budget int64) *Tap {
 	return t
 }
 
-// at is t as a trace records it: to the microsecond.
-func (t *Tap) at(when time.Time) time.Duration {
-	return when.Sub(t.start).Round(time.Microsecond)
-}
+// at is when, since the start (see recordedTime).
+func (t *Tap) at(when time.Time) time.Duration { return when.Sub(t.start) }
 
 // Passed queues a line as read, and what was written for it when a filter
 // changed it: it copies them into the queue's buffer, and allocates
