@@ -31,9 +31,8 @@ func addServeFlag(fs *pflag.FlagSet, addr *string) {
 // serveLive starts --serve's live view of the relay's session (none
 // without an address), with times from start (as --record's: the
 // monotonic clock, which info.Started, in UTC, has lost): its tap joins
-// the relay's, and its URL goes to
-// stderr and the log. stop sends open pages the last data and stops
-// serving; code ≥ 0 means exit now.
+// the relay's, and its URL goes to stderr and the log. stop sends open
+// pages the last data and stops serving; code ≥ 0 means exit now.
 func serveLive(relay *proxy.Relay, addr string, start time.Time, info trace.ConnectionInfo, logger *slog.Logger, stderr io.Writer) (stop func(), code int) {
 	if addr == "" {
 		return func() {}, -1
