@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -235,4 +236,31 @@ func BenchmarkLivePageInBrowser(b *testing.B) {
 	if errs := page.errorsSeen(); len(errs) > 0 {
 		b.Fatal(strings.Join(errs, "\n"))
 	}
+}
+
+// view --follow of a real session in Chromium: the page shows the trace's
+// tool call, its updates, and says it is live. With
+// LIVE_SCREENSHOT=…/docs/live.png it saves the README's picture.
+func TestViewFollowInBrowser(t *testing.T) {
+	browser(t)
+	path := filepath.Join(tracesDir, "codex-0.13-plain-shell-900.jsonl")
+	w := startWatched(t, "view", "--follow", path)
+	page := openInBrowser(t, w.url)
+	page.wait(`document.querySelectorAll(".call-row").length === 1`)
+	page.wait(bodyHas("for i in $(seq 1 900); do echo line $i; done"))
+	page.eval(`document.querySelector(".call-row").click(), true`, nil)
+	page.wait(`document.querySelectorAll(".call-detail:not(.hidden)").length === 1`)
+	page.wait(bodyHas("What the client saw at the end"))
+	page.wait(bodyHas("line 900"))
+	page.wait(bodyHas("live · updating as messages pass"))
+	assert.Empty(t, page.errorsSeen())
+	if shot := os.Getenv("LIVE_SCREENSHOT"); shot != "" {
+		page.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": 1500, "deviceScaleFactor": 1, "mobile": false}, nil)
+		var img struct{ Data []byte }
+		page.call("Page.captureScreenshot", map[string]any{"format": "png"}, &img)
+		require.NoError(t, os.WriteFile(shot, img.Data, 0o644))
+		t.Logf("screenshot: %s", shot)
+	}
+	require.NoError(t, w.cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, w.cmd.Wait())
 }

@@ -47,6 +47,7 @@ var readmeCommands = map[string]string{
 	"acp-proxy view --follow [--serve HOST:PORT] TRACE":                                                                               "synopsis: found in acp-proxy view --help",
 	"jq -r 'select(.msg==\"live view\") | .url' ~/acp-proxy.log | tail -n 1":                                                          "run, on the log of a proxy run with --serve :0 --log-file ~/acp-proxy.log: it prints the URL the proxy printed on stderr",
 	"acp-proxy view --follow /tmp/session.jsonl":                                                                                      "run, on a trace in a temporary directory in place of /tmp/session.jsonl: the URL it prints serves the page, with a record appended after it started; Ctrl-C (SIGINT) ends it",
+	"LIVE_SCREENSHOT=$PWD/docs/live.png go test ./cmd/acp-proxy -run 'TestViewFollowInBrowser$' -count=1":                             "not run from here: it is a go test of its own (TestViewFollowInBrowser, which runs in every test run), and would rewrite docs/live.png",
 	"acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary":                                                               "run, with a recorded trace as in.jsonl",
 	"acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir==\"agent->client\") | .msg.params.update.sessionUpdate'":     "run, with a recorded trace as trace.jsonl",
 	"acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl":                                      "run, on a copy of the trace",
