@@ -239,6 +239,9 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64, b
 	if err != nil {
 		return nil, err
 	}
+	if err := b.startSed(); err != nil {
+		return nil, err
+	}
 	for _, in := range inputs {
 		if err := b.spend(int64(len(in))); err != nil {
 			return nil, err
