@@ -273,21 +273,21 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 }
 
 // recordTo appends the connection's trace to the file at path (--record),
-// with times from start: the recorder becomes one of relay's taps, and the
-// chain's disk, so that the trace holds what the filters read. done flushes
-// and closes the file.
+// gzip'd when the name ends in .gz, with times from start: the recorder
+// becomes one of relay's taps, and the chain's disk, so that the trace
+// holds what the filters read. done flushes and closes the file.
 func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.ConnectionInfo) (done func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	rec := trace.NewRecorder(f, start)
+	rec := trace.RecordFile(f, start, strings.HasSuffix(path, ".gz"))
 	_ = rec.Begin(info)
 	relay.Taps = append(relay.Taps, rec)
 	if relay.Chain != nil {
 		relay.Chain.Disk = rec.Disk()
 	}
-	return func() { _ = rec.Flush(); _ = f.Close() }, nil
+	return func() { _ = rec.Close() }, nil
 }
 
 // writeStats reports --stats: into the log when there is a log file,

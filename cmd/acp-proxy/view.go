@@ -52,7 +52,7 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if dest == "" {
 		dest = "-"
 		if name != "-" {
-			dest = strings.TrimSuffix(name, ".jsonl") + ".html"
+			dest = strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".jsonl") + ".html"
 		}
 	}
 	if f, ok := stdout.(*os.File); ok && dest == "-" && isTerminal(f) {

@@ -2,8 +2,10 @@ package trace
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +38,15 @@ type Recorder struct {
 	w     *bufio.Writer
 	start time.Time
 	err   error
+
+	// A recording into a file (RecordFile): its gzip writer, when it
+	// compresses; the file, closed by Close; and the timer that flushes
+	// what is buffered flushDelay after a record was written.
+	gz         *gzip.Writer
+	file       io.Closer
+	flushDelay time.Duration
+	flushTimer *time.Timer
+	closed     bool
 
 	// While direction d streams a long line, its record is being spooled
 	// and has no place in the trace yet: records others add for d (a filter
@@ -165,6 +176,9 @@ func (r *Recorder) writeLocked(rec []byte) {
 	if r.err == nil {
 		_, r.err = r.w.Write(rec)
 	}
+	if r.flushDelay > 0 && r.flushTimer == nil && !r.closed {
+		r.flushTimer = time.AfterFunc(r.flushDelay, r.timedFlush)
+	}
 }
 
 // longLine records a line too long to filter as it streams through, in
@@ -266,13 +280,75 @@ func (r *Recorder) connection(t time.Time, info []byte) {
 	r.write(acp.ClientToAgent, append(rec, '}', '\n'))
 }
 
-// Flush writes buffered records out.
+// Flush writes buffered records out (and, gzip'd, ends the compressed
+// block, so that a reader of the file can decompress them).
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil {
+	return r.flushLocked()
+}
+
+func (r *Recorder) flushLocked() error {
+	if r.err != nil || r.closed {
 		return r.err
 	}
 	r.err = r.w.Flush()
+	if r.err == nil && r.gz != nil {
+		r.err = r.gz.Flush()
+	}
 	return r.err
+}
+
+// timedFlush is the flush flushDelay after a record was written.
+func (r *Recorder) timedFlush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushTimer = nil
+	_ = r.flushLocked()
+}
+
+// FlushDelay is how long a record written to a file (RecordFile) waits in
+// memory at most: a proxy killed with SIGKILL, which runs no code, loses
+// the records of its last FlushDelay, and the trace before them reads.
+const FlushDelay = time.Second
+
+// RecordFile records into the file f (--record), with times relative to
+// start, gzip'd when gz: then the file gets one gzip member per run, which
+// gzip readers read as one stream (--record appends). What is written is
+// flushed FlushDelay after a record at most, when a direction's input ends,
+// and at Close; a gzip'd flush ends the compressed block (gzip.Writer.Flush,
+// a few bytes), so the file always decompresses up to the last flush. Call
+// Close when done.
+func RecordFile(f io.WriteCloser, start time.Time, gz bool) *Recorder {
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	r := NewRecorder(w, start)
+	r.gz, r.file, r.flushDelay = zw, f, FlushDelay
+	return r
+}
+
+// Close writes what is buffered, ends the gzip member and closes the file
+// of a RecordFile; records after it are dropped.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return r.err
+	}
+	err := r.w.Flush()
+	if r.gz != nil {
+		err = errors.Join(err, r.gz.Close())
+	}
+	if r.flushTimer != nil {
+		r.flushTimer.Stop()
+	}
+	r.closed = true
+	if r.file != nil {
+		err = errors.Join(err, r.file.Close())
+	}
+	return errors.Join(r.err, err)
 }

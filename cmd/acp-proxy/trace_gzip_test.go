@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	require.NoError(t, err)
+	plain, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	return plain
+}
+
+// --record FILE.gz writes a gzip'd trace, one gzip member per run;
+// replay and view read it, from the file or from stdin, as the trace it
+// holds.
+func TestRecordGzipThenReplayAndView(t *testing.T) {
+	in := corpus(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.jsonl.gz")
+	for range 2 { // --record appends
+		out, stderr, code := runProxy(t, in, "--record", trace, "--", fakeAgent(t), "--echo")
+		require.Equal(t, 0, code, "%s", stderr)
+		require.Equal(t, string(in), string(out))
+	}
+	gz, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(gz, []byte{0x1f, 0x8b}), "gzip'd")
+	plain := gunzip(t, gz)
+	require.Equal(t, 2, bytes.Count(plain, []byte(`"connection":`)), "both runs")
+
+	replayed, stderr, code := runProxy(t, nil, "replay", trace)
+	require.Equal(t, 0, code, "%s", stderr)
+	sameBytes(t, plain, replayed) // with no filters a replay is the recording
+	fromStdin, stderr, code := runProxy(t, gz, "replay")
+	require.Equal(t, 0, code, "%s", stderr)
+	sameBytes(t, plain, fromStdin)
+
+	_, stderr, code = runProxy(t, nil, "view", trace)
+	require.Equal(t, 0, code, "%s", stderr)
+	assert.FileExists(t, filepath.Join(dir, "trace.html"), "the page is named after the trace, without .jsonl.gz")
+}
+
+// A gzip'd trace cut short (a proxy killed before it closed the file)
+// replays up to the cut, and the replay says so.
+func TestReplayOfACutGzipTraceSaysSo(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join(tracesDir, "codex-0.13-plain-shell-900.jsonl"))
+	require.NoError(t, err)
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, err = zw.Write(plain)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	path := filepath.Join(t.TempDir(), "cut.jsonl.gz")
+	require.NoError(t, os.WriteFile(path, b.Bytes()[:b.Len()/2], 0o644))
+
+	code, out, stderr := replayRun(t, path)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "cut.jsonl.gz: the gzip'd trace ends early or is damaged (unexpected EOF): read up to there (was the recording proxy killed?)")
+	assert.NotEmpty(t, out)
+	assert.True(t, strings.HasPrefix(string(plain), out), "the records before the cut, whole")
+}
