@@ -79,6 +79,16 @@ func TestReplaySummaryOfAFilteredRecordingSaysHowItWasMade(t *testing.T) {
 			}
 		})
 	}
+	// The README shows these two lines, for a recording made with the
+	// same flags.
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile("(?m)^recorded by acp-proxy .*\n(after: .*)\n").FindSubmatch(readme)
+	require.NotNil(t, m, "the README shows a summary's recorded line")
+	assert.Regexp(t, `^recorded by acp-proxy \S+ on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: acp-proxy --record \S+ --deltas --terminal-output -- codex-acp\n`, string(m[0]))
+	_, out, _ := replayRun(t, "--summary", rec)
+	assert.Contains(t, out, "\n"+string(m[1])+"\n")
+
 	code, js, stderr := replayRun(t, "--summary", "--json", rec)
 	require.Equal(t, 0, code, stderr)
 	var report trace.Report

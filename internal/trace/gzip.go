@@ -73,9 +73,6 @@ func (in *Input) open() error {
 	return nil
 }
 
-// Gzipped says the trace was gzip'd (known once it has been read from).
-func (in *Input) Gzipped() bool { return in.gzipped }
-
 // Cut says where the gzip'd trace ended early or was damaged, or nil.
 func (in *Input) Cut() error {
 	if in.cut == nil {
