@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,4 +72,40 @@ func TestReplayOfACutGzipTraceSaysSo(t *testing.T) {
 	assert.Contains(t, stderr, "cut.jsonl.gz: the gzip'd trace ends early or is damaged (unexpected EOF): read up to there (was the recording proxy killed?)")
 	assert.NotEmpty(t, out)
 	assert.True(t, strings.HasPrefix(string(plain), out), "the records before the cut, whole")
+}
+
+// A proxy killed with SIGKILL (it runs no code) leaves its gzip'd trace
+// readable up to its last second: every record it flushed replays, and the
+// replay says where the trace was cut.
+func TestAProxyKilledMidSessionLeavesAReadableGzipTrace(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"n":%d}}`, i))
+	}
+	emit := filepath.Join(dir, "agent.jsonl")
+	require.NoError(t, os.WriteFile(emit, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	path := filepath.Join(dir, "killed.jsonl.gz")
+	s := start(t, "--record", path, "--", fakeAgent(t), "--emit", emit)
+	for range lines {
+		_, err := s.stdout.ReadString('\n')
+		require.NoError(t, err)
+	}
+	replayed := func() (code int, stdout, stderr string) {
+		var o, e bytes.Buffer
+		code = run([]string{"replay", path}, nil, &o, &e)
+		return code, o.String(), e.String()
+	}
+	assert.Eventually(t, func() bool {
+		code, out, _ := replayed()
+		return code == 0 && strings.Count(out, "\n") == 1+len(lines)
+	}, 10*time.Second, 20*time.Millisecond, "the records are flushed while the proxy runs")
+	require.NoError(t, s.cmd.Process.Kill())
+	_ = s.cmd.Wait()
+
+	code, out, stderr := replayed()
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 1+len(lines), strings.Count(out, "\n"), "the connection record and every line")
+	assert.Contains(t, out, `"params":{"n":99}`)
+	assert.Contains(t, stderr, "killed.jsonl.gz: the gzip'd trace ends early or is damaged (unexpected EOF): read up to there (was the recording proxy killed?)")
 }
