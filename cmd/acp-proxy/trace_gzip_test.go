@@ -74,9 +74,9 @@ func TestReplayOfACutGzipTraceSaysSo(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(plain), out), "the records before the cut, whole")
 }
 
-// A proxy killed with SIGKILL (it runs no code) leaves its gzip'd trace
-// readable up to its last second: every record it flushed replays, and the
-// replay says where the trace was cut.
+// A proxy killed with SIGKILL (it runs no code), as some editors stop an
+// agent, leaves its gzip'd trace whole up to its last flush (a second at
+// most before), and the next run appends to it as to any trace.
 func TestAProxyKilledMidSessionLeavesAReadableGzipTrace(t *testing.T) {
 	dir := t.TempDir()
 	var lines []string
@@ -105,7 +105,16 @@ func TestAProxyKilledMidSessionLeavesAReadableGzipTrace(t *testing.T) {
 
 	code, out, stderr := replayed()
 	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr, "the file is whole")
 	assert.Equal(t, 1+len(lines), strings.Count(out, "\n"), "the connection record and every line")
 	assert.Contains(t, out, `"params":{"n":99}`)
-	assert.Contains(t, stderr, "killed.jsonl.gz: the gzip'd trace ends early or is damaged (unexpected EOF): read up to there (was the recording proxy killed?)")
+
+	next, stderrText, code := runProxy(t, []byte(lines[0]+"\n"), "--record", path, "--", fakeAgent(t), "--echo")
+	require.Equal(t, 0, code, "%s", stderrText)
+	require.Equal(t, lines[0]+"\n", string(next))
+	code, out, stderr = replayed()
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr)
+	assert.Equal(t, 2, strings.Count(out, `"connection":`), "the killed run and the next")
+	assert.Equal(t, 1+len(lines)+3, strings.Count(out, "\n"), "every line of both")
 }

@@ -95,10 +95,10 @@ func recordFlushed(t *testing.T) (lines []string, file []byte, flushedAt []int) 
 	return lines, file, flushedAt
 }
 
-// A gzip'd trace cut anywhere after its header (a proxy killed before it
-// closed the file) reads up to the cut, less the record the cut split:
-// every record flushed before the cut, never a malformed one, and the cut
-// is reported.
+// A gzip'd trace cut anywhere after its header (a file copied while it was
+// written, a write cut short) reads up to the cut, less the record the cut
+// split: every record flushed before the cut, never a malformed one, and
+// the cut is reported; a file that ends with a flush is whole.
 func TestACutGzipTraceReadsUpToTheCut(t *testing.T) {
 	want, file, flushedAt := recordFlushed(t)
 	const header = 10 // gzip's fixed header
@@ -108,11 +108,47 @@ func TestACutGzipTraceReadsUpToTheCut(t *testing.T) {
 			flushed++
 		}
 		got, cut := readAll(t, bytes.NewReader(file[:n]))
-		require.Error(t, cut, "cut at %d of %d bytes", n, len(file))
+		if flushed > 0 && flushedAt[flushed-1] == n {
+			require.NoError(t, cut, "the file ends with a whole member at %d", n)
+		} else {
+			require.Error(t, cut, "cut at %d of %d bytes", n, len(file))
+		}
 		require.LessOrEqual(t, len(got), len(want))
 		require.Equal(t, want[:len(got)], append([]string{}, got...), "a prefix of the records, cut at %d", n)
 		require.GreaterOrEqual(t, len(got), flushed, "every record flushed before byte %d", n)
 	}
+}
+
+// A proxy killed with SIGKILL (it runs no code) loses what it had not
+// flushed, and only that: the gzip'd file holds whole members, and the
+// next run that appends to it leaves it readable to the end.
+func TestAGzipTraceAKilledRunLeftTakesTheNextRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl.gz")
+	record := func(agent string, close bool) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		require.NoError(t, err)
+		r := RecordFile(f, time.Time{}, true)
+		r.flushDelay = 0 // flushed by hand below
+		require.NoError(t, r.Begin(ConnectionInfo{Agent: []string{agent}, Proxy: "test"}))
+		r.emitted(time.Time{}, acp.ClientToAgent, []byte(`{"flushed":"`+agent+`"}`), true, nil)
+		require.NoError(t, r.Flush())
+		r.emitted(time.Time{}, acp.ClientToAgent, []byte(`{"last":"`+agent+`"}`), true, nil)
+		if close {
+			require.NoError(t, r.Close())
+		} else {
+			r.mu.Lock() // killed: nothing more reaches the file
+			r.closed = true
+			r.mu.Unlock()
+			require.NoError(t, f.Close())
+		}
+	}
+	record("killed", false)
+	record("next", true)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines, cut := readAll(t, bytes.NewReader(b))
+	require.NoError(t, cut)
+	assert.Equal(t, []string{"", `{"flushed":"killed"}`, "", `{"flushed":"next"}`, `{"last":"next"}`}, lines)
 }
 
 // A RecordFile flushes on its own, FlushDelay after a record at most: a
@@ -141,5 +177,28 @@ func TestRecordFileFlushesWithoutBeingClosed(t *testing.T) {
 		assert.NoError(t, cut)
 		assert.Len(t, lines, 2)
 		assert.Equal(t, gz, bytes.HasPrefix(b, gzipMagic), "gzip %v", gz)
+	}
+}
+
+// writes keeps each Write it is given.
+type writes struct{ all []string }
+
+func (w *writes) Write(p []byte) (int, error) { w.all = append(w.all, string(p)); return len(p), nil }
+
+// The recorder writes whole records, records of every size: a proxy killed
+// between two writes leaves a file that ends with a whole record, to which
+// the next run appends.
+func TestRecordsReachTheFileWhole(t *testing.T) {
+	var w writes
+	r := NewRecorder(&w, time.Time{})
+	for _, size := range []int{10, 40 << 10, 30 << 10, 100 << 10, 5, 64 << 10, 1} {
+		line := `{"x":"` + strings.Repeat("a", size) + `"}`
+		r.emitted(time.Time{}, acp.AgentToClient, []byte(line), true, nil)
+	}
+	require.NoError(t, r.Flush())
+	require.Greater(t, len(w.all), 3)
+	for i, b := range w.all {
+		assert.True(t, strings.HasSuffix(b, "}\n"), "write %d ends with a record", i)
+		assert.True(t, strings.HasPrefix(b, `{"t":`), "write %d starts with one", i)
 	}
 }

@@ -2,10 +2,8 @@ package trace
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,10 +37,10 @@ type Recorder struct {
 	start time.Time
 	err   error
 
-	// A recording into a file (RecordFile): its gzip writer, when it
+	// A recording into a file (RecordFile): its gzip members, when it
 	// compresses; the file, closed by Close; and the timer that flushes
 	// what is buffered flushDelay after a record was written.
-	gz         *gzip.Writer
+	gz         *members
 	file       io.Closer
 	flushDelay time.Duration
 	flushTimer *time.Timer
@@ -173,6 +171,11 @@ func (r *Recorder) write(d acp.Direction, rec []byte) {
 }
 
 func (r *Recorder) writeLocked(rec []byte) {
+	if r.err == nil && r.w.Available() < len(rec) && r.w.Buffered() > 0 {
+		// Whole records to the file, each write: what a killed proxy
+		// leaves ends with one (a larger record is one write of its own).
+		r.err = r.w.Flush()
+	}
 	if r.err == nil {
 		_, r.err = r.w.Write(rec)
 	}
@@ -294,7 +297,7 @@ func (r *Recorder) flushLocked() error {
 	}
 	r.err = r.w.Flush()
 	if r.err == nil && r.gz != nil {
-		r.err = r.gz.Flush()
+		r.err = r.gz.end()
 	}
 	return r.err
 }
@@ -305,50 +308,4 @@ func (r *Recorder) timedFlush() {
 	defer r.mu.Unlock()
 	r.flushTimer = nil
 	_ = r.flushLocked()
-}
-
-// FlushDelay is how long a record written to a file (RecordFile) waits in
-// memory at most: a proxy killed with SIGKILL, which runs no code, loses
-// the records of its last FlushDelay, and the trace before them reads.
-const FlushDelay = time.Second
-
-// RecordFile records into the file f (--record), with times relative to
-// start, gzip'd when gz: then the file gets one gzip member per run, which
-// gzip readers read as one stream (--record appends). What is written is
-// flushed FlushDelay after a record at most, when a direction's input ends,
-// and at Close; a gzip'd flush ends the compressed block (gzip.Writer.Flush,
-// a few bytes), so the file always decompresses up to the last flush. Call
-// Close when done.
-func RecordFile(f io.WriteCloser, start time.Time, gz bool) *Recorder {
-	var w io.Writer = f
-	var zw *gzip.Writer
-	if gz {
-		zw = gzip.NewWriter(f)
-		w = zw
-	}
-	r := NewRecorder(w, start)
-	r.gz, r.file, r.flushDelay = zw, f, FlushDelay
-	return r
-}
-
-// Close writes what is buffered, ends the gzip member and closes the file
-// of a RecordFile; records after it are dropped.
-func (r *Recorder) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return r.err
-	}
-	err := r.w.Flush()
-	if r.gz != nil {
-		err = errors.Join(err, r.gz.Close())
-	}
-	if r.flushTimer != nil {
-		r.flushTimer.Stop()
-	}
-	r.closed = true
-	if r.file != nil {
-		err = errors.Join(err, r.file.Close())
-	}
-	return errors.Join(r.err, err)
 }
