@@ -6,8 +6,9 @@
 //     (proxy.Tap), with what the filters read from the disk (disk.go,
 //     Recorder.Disk); a line too long to filter is spooled as it streams
 //     through, so the other direction never waits for it.
-//   - RecordFile (record.go) is a Recorder into a file (--record): gzip'd
-//     when asked, flushed a second after a record at most.
+//   - RecordFile (recordfile.go) is a Recorder into a file (--record):
+//     flushed a second after a record at most, gzip'd when asked, as one
+//     whole gzip member per flush.
 //   - Reader (reader.go) reads a trace back, one Record at a time; Decompress
 //     (gzip.go) reads a gzip'd one, told by its first bytes.
 //   - Redact (redact.go) writes a trace with its texts replaced, to share
