@@ -196,7 +196,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs.SetInterspersed(false)
 	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
+	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file, gzip'd when it ends in .gz (see README: Trace format; it holds your prompts, files and command output)")
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
