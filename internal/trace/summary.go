@@ -84,7 +84,7 @@ func (s *Summary) Record(_ time.Time, rec Record) {
 		s.started(rec.Conn)
 		return
 	}
-	if rec.HasLine {
+	if rec.HasLine || rec.HasOut {
 		s.at(rec.T)
 	}
 	s.countSent(rec)
