@@ -196,7 +196,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs.SetInterspersed(false)
 	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
+	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file, gzip'd when it ends in .gz (see README: Trace format; it holds your prompts, files and command output)")
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
@@ -273,21 +273,21 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 }
 
 // recordTo appends the connection's trace to the file at path (--record),
-// with times from start: the recorder becomes one of relay's taps, and the
-// chain's disk, so that the trace holds what the filters read. done flushes
-// and closes the file.
+// gzip'd when the name ends in .gz, with times from start: the recorder
+// becomes one of relay's taps, and the chain's disk, so that the trace
+// holds what the filters read. done flushes and closes the file.
 func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.ConnectionInfo) (done func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	rec := trace.NewRecorder(f, start)
+	rec := trace.RecordFile(f, start, strings.HasSuffix(path, ".gz"))
 	_ = rec.Begin(info)
 	relay.Taps = append(relay.Taps, rec)
 	if relay.Chain != nil {
 		relay.Chain.Disk = rec.Disk()
 	}
-	return func() { _ = rec.Flush(); _ = f.Close() }, nil
+	return func() { _ = rec.Close() }, nil
 }
 
 // writeStats reports --stats: into the log when there is a log file,

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,9 @@ var readmeCommands = map[string]string{
 	"acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'": "run, through the real acpx and codex-acp 0.16 against a mock model",
 	"acp-proxy [flags] -- AGENT [ARGS...]":                                                                                            "synopsis: found in acp-proxy --help",
 	"acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]":                                                                  "synopsis: found in acp-proxy replay --help",
+	"acp-proxy replay --redact [TRACE|-]":                                                                                             "synopsis: found in acp-proxy replay --help",
+	"acp-proxy replay --redact ~/acp.jsonl.gz > shared.jsonl":                                                                         "run, with a recorded trace gzip'd as ~/acp.jsonl.gz",
+	"acp-proxy view shared.jsonl":                                                                                                     "run, after the --redact line",
 	"acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]":                                                                          "synopsis: found in acp-proxy view --help",
 	"acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]":                                                                "synopsis: found in acp-proxy doctor --help",
 	"acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary":                                                               "run, with a recorded trace as in.jsonl",
@@ -222,6 +226,24 @@ func TestReadmeReplayAndViewCommands(t *testing.T) {
 
 	e.sh(t, dir, "acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl")
 	page, err := os.ReadFile(filepath.Join(dir, "testdata/traces/codex-0.13-plain-shell-900.html"))
+	require.NoError(t, err, "view writes the page beside the trace")
+	assert.Contains(t, string(page), "<html")
+
+	// Sharing a trace: a gzip'd one in the home directory, redacted.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err = zw.Write(trace)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(e.home, "acp.jsonl.gz"), gz.Bytes(), 0o644))
+	e.sh(t, dir, "acp-proxy replay --redact ~/acp.jsonl.gz > shared.jsonl")
+	shared, err := os.ReadFile(filepath.Join(dir, "shared.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Count(trace, []byte("\n")), bytes.Count(shared, []byte("\n")), "record for record")
+	assert.Contains(t, string(shared), `"method":"session/update"`)
+	assert.NotContains(t, string(shared), "seq 1 900", "the command is gone")
+	e.sh(t, dir, "acp-proxy view shared.jsonl")
+	page, err = os.ReadFile(filepath.Join(dir, "shared.html"))
 	require.NoError(t, err, "view writes the page beside the trace")
 	assert.Contains(t, string(page), "<html")
 }
