@@ -110,9 +110,9 @@ func (r *Report) writeAgentShell(w io.Writer) {
 		fmt.Fprintf(w, "  (setq %s '%s)\n", r.Agent.AgentShellVar, list)
 	}
 	writeWrapped(w, "  ", "  ", "What it shows: each tool call collapsed to its title line "+
-		"(agent-shell-tool-use-expand-by-default is nil); expanded, the text the call carries, its output without the ``` fences. "+
-		"It does not declare the terminal-output extension: output an agent streams only as terminal _meta "+
-		"reaches it through --terminal-output.")
+		"(agent-shell-tool-use-expand-by-default is nil); expanded, its text content, the output without the ``` fence lines. "+
+		"It does not declare the terminal-output extension: output an agent sends only as terminal _meta "+
+		"reaches it, as text, only through --terminal-output.")
 }
 
 func (r *Report) writeCodecompanion(w io.Writer) {
