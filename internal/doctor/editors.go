@@ -185,7 +185,8 @@ func (r *Report) codecompanionSetup(method string) []string {
 }
 
 // luaAdapterName is a Lua identifier for an adapter of the agent's own:
-// its agentInfo.name in lower case, other characters as "_".
+// its agentInfo.name in lower case, other characters as "_", never one of
+// the keys codecompanion reads in adapters.acp itself.
 func (r *Report) luaAdapterName() string {
 	var b strings.Builder
 	for _, c := range strings.ToLower(r.Answer.Info.Name) {
@@ -196,10 +197,12 @@ func (r *Report) luaAdapterName() string {
 			b.WriteByte('_')
 		}
 	}
-	if name := strings.TrimSuffix(b.String(), "_"); name != "" {
-		return name
+	name := cmp.Or(strings.TrimSuffix(b.String(), "_"), "agent")
+	if name == "opts" || name == "extend" {
+		// adapters.acp's own keys, not adapters.
+		name += "_agent"
 	}
-	return "agent"
+	return name
 }
 
 // displayName is the agent's name for an editor's menu.

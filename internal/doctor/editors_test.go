@@ -151,6 +151,9 @@ func TestCodecompanionSetupRunsInLua(t *testing.T) {
 			"roles=assistant,user", "parameters=1,true,true,CodeCompanion.nvim", "setup=true", "form_messages=formed",
 			"on_exit=function", "auth handler=nil", "command=/bin/qwen", "command=--acp", "auth_method=openai",
 		}},
+		{"an agent named as adapters.acp's own keys", reportFor(t, []string{"x"}, "Extend", "", "1", `[]`, nil), []string{
+			"chat=extend_agent", "acp.extend_agent=function", "name=extend_agent",
+		}},
 		{"odd bytes in a path come back as they were", reportFor(t, []string{odd}, "9 odd/agent!", "", "1", `[]`, nil), []string{
 			"chat=odd_agent", "command=/bin/" + filepath.Base(odd), "auth_method=nil",
 		}},
