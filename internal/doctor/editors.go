@@ -128,8 +128,8 @@ func (r *Report) writeCodecompanion(w io.Writer) {
 	shows := "What it shows: each tool call as one line, \"Kind: target\" (the file, or the command), and never " +
 		"the call's output (with opts = { verbose_output = true } in the adapter, a finished call adds up to 100 " +
 		"characters of its text); so of the flags only --shell-to-patch changes what you see: a shell write's line " +
-		"names the file (\"Edit: path\"), a write asked for permission opens codecompanion's diff view, and the " +
-		"file's buffer reloads."
+		"names the file (\"Edit: path\"), a write asked for permission opens codecompanion's diff view, and a " +
+		"script that only writes adds the file to the files the agent edited (require(\"codecompanion\").changes())."
 	if !slices.Contains(r.flagsFor(plain), ShellToPatch) {
 		shows += " For this agent --shell-to-patch does nothing, so no flag changes what codecompanion shows."
 	}
