@@ -55,6 +55,12 @@ type Agent struct {
 	// AgentShellVar is agent-shell's variable for the agent's command,
 	// CodecompanionAdapter codecompanion's adapter ("" when it has none).
 	AgentShellVar, CodecompanionAdapter string
+	// AuthKeys are the environment variables each of its API-key sign-in
+	// methods reads, by method id, where its answer does not name them
+	// (measured: authenticate answers when one is set, fails when none
+	// is). SignInNotes say what its other methods do, by method id.
+	AuthKeys    map[string][]string
+	SignInNotes map[string]string
 }
 
 func both(helps bool, why string) Advice {
@@ -282,8 +288,14 @@ func codex() Agent {
 		Notes: []string{"This is the Rust adapter, which the ACP registry does not list: " +
 			"the registry's Codex (id codex-acp) is another one, @agentclientprotocol/codex-acp 2.x."},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
+		SignInNotes: map[string]string{"chatgpt": chatGPTNote},
 	}
 }
+
+// chatGPTNote is what codex-acp's ChatGPT sign-in does (measured with
+// 0.16.0 and 2.6.0 offline).
+const chatGPTNote = "codex-acp answers authenticate with it once a ChatGPT login is stored; " +
+	"without one it did not answer within 20 s, codecompanion's default timeout"
 
 // codexAppServer is @agentclientprotocol/codex-acp 2.x, the registry's
 // Codex: a TypeScript adapter on codex app-server, not a later release of
@@ -306,6 +318,9 @@ func codexAppServer() Agent {
 		Notes: []string{"It answers ACP v2 to a client that asks for protocol version 2 (2.3 and later); " +
 			"with such a client the filters stand aside."},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
+		// Its answer names no variable; authenticate's error names both.
+		AuthKeys:    map[string][]string{"api-key": {"CODEX_API_KEY", "OPENAI_API_KEY"}},
+		SignInNotes: map[string]string{"chat-gpt": chatGPTNote},
 	}
 }
 
@@ -350,6 +365,9 @@ func gemini() Agent {
 		Notes: []string{`On its default shell (a PTY) it shows no command output at all; ` +
 			`"tools": {"shell": {"enableInteractiveShell": false}} in ~/.gemini/settings.json shows it at the end.`},
 		AgentShellVar: "agent-shell-google-gemini-acp-command", CodecompanionAdapter: "gemini_cli",
+		AuthKeys: map[string][]string{"gemini-api-key": {"GEMINI_API_KEY"}},
+		SignInNotes: map[string]string{"oauth-personal": "without a stored Google login, gemini-cli 0.61 writes a login URL " +
+			"on stdout, where the editor reads only ACP, and waits for a code"},
 	}
 }
 
@@ -366,6 +384,8 @@ func opencode() Agent {
 			ExpandPersistedOutput: both(true, "its ...output truncated... final output shows every line"),
 		},
 		AgentShellVar: "agent-shell-opencode-acp-command", CodecompanionAdapter: "opencode",
+		SignInNotes: map[string]string{"opencode-login": "it answers authenticate at once; " +
+			"the login itself is `opencode auth login`, in a terminal"},
 	}
 }
 
@@ -377,7 +397,9 @@ func kilo() Agent {
 	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
 		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
-	a.AgentShellVar, a.CodecompanionAdapter = "", ""
+	a.AgentShellVar, a.CodecompanionAdapter = "", "kilocode"
+	a.SignInNotes = map[string]string{"kilo-login": "it answers authenticate at once; " +
+		"the login itself is `kilo auth login`, in a terminal"}
 	return a
 }
 
@@ -392,6 +414,7 @@ func qwen() Agent {
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
 		},
+		AuthKeys: map[string][]string{"openai": {"OPENAI_API_KEY"}},
 	}
 }
 
@@ -412,6 +435,9 @@ func cline() Agent {
 		},
 		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
 			"a command that fails still ends completed, its failure only in rawOutput."},
+		CodecompanionAdapter: "cline_cli",
+		SignInNotes: map[string]string{"cline": "cline 3.0 answers authenticate by asking Cline's service " +
+			"(offline it answered with an error, \"Unable to connect\")"},
 	}
 }
 
@@ -436,6 +462,8 @@ func piACP() Agent {
 		},
 		Notes: []string{"It starts the pi CLI (@earendil-works/pi-coding-agent, 0.81 or later), which needs Node.js 22.19 or later; " +
 			"pi never asks before running a command."},
+		SignInNotes: map[string]string{"pi_terminal_login": "pi-acp answers authenticate at once; " +
+			"API keys or a login are set up by running pi in a terminal"},
 	}
 }
 

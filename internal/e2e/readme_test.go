@@ -261,12 +261,51 @@ func TestReadmeAgentCommands(t *testing.T) {
 	assert.Contains(t, out, "Known as:   codex-acp 0.14–0.16")
 	assert.Contains(t, out, `"command": "`+filepath.Join(e.bin, "acp-proxy")+`"`)
 
+	// The README's agent-shell and codecompanion configs are doctor's for
+	// codex-acp 0.16 with CODEX_API_KEY set, in /home/you.
+	out = strings.ReplaceAll(e.sh(t, agent.Dir, "CODEX_API_KEY=dummy acp-proxy doctor -- codex-acp"), e.home, readmeHome)
+	_, fenced := readme(t)
+	assert.Contains(t, fenced, []string{strings.TrimSpace(lineStarting(t, out, "  (setq agent-shell-openai-codex-acp-command"))},
+		"the README's agent-shell config is doctor's")
+	assert.Contains(t, fenced, indentedBlock(t, out, `  require("codecompanion").setup({`, "  })"),
+		"the README's codecompanion config is doctor's")
+
 	const acpx = "acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'"
 	args := shellWords(t, e, strings.TrimPrefix(strings.ReplaceAll(acpx, readmeHome, e.home), "acpx "))
 	run, err := realagent.RunAcpx(t, e.env, agent.Dir, 3*time.Minute, args...)
 	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", run.Stdout, run.Stderr)
 	assert.Contains(t, run.Stdout, "the tests pass")
 	assert.Contains(t, run.Stdout, "[done] end_turn")
+}
+
+// lineStarting is the line of text that starts with prefix.
+func lineStarting(t *testing.T, text, prefix string) string {
+	t.Helper()
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(line, prefix) {
+			return strings.TrimSuffix(line, "\n")
+		}
+	}
+	require.FailNowf(t, "no line starts with "+prefix, "%s", text)
+	return ""
+}
+
+// indentedBlock is the lines of text from first to last, both included,
+// without their two-space indent.
+func indentedBlock(t *testing.T, text, first, last string) []string {
+	t.Helper()
+	var block []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		if line == first || len(block) > 0 {
+			block = append(block, strings.TrimPrefix(line, "  "))
+		}
+		if len(block) > 0 && line == last {
+			return block
+		}
+	}
+	require.FailNowf(t, "no block from "+first, "%s", text)
+	return nil
 }
 
 // shellWords splits line as sh does.
