@@ -20,6 +20,9 @@ func (c *Conn) update(m *acp.Message, ev event) {
 		s.turn.counts[1].Messages += int64(max(len(ev.out), 1))
 		s.turn.counts[1].Bytes += int64(ev.outSize)
 	}
+	if !m.IsToolUpdate() { // a look at the kind alone: most updates are text chunks
+		return
+	}
 	u, ok := m.ToolUpdate()
 	if !ok || u.ID == "" {
 		return

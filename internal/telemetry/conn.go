@@ -127,6 +127,9 @@ func (c *Conn) message(ev event) {
 	if !m.Valid() {
 		return
 	}
+	if m.Dir != acp.ClientToAgent || m.Method() != "initialize" { // which may name a parent
+		c.ensure(ev.t, trace.SpanContext{}, trace.SpanID{})
+	}
 	switch {
 	case m.IsRequest():
 		c.request(m, ev)
@@ -170,7 +173,6 @@ func (c *Conn) request(m *acp.Message, ev event) {
 		c.initialize(m)
 		return
 	}
-	c.ensure(ev.t, trace.SpanContext{}, trace.SpanID{})
 	r := &request{method: method, start: ev.t}
 	switch {
 	case m.Dir == acp.ClientToAgent && (method == "session/new" || method == "session/load" || method == "session/resume"):

@@ -46,19 +46,23 @@ const (
 
 // Tap is the proxy.Tap that makes a connection's spans. Its methods copy
 // and queue, never wait; the spans are made on a goroutine of its own,
-// which Close ends.
+// which Close ends. The queue is a slice the goroutine takes whole every
+// pollInterval, or as soon as it holds wakeEvents events or wakeBytes
+// bytes: a pump pays a copy, a lock and an append per message, not a
+// goroutine's wake-up (a futex call when the goroutine sleeps, which on a
+// quiet connection would be every message).
 type Tap struct {
-	events  chan event
-	queued  atomic.Int64 // bytes in events
+	mu      sync.Mutex
+	pending []event // queued, in order
+	queued  int64   // bytes in pending
+	closed  bool
+	wake    chan struct{} // one token: pending has something, or closed
 	max     int64
 	dropped atomic.Int64
 	warned  atomic.Bool
 	log     *slog.Logger
 	done    chan struct{}
 	ends    atomic.Int32
-	// mu guards closed: a send after Close would panic. Senders share it.
-	mu     sync.RWMutex
-	closed bool
 }
 
 var _ proxy.Tap = (*Tap)(nil)
@@ -68,16 +72,44 @@ func NewTap(conn *Conn, log *slog.Logger) *Tap {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := &Tap{events: make(chan event, queueLen), max: DefaultQueueBytes, log: log, done: make(chan struct{})}
-	go func() {
-		defer close(t.done)
-		for ev := range t.events {
-			t.queued.Add(-int64(len(ev.line) + outBytes(ev.out)))
-			conn.handle(ev)
-		}
-		conn.finish(t.dropped.Load())
-	}()
+	t := &Tap{wake: make(chan struct{}, 1), max: DefaultQueueBytes, log: log, done: make(chan struct{})}
+	go t.run(conn)
 	return t
+}
+
+// The goroutine's schedule: what it reads costs the spans nothing but
+// their delay in reaching the batch processor, which exports every 5 s.
+const (
+	pollInterval = 25 * time.Millisecond
+	wakeEvents   = 1024
+	wakeBytes    = 4 << 20
+)
+
+// run makes spans of what is queued, a batch at a time, until Close.
+func (t *Tap) run(conn *Conn) {
+	defer close(t.done)
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var batch []event
+	for {
+		select {
+		case <-tick.C:
+		case <-t.wake:
+		}
+		t.mu.Lock()
+		batch, t.pending = t.pending, batch[:0]
+		t.queued = 0
+		closed := t.closed
+		t.mu.Unlock()
+		for i := range batch {
+			conn.handle(batch[i])
+			batch[i] = event{} // the lines go as soon as they are read
+		}
+		if closed {
+			conn.finish(t.dropped.Load())
+			return
+		}
+	}
 }
 
 func outBytes(out [][]byte) (n int) {
@@ -87,24 +119,34 @@ func outBytes(out [][]byte) (n int) {
 	return n
 }
 
-// put queues ev unless the queue is full: the tap drops rather than wait.
-func (t *Tap) put(ev event) {
+// put queues ev unless the queue is full (by bytes or by count; always,
+// when must): the tap drops rather than wait.
+func (t *Tap) put(ev event, must bool) {
 	size := int64(len(ev.line) + outBytes(ev.out))
-	if t.queued.Add(size) > t.max {
-		t.queued.Add(-size)
-		t.drop()
-		return
-	}
-	t.mu.RLock()
-	defer t.mu.RUnlock()
+	t.mu.Lock()
 	if t.closed {
+		t.mu.Unlock()
 		return
 	}
-	select {
-	case t.events <- ev:
-	default:
-		t.queued.Add(-size)
+	if !must && (t.queued+size > t.max || len(t.pending) >= queueLen) {
+		t.mu.Unlock()
 		t.drop()
+		return
+	}
+	t.pending = append(t.pending, ev)
+	t.queued += size
+	full := len(t.pending) == wakeEvents || t.queued >= wakeBytes && t.queued-size < wakeBytes
+	t.mu.Unlock()
+	if full {
+		t.signal()
+	}
+}
+
+// signal wakes the goroutine, unless it is already to wake.
+func (t *Tap) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -126,11 +168,11 @@ func (t *Tap) Passed(p *proxy.Passage) {
 			ev.out[i] = append([]byte(nil), s.Line...)
 		}
 	}
-	t.put(ev)
+	t.put(ev, false)
 }
 
 func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
-	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1})
+	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1}, false)
 }
 
 // Long counts a line too long to filter; nothing of it is read.
@@ -148,19 +190,15 @@ func (l *longLine) End(at time.Time, eol bool) {
 	if eol {
 		l.n++
 	}
-	l.t.put(event{kind: long, dir: l.d, t: at, outSize: l.n})
+	l.t.put(event{kind: long, dir: l.d, t: at, outSize: l.n}, false)
 }
 
 // Note takes a filter's note (the chain's OnNote).
-func (t *Tap) Note(n filters.Note) { t.put(event{kind: noted, t: n.Time, note: n}) }
+func (t *Tap) Note(n filters.Note) { t.put(event{kind: noted, t: n.Time, note: n}, false) }
 
 // End ends the spans when both directions have ended.
 func (t *Tap) End(d acp.Direction) error {
-	t.mu.RLock()
-	if !t.closed {
-		t.events <- event{kind: ended, dir: d, t: time.Now()} // never dropped: it ends the spans
-	}
-	t.mu.RUnlock()
+	t.put(event{kind: ended, dir: d, t: time.Now()}, true)
 	if t.ends.Add(1) == 2 {
 		t.Close()
 	}
@@ -171,10 +209,8 @@ func (t *Tap) End(d acp.Direction) error {
 // (the connection's spans end with it), and waits for it.
 func (t *Tap) Close() {
 	t.mu.Lock()
-	if !t.closed {
-		t.closed = true
-		close(t.events)
-	}
+	t.closed = true
 	t.mu.Unlock()
+	t.signal()
 	<-t.done
 }
