@@ -16,6 +16,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/otlptest"
 	"github.com/acp-proxy/acp-proxy/internal/pipebench"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
@@ -30,7 +31,7 @@ import (
 // span). cpu-ns/op counts every goroutine: the tap's and the SDK's too;
 // left-out/op is the share of lines the tap had no room for.
 func BenchmarkExport(b *testing.B) {
-	r := newReceiver(b)
+	r := otlptest.New(b)
 	closed := closedPort(b)
 	lines := []struct {
 		name string
@@ -109,7 +110,7 @@ func toolOutputLine(size int) []byte {
 // receiver): the p50 and p99 round trip, which is what export adds to what
 // a user waits for.
 func BenchmarkExportLatency(b *testing.B) {
-	r := newReceiver(b)
+	r := otlptest.New(b)
 	line := toolOutputLine(1 << 10)
 	for _, on := range []bool{false, true} {
 		name := "relay-export-off"

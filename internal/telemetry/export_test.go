@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/internal/otlptest"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -74,7 +75,7 @@ func TestUnreachableCollectorIsALogLine(t *testing.T) {
 // The tap drops what it has no room for, counts it, says so once in the
 // log, and the connection's span says how many messages it left out.
 func TestFullQueueDropsAndSaysSo(t *testing.T) {
-	r := newReceiver(t)
+	r := otlptest.New(t)
 	p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL})
 	require.NoError(t, err)
 	var logged bytes.Buffer
@@ -90,7 +91,7 @@ func TestFullQueueDropsAndSaysSo(t *testing.T) {
 	require.NoError(t, tap.End(acp.AgentToClient))
 	p.Close(10*time.Second, nil)
 	assert.Equal(t, 1, strings.Count(logged.String(), "messages are left out of the spans"))
-	conn := r.got()["acp.connection"]
+	conn := r.ByName()["acp.connection"]
 	require.Len(t, conn, 1)
-	assert.Equal(t, itoa(int(dropped)), attrs(conn[0].Attributes)["acp.otel.messages_left_out"])
+	assert.Equal(t, itoa(int(dropped)), otlptest.Attrs(conn[0].Attributes)["acp.otel.messages_left_out"])
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/otlptest"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -85,8 +86,8 @@ func play(t *testing.T, p *Provider, content bool, steps []step) [][]string {
 	return wrote
 }
 
-func export(t *testing.T, content bool) (*receiver, [][]string) {
-	r := newReceiver(t)
+func export(t *testing.T, content bool) (*otlptest.Receiver, [][]string) {
+	r := otlptest.New(t)
 	p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL, Version: "test"})
 	require.NoError(t, err)
 	wrote := play(t, p, content, aSession)
@@ -96,41 +97,41 @@ func export(t *testing.T, content bool) (*receiver, [][]string) {
 
 func TestSessionSpans(t *testing.T) {
 	r, wrote := export(t, false)
-	spans := r.got()
+	spans := r.ByName()
 	for _, name := range []string{"acp.connection", "acp.session", "acp.prompt_turn", "acp.tool_call execute", "acp.permission_request"} {
-		require.Len(t, spans[name], 1, "one %s span; got %v", name, r.spans)
+		require.Len(t, spans[name], 1, "one %s span; got %v", name, r.Spans())
 	}
 	conn, sess, turn := spans["acp.connection"][0], spans["acp.session"][0], spans["acp.prompt_turn"][0]
 	call, perm := spans["acp.tool_call execute"][0], spans["acp.permission_request"][0]
 
 	t.Run("the connection joins the client's trace from initialize, and the agent is told the proxy's span", func(t *testing.T) {
-		assert.Equal(t, clientTrace, hexID(conn.TraceId))
-		assert.Equal(t, clientSpan, hexID(conn.ParentSpanId))
-		assert.Contains(t, wrote[0][0], `"traceparent":"00-`+clientTrace+`-`+hexID(conn.SpanId)+`-01","tracestate":"vendor=1"`)
-		a := attrs(conn.Attributes)
+		assert.Equal(t, clientTrace, otlptest.HexID(conn.TraceId))
+		assert.Equal(t, clientSpan, otlptest.HexID(conn.ParentSpanId))
+		assert.Contains(t, wrote[0][0], `"traceparent":"00-`+clientTrace+`-`+otlptest.HexID(conn.SpanId)+`-01","tracestate":"vendor=1"`)
+		a := otlptest.Attrs(conn.Attributes)
 		assert.Equal(t, "zed", a["acp.client.name"])
 		assert.Equal(t, "codex-acp", a["acp.agent.name"])
 		assert.Equal(t, "0.16.0", a["acp.agent.version"])
-		assert.Equal(t, "acp-proxy", attrs(r.resource)["service.name"])
+		assert.Equal(t, "acp-proxy", otlptest.Attrs(r.Resource())["service.name"])
 	})
 	t.Run("a session without trace context is a trace of its own, linked to the connection", func(t *testing.T) {
 		assert.Empty(t, sess.ParentSpanId)
-		assert.NotEqual(t, hexID(conn.TraceId), hexID(sess.TraceId))
+		assert.NotEqual(t, otlptest.HexID(conn.TraceId), otlptest.HexID(sess.TraceId))
 		require.Len(t, sess.Links, 1)
-		assert.Equal(t, hexID(conn.SpanId), hexID(sess.Links[0].SpanId))
-		assert.Equal(t, "s1", attrs(sess.Attributes)["acp.session.id"])
+		assert.Equal(t, otlptest.HexID(conn.SpanId), otlptest.HexID(sess.Links[0].SpanId))
+		assert.Equal(t, "s1", otlptest.Attrs(sess.Attributes)["acp.session.id"])
 		assert.Equal(t, aSession[2].line, wrote[2][0], "a request without traceparent passes byte for byte")
 	})
 	t.Run("the prompt turn joins the prompt's trace context and ends with the stop reason", func(t *testing.T) {
-		assert.Equal(t, promptTrace, hexID(turn.TraceId))
-		assert.Equal(t, promptParent, hexID(turn.ParentSpanId))
-		assert.Contains(t, wrote[4][0], `"traceparent":"00-`+promptTrace+`-`+hexID(turn.SpanId)+`-01"`)
-		assert.Equal(t, "end_turn", attrs(turn.Attributes)["acp.prompt.stop_reason"])
+		assert.Equal(t, promptTrace, otlptest.HexID(turn.TraceId))
+		assert.Equal(t, promptParent, otlptest.HexID(turn.ParentSpanId))
+		assert.Contains(t, wrote[4][0], `"traceparent":"00-`+promptTrace+`-`+otlptest.HexID(turn.SpanId)+`-01"`)
+		assert.Equal(t, "end_turn", otlptest.Attrs(turn.Attributes)["acp.prompt.stop_reason"])
 		assert.Equal(t, uint64(2000*time.Millisecond), turn.EndTimeUnixNano-turn.StartTimeUnixNano)
 	})
 	t.Run("the tool call is the turn's child, with what the agent and the filters said of it", func(t *testing.T) {
-		assert.Equal(t, hexID(turn.SpanId), hexID(call.ParentSpanId))
-		a := attrs(call.Attributes)
+		assert.Equal(t, otlptest.HexID(turn.SpanId), otlptest.HexID(call.ParentSpanId))
+		a := otlptest.Attrs(call.Attributes)
 		for k, v := range map[string]string{"acp.tool_call.kind": "execute", "acp.tool_call.title": "cat > f", "acp.tool_call.status": "completed",
 			"acp.tool_call.exit_code": "0", "acp.shell_to_patch.shown": "true", "acp.shell_to_patch.verified": "true",
 			"acp.tool_call.messages_before": "2", "acp.tool_call.bytes_before": itoaLen(aSession[6].line, aSession[9].line),
@@ -145,8 +146,8 @@ func TestSessionSpans(t *testing.T) {
 		assert.Equal(t, []string{"shell-to-patch: edit shown", "shell-to-patch: edit verified"}, events)
 	})
 	t.Run("the permission request is the call's child: what was chosen, and how long the user took", func(t *testing.T) {
-		assert.Equal(t, hexID(call.SpanId), hexID(perm.ParentSpanId))
-		a := attrs(perm.Attributes)
+		assert.Equal(t, otlptest.HexID(call.SpanId), otlptest.HexID(perm.ParentSpanId))
+		a := otlptest.Attrs(perm.Attributes)
 		assert.Equal(t, "allow_once,reject_once", a["acp.permission.option_kinds"])
 		assert.Equal(t, "allow", a["acp.permission.option_id"])
 		assert.Equal(t, "allow_once", a["acp.permission.option_kind"])
@@ -169,14 +170,14 @@ func TestMessageTextOnlyWhenAsked(t *testing.T) {
 	for _, content := range []bool{false, true} {
 		r, _ := export(t, content)
 		var found []string
-		for _, s := range r.spans {
-			for k, v := range attrs(s.Attributes) {
+		for _, s := range r.Spans() {
+			for k, v := range otlptest.Attrs(s.Attributes) {
 				if strings.Contains(v, "write the secret file") || k == "acp.tool_call.raw_input" {
 					found = append(found, s.Name+" "+k)
 				}
 			}
 			for _, e := range s.Events {
-				if _, ok := attrs(e.Attributes)["acp.detail"]; ok {
+				if _, ok := otlptest.Attrs(e.Attributes)["acp.detail"]; ok {
 					found = append(found, s.Name+" event "+e.Name)
 				}
 			}

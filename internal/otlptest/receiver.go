@@ -1,4 +1,7 @@
-package telemetry
+// Package otlptest is an OpenTelemetry collector for tests: an OTLP/HTTP
+// receiver in the test's process that decodes each protobuf export request
+// and keeps its spans. Only tests import it.
+package otlptest
 
 import (
 	"compress/gzip"
@@ -16,24 +19,25 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// receiver is an OTLP/HTTP collector in the test's process: it decodes
+// Receiver is an OTLP/HTTP collector in the test's process: it decodes
 // each protobuf export request POSTed to /v1/traces and keeps its spans.
-type receiver struct {
+type Receiver struct {
 	*httptest.Server
 	mu       sync.Mutex
 	spans    []*tracepb.Span
 	resource []*commonpb.KeyValue
-	requests int
 }
 
-func newReceiver(t testing.TB) *receiver {
-	r := &receiver{}
+// New starts a receiver, which the test's end stops; its URL is the
+// base URL to export to.
+func New(t testing.TB) *Receiver {
+	r := &Receiver{}
 	r.Server = httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.Close)
 	return r
 }
 
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
 		http.Error(w, "not an OTLP/HTTP protobuf trace export", http.StatusBadRequest)
 		return
@@ -57,7 +61,6 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	r.requests++
 	for _, rs := range export.ResourceSpans {
 		r.resource = rs.GetResource().GetAttributes()
 		for _, ss := range rs.ScopeSpans {
@@ -70,9 +73,9 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	_, _ = w.Write(out)
 }
 
-// got is what the receiver holds: the spans by name (each name's in the
-// order received).
-func (r *receiver) got() map[string][]*tracepb.Span {
+// ByName is what the receiver holds: the spans by name (each name's in
+// the order received).
+func (r *Receiver) ByName() map[string][]*tracepb.Span {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	byName := map[string][]*tracepb.Span{}
@@ -82,8 +85,9 @@ func (r *receiver) got() map[string][]*tracepb.Span {
 	return byName
 }
 
-// attrs are a span's (or resource's) attributes as strings.
-func attrs(kvs []*commonpb.KeyValue) map[string]string {
+// Attrs are a span's (or resource's) attributes as text (a list's
+// strings joined by commas).
+func Attrs(kvs []*commonpb.KeyValue) map[string]string {
 	m := map[string]string{}
 	for _, kv := range kvs {
 		v := kv.GetValue()
@@ -119,4 +123,19 @@ func anyString(v *commonpb.AnyValue) string {
 	return ""
 }
 
-func hexID(b []byte) string { return hex.EncodeToString(b) }
+// HexID is a trace or span ID as W3C trace context writes it.
+func HexID(b []byte) string { return hex.EncodeToString(b) }
+
+// Spans are all the spans received, in order.
+func (r *Receiver) Spans() []*tracepb.Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*tracepb.Span(nil), r.spans...)
+}
+
+// Resource is the resource of the last export.
+func (r *Receiver) Resource() []*commonpb.KeyValue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.resource
+}
