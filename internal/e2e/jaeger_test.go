@@ -43,7 +43,7 @@ extensions:
   jaeger_query:
     storage:
       traces: mem
-    http:
+%s    http:
       endpoint: 127.0.0.1:%d
     grpc:
       endpoint: 127.0.0.1:%d
@@ -79,7 +79,14 @@ func startJaeger(t *testing.T) jaeger {
 	}
 	ports := freePorts(t, 4)
 	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
-	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ports[0], ports[1], ports[2], ports[3]), 0o644))
+	// A Jaeger built from the Go module has no UI pages; JAEGER_UI_ASSETS
+	// names a jaeger-ui build (its packages/jaeger-ui/build) to serve, for
+	// the README's screenshot.
+	ui := ""
+	if assets := os.Getenv("JAEGER_UI_ASSETS"); assets != "" {
+		ui = fmt.Sprintf("    ui:\n      assets_path: %q\n", assets)
+	}
+	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, ui, ports[0], ports[1], ports[2], ports[3]), 0o644))
 	cmd := exec.Command(bin, "--config", cfg)
 	log := filepath.Join(t.TempDir(), "jaeger.log")
 	out, err := os.Create(log)

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -29,7 +31,7 @@ func TestOtelSpansInJaeger(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.agent+"-"+tc.protocol, func(t *testing.T) {
 			s := launch(t, tc.agent, []string{heredocScript, "ls"}, false, tc.policy)
-			service := "acp-proxy-test-" + strings.ReplaceAll(t.Name(), "/", "-")
+			service := "acp-proxy-" + tc.agent // one service per run: its traces apart
 			endpoint := j.otlpHTTP
 			if tc.protocol == "grpc" {
 				endpoint = j.otlpGRPC
@@ -42,14 +44,18 @@ func TestOtelSpansInJaeger(t *testing.T) {
 				t.FailNow()
 			}
 			spans := j.spans(t, service, 8)
-			checkSessionTree(t, spans)
+			traceID := checkSessionTree(t, spans)
+			if shot := os.Getenv("JAEGER_SCREENSHOT"); shot != "" && tc.agent == "claude-0.101" {
+				screenshot(t, j.query+"/trace/"+traceID, shot)
+			}
 		})
 	}
 }
 
 // checkSessionTree checks the spans of one connection with one session of
-// one turn that ran a heredoc write and ls, each asked for.
-func checkSessionTree(t *testing.T, spans []jaegerSpan) {
+// one turn that ran a heredoc write and ls, and returns the session's trace
+// ID.
+func checkSessionTree(t *testing.T, spans []jaegerSpan) string {
 	t.Helper()
 	byName := map[string][]jaegerSpan{}
 	for _, s := range spans {
@@ -111,4 +117,17 @@ func checkSessionTree(t *testing.T, spans []jaegerSpan) {
 			assert.NotContains(t, fmt.Sprint(tag.Value), "write hello.py", "no prompt text in %s", s.OperationName)
 		}
 	}
+	return sess.TraceID
+}
+
+// screenshot saves Jaeger's page of a trace, as headless Chromium renders
+// it (the README's picture: JAEGER_UI_ASSETS and JAEGER_SCREENSHOT).
+func screenshot(t *testing.T, url, path string) {
+	t.Helper()
+	chromium, err := exec.LookPath("chromium")
+	require.NoError(t, err)
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), "--window-size=1500,560", "--virtual-time-budget=15000", "--screenshot="+path, url)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "chromium: %s", out)
 }
