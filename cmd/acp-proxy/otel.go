@@ -16,8 +16,8 @@ import (
 
 // otelOptions are the flags of OpenTelemetry export.
 type otelOptions struct {
-	endpoint string
-	content  bool
+	endpoint           string
+	content, propagate bool
 }
 
 // otelExitWait bounds how long the proxy waits at exit for the last spans
@@ -26,6 +26,7 @@ const otelExitWait = 2 * time.Second
 
 func addOtelFlags(fs *pflag.FlagSet, o *otelOptions) {
 	fs.StringVar(&o.endpoint, "otel-endpoint", "", "export OpenTelemetry spans over OTLP to this collector (base URL, as OTEL_EXPORTER_OTLP_ENDPOINT, which also turns export on)")
+	fs.BoolVar(&o.propagate, "otel-propagate", false, "give a request that carries no W3C trace context (_meta.traceparent) the proxy's, so the agent's spans join the session's trace")
 	fs.BoolVar(&o.content, "otel-content", false, "put message text into the spans: prompts, tool inputs, error messages, why an edit was taken back (also OTEL_ACP_PROXY_CONTENT=true)")
 }
 
@@ -43,8 +44,8 @@ type otelExport struct {
 // without export.
 func startOtel(opts *options, logger *slog.Logger, stderr io.Writer) *otelExport {
 	if !telemetry.Wanted(opts.otel.endpoint, os.Getenv) {
-		if opts.otel.content {
-			logger.Warn("--otel-content: no span is exported (no --otel-endpoint, no OTEL_EXPORTER_OTLP_ENDPOINT)")
+		if opts.otel.content || opts.otel.propagate {
+			logger.Warn("--otel-content, --otel-propagate: no span is exported (no --otel-endpoint, no OTEL_EXPORTER_OTLP_ENDPOINT)")
 		}
 		return nil
 	}
@@ -53,7 +54,9 @@ func startOtel(opts *options, logger *slog.Logger, stderr io.Writer) *otelExport
 		fmt.Fprintf(stderr, "acp-proxy: %v; running without OpenTelemetry export\n", err)
 		return nil
 	}
-	opts.filters.Last = append(opts.filters.Last, p.Context())
+	ctxFilter := p.Context()
+	ctxFilter.Add = opts.otel.propagate
+	opts.filters.Last = append(opts.filters.Last, ctxFilter)
 	content := opts.otel.content || os.Getenv("OTEL_ACP_PROXY_CONTENT") == "true"
 	return &otelExport{provider: p, content: content, log: logger}
 }

@@ -90,11 +90,22 @@ func (p *Provider) NewConn(info ConnInfo) *Conn {
 func (c *Conn) start(parent context.Context, name string, t time.Time, rc trace.SpanContext, id trace.SpanID, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	if rc.IsValid() {
 		parent = trace.ContextWithRemoteSpanContext(context.Background(), rc)
-		if id.IsValid() {
-			parent = withSpanID(parent, id)
-		}
+	}
+	if id.IsValid() {
+		parent = withSpanID(parent, id)
 	}
 	return c.tracer.Start(parent, name, append(opts, trace.WithTimestamp(t))...)
+}
+
+// own is the IDs the Context filter gave the proxy's span of a request
+// that carried no trace context (--otel-propagate): its trace, for a span
+// that starts one, and its span ID.
+func own(ctx context.Context, ev event, rc trace.SpanContext) (context.Context, trace.SpanID) {
+	sc := addedContext(rc, ev.out)
+	if !sc.IsValid() {
+		return ctx, trace.SpanID{}
+	}
+	return withTraceID(ctx, sc.TraceID()), sc.SpanID()
 }
 
 // handle makes what ev means of the spans.
@@ -143,6 +154,11 @@ func (c *Conn) message(ev event) {
 // ensure starts the connection's span at the first message, as a child of
 // rc (the initialize request's traceparent) when valid.
 func (c *Conn) ensure(t time.Time, rc trace.SpanContext, id trace.SpanID) {
+	c.ensureIn(context.Background(), t, rc, id)
+}
+
+// ensureIn is ensure, with the IDs base asks for (see own).
+func (c *Conn) ensureIn(base context.Context, t time.Time, rc trace.SpanContext, id trace.SpanID) {
 	if c.span != nil {
 		return
 	}
@@ -151,7 +167,7 @@ func (c *Conn) ensure(t time.Time, rc trace.SpanContext, id trace.SpanID) {
 	if !rc.IsValid() {
 		opts = append(opts, trace.WithNewRoot())
 	}
-	c.ctx, c.span = c.start(context.Background(), "acp.connection", t, rc, id, opts...)
+	c.ctx, c.span = c.start(base, "acp.connection", t, rc, id, opts...)
 }
 
 // parentOf is the client's trace context on request m, and the span ID the
@@ -167,16 +183,20 @@ func parentOf(m *acp.Message, ev event) (trace.SpanContext, trace.SpanID) {
 // request follows a request of either side to its response.
 func (c *Conn) request(m *acp.Message, ev event) {
 	rc, id := parentOf(m, ev)
+	base, ownID := own(context.Background(), ev, rc)
+	if ownID.IsValid() {
+		id = ownID
+	}
 	method := m.Method()
 	if method == "initialize" && m.Dir == acp.ClientToAgent {
-		c.ensure(ev.t, rc, id)
+		c.ensureIn(base, ev.t, rc, id)
 		c.initialize(m)
 		return
 	}
 	r := &request{method: method, start: ev.t}
 	switch {
 	case m.Dir == acp.ClientToAgent && (method == "session/new" || method == "session/load" || method == "session/resume"):
-		c.openSession(m, r, ev.t, rc, id)
+		c.openSession(m, r, ev.t, rc, id, base)
 	case m.Dir == acp.ClientToAgent && method == "session/prompt":
 		c.openTurn(m, r, ev.t, rc, id)
 	case m.Dir == acp.AgentToClient && method == "session/request_permission":

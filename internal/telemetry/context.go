@@ -3,6 +3,7 @@ package telemetry
 import (
 	"bytes"
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -46,8 +47,19 @@ func remote(params []byte) trace.SpanContext {
 // parses reaches the agent with the parent-id of that traceparent replaced
 // by the ID the proxy's span will have (version 00, the same trace-id and
 // flags). tracestate and baggage pass unchanged, as does every other
-// message, and a request without a traceparent gets none.
-type Context struct{ ids *chosenIDs }
+// message. A request without a traceparent gets none, unless Add
+// (--otel-propagate): it then gets the proxy's own, in the trace the proxy
+// starts for the connection (initialize) or the session (the session's
+// requests, and the prompts of a session the filter saw open).
+type Context struct {
+	ids *chosenIDs
+	Add bool
+	// Only with Add, under mu (both pumps): the trace of each session,
+	// by id, and of each session/new request, by id, until its response.
+	mu       sync.Mutex
+	sessions map[string]trace.TraceID
+	opening  acp.Requests[trace.TraceID]
+}
 
 var (
 	_ filters.Filter    = (*Context)(nil)
@@ -72,20 +84,30 @@ func (*Context) Explain(d acp.Direction, changed bool, _ *capabilities.Negotiate
 	case d == acp.AgentToClient:
 		return ""
 	case changed:
-		return "passed the client's traceparent on with the proxy's span as the parent"
+		return "passed trace context on to the agent with the proxy's span as the parent"
 	}
-	return "stood aside: no traceparent from the client"
+	return "stood aside: no traceparent from the client (--otel-propagate adds the proxy's)"
 }
 
 var quotedTraceparent = []byte(`"traceparent"`)
 
 func (c *Context) Apply(m *filters.Message, out filters.Emitter) error {
-	if m.Dir != acp.ClientToAgent || !bytes.Contains(m.Raw, quotedTraceparent) || !m.IsRequest() || !spanned(m.Method()) {
+	if c.Add && m.Dir == acp.AgentToClient {
+		c.answered(m)
+		return nil
+	}
+	if m.Dir != acp.ClientToAgent || !c.Add && !bytes.Contains(m.Raw, quotedTraceparent) || !m.IsRequest() || !spanned(m.Method()) {
 		return nil
 	}
 	parent := remote(m.Params())
 	if !parent.IsValid() {
-		return nil
+		if !c.Add {
+			return nil
+		}
+		parent = c.own(m)
+		if !parent.TraceID().IsValid() {
+			return nil
+		}
 	}
 	tp := "00-" + parent.TraceID().String() + "-" + c.ids.newSpanID().String() + "-" + parent.TraceFlags().String()
 	raw, err := rawjson.Set(m.Raw, rawjson.Quote(tp), "params", "_meta", "traceparent")
@@ -106,4 +128,58 @@ func spliced(in trace.SpanContext, out []byte) trace.SpanID {
 		return trace.SpanID{}
 	}
 	return sc.SpanID()
+}
+
+// own is the trace the proxy starts for request m, which carries no trace
+// context (Add): a new one for initialize and the requests that open a
+// session, the session's for a prompt (none, invalid, for the prompt of a
+// session the filter did not see open). Sampled: the proxy exports every
+// span.
+func (c *Context) own(m *filters.Message) trace.SpanContext {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var tid trace.TraceID
+	switch m.Method() {
+	case "session/prompt":
+		tid = c.sessions[m.SessionID()]
+	case "session/new":
+		tid = c.ids.newTraceID()
+		c.opening.Open(&m.Message, tid)
+	case "session/load", "session/resume":
+		tid = c.ids.newTraceID()
+		if c.sessions == nil {
+			c.sessions = map[string]trace.TraceID{}
+		}
+		c.sessions[m.SessionID()] = tid
+	default: // initialize
+		tid = c.ids.newTraceID()
+	}
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, TraceFlags: trace.FlagsSampled})
+}
+
+// answered follows the response to a session/new the filter gave a trace
+// (Add): the session it opened keeps that trace.
+func (c *Context) answered(m *filters.Message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.opening.Len() == 0 || !m.IsResponse() {
+		return
+	}
+	tid, ok := c.opening.Close(&m.Message)
+	if sid, found := rawjson.GetString(m.Result(), "sessionId"); ok && found {
+		if c.sessions == nil {
+			c.sessions = map[string]trace.TraceID{}
+		}
+		c.sessions[sid] = tid
+	}
+}
+
+// addedContext is the trace context the Context filter gave a request that
+// carried none (Add), read from what it wrote (out): the proxy's span for
+// the request has that trace-id and span-id. Invalid: it added none.
+func addedContext(in trace.SpanContext, out [][]byte) trace.SpanContext {
+	if in.IsValid() || len(out) != 1 {
+		return trace.SpanContext{}
+	}
+	return remote(acp.NewMessage(acp.ClientToAgent, out[0], timeZero).Params())
 }

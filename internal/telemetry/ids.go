@@ -34,15 +34,38 @@ func withSpanID(ctx context.Context, id trace.SpanID) context.Context {
 	return context.WithValue(ctx, spanIDKey{}, id)
 }
 
+type traceIDKey struct{}
+
+// withTraceID asks the generator for id as the trace ID of the root span
+// started with ctx.
+func withTraceID(ctx context.Context, id trace.TraceID) context.Context {
+	return context.WithValue(ctx, traceIDKey{}, id)
+}
+
 func (g *chosenIDs) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if tid, ok := ctx.Value(traceIDKey{}).(trace.TraceID); ok && tid.IsValid() {
+		return tid, g.spanID(ctx)
+	}
+	return g.traceID(), g.spanID(ctx)
+}
+
+// traceID is a random trace ID. Under mu.
+func (g *chosenIDs) traceID() trace.TraceID {
 	var tid trace.TraceID
 	for !tid.IsValid() {
 		binary.NativeEndian.PutUint64(tid[:8], g.rnd.Uint64())
 		binary.NativeEndian.PutUint64(tid[8:], g.rnd.Uint64())
 	}
-	return tid, g.spanID(ctx)
+	return tid
+}
+
+// newTraceID is a random trace ID for the Context filter.
+func (g *chosenIDs) newTraceID() trace.TraceID {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.traceID()
 }
 
 func (g *chosenIDs) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {

@@ -16,13 +16,17 @@ import (
 // openSession starts a session's span at session/new, /load or /resume:
 // in the client's trace when the request carries one, else as the root of
 // a trace of its own, linked to the connection's.
-func (c *Conn) openSession(m *acp.Message, r *request, t time.Time, rc trace.SpanContext, id trace.SpanID) {
+func (c *Conn) openSession(m *acp.Message, r *request, t time.Time, rc trace.SpanContext, id trace.SpanID, base context.Context) {
 	opts := []trace.SpanStartOption{trace.WithLinks(trace.LinkFromContext(c.ctx)),
 		trace.WithAttributes(attribute.String("acp.session.opened_by", m.Method()))}
+	parent := c.ctx
 	if !rc.IsValid() {
 		opts = append(opts, trace.WithNewRoot())
+		if tid, ok := base.Value(traceIDKey{}).(trace.TraceID); ok {
+			parent = withTraceID(parent, tid)
+		}
 	}
-	ctx, span := c.start(c.ctx, "acp.session", t, rc, id, opts...)
+	ctx, span := c.start(parent, "acp.session", t, rc, id, opts...)
 	s := &session{span: span, ctx: ctx}
 	if sid, ok := rawjson.GetString(m.Params(), "sessionId"); ok { // load, resume
 		c.register(s, sid)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
@@ -56,8 +57,13 @@ var aSession = []step{
 // the relay does with each line) into a tap, and returns what the chain
 // wrote for each line.
 func play(t *testing.T, p *Provider, content bool, steps []step) [][]string {
+	return playThrough(t, p, p.Context(), content, steps)
+}
+
+// playThrough is play with the trace-context filter given.
+func playThrough(t *testing.T, p *Provider, ctxFilter *Context, content bool, steps []step) [][]string {
 	t.Helper()
-	chain := filters.NewChain(capabilities.New(), p.Context())
+	chain := filters.NewChain(capabilities.New(), ctxFilter)
 	tap := NewTap(p.NewConn(ConnInfo{Agent: []string{"codex-acp"}, Chain: chain, Content: content}), nil)
 	chain.OnNote = tap.Note
 	start := time.Date(2026, 11, 27, 21, 0, 0, 0, time.UTC)
@@ -188,5 +194,46 @@ func TestMessageTextOnlyWhenAsked(t *testing.T) {
 		}
 		assert.ElementsMatch(t, []string{"acp.prompt_turn acp.prompt.text", "acp.tool_call execute acp.tool_call.raw_input",
 			"acp.tool_call execute event shell-to-patch: edit verified"}, found)
+	}
+}
+
+// With --otel-propagate a request without trace context gets the proxy's:
+// the agent's spans for initialize go under the connection's span, those of
+// session/new and of each prompt under the session's and the turn's, in the
+// session's trace. What the client sent itself is passed on as without it.
+func TestPropagateAddsTheProxysContext(t *testing.T) {
+	bare := []step{
+		{0, c2a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`, nil},
+		{10 * time.Millisecond, a2c, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}`, nil},
+		{20 * time.Millisecond, c2a, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/p","mcpServers":[],"_meta":{"other":1}}}`, nil},
+		{30 * time.Millisecond, a2c, `{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`, nil},
+		{100 * time.Millisecond, c2a, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}}`, nil},
+		{200 * time.Millisecond, a2c, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`, nil},
+		{300 * time.Millisecond, c2a, aSession[4].line, nil}, // a prompt with the client's own context
+		{400 * time.Millisecond, a2c, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`, nil},
+	}
+	r := otlptest.New(t)
+	p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL})
+	require.NoError(t, err)
+	ctxFilter := p.Context()
+	ctxFilter.Add = true
+	wrote := playThrough(t, p, ctxFilter, false, bare)
+	p.Close(10*time.Second, nil)
+	spans := r.ByName()
+	require.Len(t, spans["acp.prompt_turn"], 2)
+	conn, sess, turn := spans["acp.connection"][0], spans["acp.session"][0], spans["acp.prompt_turn"][0]
+	traceparent := func(s *tracepb.Span) string {
+		return `"traceparent":"00-` + otlptest.HexID(s.TraceId) + `-` + otlptest.HexID(s.SpanId) + `-01"`
+	}
+	assert.Equal(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"_meta":{`+traceparent(conn)+`}}}`, wrote[0][0])
+	assert.Equal(t, `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/p","mcpServers":[],"_meta":{"other":1,`+traceparent(sess)+`}}}`, wrote[2][0])
+	assert.Equal(t, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[],"_meta":{`+traceparent(turn)+`}}}`, wrote[4][0])
+	assert.Equal(t, otlptest.HexID(sess.SpanId), otlptest.HexID(turn.ParentSpanId))
+	assert.Empty(t, sess.ParentSpanId, "the session is the root of its trace")
+	clients := spans["acp.prompt_turn"][1]
+	assert.Equal(t, promptTrace, otlptest.HexID(clients.TraceId), "the client's own context wins")
+	assert.Equal(t, strings.Replace(aSession[4].line, promptParent, otlptest.HexID(clients.SpanId), 1), wrote[6][0])
+	for _, out := range [][]string{wrote[1], wrote[3], wrote[5], wrote[7]} {
+		assert.NotContains(t, out[0], "traceparent", "responses pass as they were")
 	}
 }
