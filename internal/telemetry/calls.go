@@ -44,6 +44,9 @@ func (c *Conn) callFor(sid, id string, t time.Time) *call {
 	if cl := c.calls[k]; cl != nil {
 		return cl
 	}
+	if len(c.calls) >= maxCalls {
+		c.trimCalls(t)
+	}
 	cl := &call{key: k, notes: map[string]bool{}}
 	cl.ctx, cl.span = c.start(c.sessionCtx(sid), "acp.tool_call", t, trace.SpanContext{}, trace.SpanID{},
 		trace.WithAttributes(attribute.String("acp.session.id", sid), attribute.String("acp.tool_call.id", id)))
@@ -52,6 +55,29 @@ func (c *Conn) callFor(sid, id string, t time.Time) *call {
 		s.turn.calls = append(s.turn.calls, cl)
 	}
 	return cl
+}
+
+// maxCalls bounds the calls followed at once: a turn's calls are dropped
+// when it ends, but calls outside a turn (an agent's, of a session the proxy
+// did not see open) have no such end.
+const maxCalls = 4096
+
+// trimCalls ends the spans of the calls the agent ended and forgets them;
+// if that leaves too many, it ends and forgets all of them (at t).
+func (c *Conn) trimCalls(t time.Time) {
+	for k, cl := range c.calls {
+		if !cl.final.IsZero() {
+			c.endCall(cl, t)
+			delete(c.calls, k)
+		}
+	}
+	if len(c.calls) < maxCalls {
+		return
+	}
+	for k, cl := range c.calls {
+		c.endCall(cl, t)
+		delete(c.calls, k)
+	}
 }
 
 // read takes what an update of the call says: kind, title, status, the

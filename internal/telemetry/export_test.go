@@ -3,6 +3,7 @@ package telemetry
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -94,4 +95,23 @@ func TestFullQueueDropsAndSaysSo(t *testing.T) {
 	conn := r.ByName()["acp.connection"]
 	require.Len(t, conn, 1)
 	assert.Equal(t, itoa(int(dropped)), otlptest.Attrs(conn[0].Attributes)["acp.otel.messages_left_out"])
+}
+
+// Calls outside any turn are bounded too: past maxCalls, the ended ones are
+// exported and forgotten, and then all of them.
+func TestCallsOutsideATurnAreBounded(t *testing.T) {
+	t.Setenv("OTEL_BSP_MAX_QUEUE_SIZE", "10000") // the SDK's queue would drop some otherwise: 2,048
+	r := otlptest.New(t)
+	p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL})
+	require.NoError(t, err)
+	conn := p.NewConn(ConnInfo{})
+	start := time.Now()
+	for i := range maxCalls + 10 {
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"x","update":{"sessionUpdate":"tool_call","toolCallId":"c%d","status":"completed"}}}`, i)
+		conn.handle(event{kind: passed, dir: acp.AgentToClient, t: start, line: []byte(line), outSize: len(line) + 1})
+		require.LessOrEqual(t, len(conn.calls), maxCalls)
+	}
+	conn.finish(0)
+	p.Close(10*time.Second, nil)
+	assert.Len(t, r.ByName()["acp.tool_call"], maxCalls+10, "every call is exported once")
 }
