@@ -74,6 +74,7 @@ type options struct {
 	grace                     time.Duration
 	maxFilterLine             int
 	filters                   filterset.Config
+	otel                      otelOptions
 }
 
 // subcommands are acp-proxy's commands besides the live proxy.
@@ -112,7 +113,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return execDirect(agent, stderr)
 	}
 
+	spans := startOtel(&opts, logger, stderr)
+	defer spans.close()
 	relay := newRelay(opts, logger)
+	spans.attach(relay, agentArgv, proxyArgs(args, agentArgv))
 	if opts.stats {
 		sum := trace.NewSummary(relay.Chain)
 		relay.Taps = append(relay.Taps, sum)
@@ -202,6 +206,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
 	sizeVar(fs, &opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered")
 	addFilterFlags(fs, &opts.filters)
+	addOtelFlags(fs, &opts.otel)
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {} // errors get one line, not the whole help
 

@@ -47,7 +47,10 @@ var readmeCommands = map[string]string{
 	"acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary":                                                               "run, with a recorded trace as in.jsonl",
 	"acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir==\"agent->client\") | .msg.params.update.sessionUpdate'":     "run, with a recorded trace as trace.jsonl",
 	"acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl":                                      "run, on a copy of the trace",
-	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1":        "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
+	"OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 acp-proxy --shell-to-patch -- codex-acp":                                       "not run as written: it needs a collector on localhost:4318 and an editor on stdin; TestOtelSpansInJaeger runs acp-proxy --shell-to-patch with OTEL_EXPORTER_OTLP_ENDPOINT set to a Jaeger it started, between a client and real agents, and TestOtelExportFromTheBinary (cmd/acp-proxy) the variable and the flag against an OTLP receiver in the test",
+	"acp-proxy --otel-endpoint http://localhost:4318 --shell-to-patch -- codex-acp":                                                   "not run as written: as the line before it (TestOtelExportFromTheBinary runs --otel-endpoint)",
+	"JAEGER_UI_ASSETS=/path/to/jaeger-ui/packages/jaeger-ui/build JAEGER_SCREENSHOT=$PWD/docs/jaeger.png go test ./internal/e2e -run 'TestOtelSpansInJaeger$' -count=1": "not run from here: it is a go test of its own (TestOtelSpansInJaeger, which runs in every test run with jaeger installed), needs a jaeger-ui build, and would rewrite docs/jaeger.png",
+	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1":                                          "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
 }
 
 // readmeBlocks returns README.md's lines in indented code blocks (its

@@ -59,6 +59,10 @@ type Config struct {
 	// Log takes the filters' warnings (shell-to-patch's edits taken back);
 	// nil: none.
 	Log *slog.Logger
+	// Last are filters that run after the flags' own, in order: the
+	// OpenTelemetry trace-context filter, which passes on what the client
+	// sent with the proxy's span in it.
+	Last []filters.Filter
 }
 
 // Chain builds the chain cfg asks for, reading and recording negotiated
@@ -98,7 +102,7 @@ func (cfg Config) Filters() []filters.Filter {
 			OpencodeDataDirs: output.OpencodeDataDirs(),
 		})
 	}
-	return fs
+	return append(fs, cfg.Last...)
 }
 
 // The filter flags, as a user types them.
