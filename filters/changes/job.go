@@ -1,0 +1,131 @@
+package changes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// job is an ended command whose report is being made, then sent.
+type job struct {
+	call   *call
+	status string
+	ended  int64         // the filter's clock when the call ended
+	done   chan struct{} // closed once report is set
+	report []byte        // the Report as JSON; nil in a replay
+	err    error
+}
+
+// newJob makes c's report on a goroutine (none in a replay: the trace
+// holds it), from the before-state once it is taken.
+func newJob(c *call, status string, replaying bool, clock int64) *job {
+	j := &job{call: c, status: status, ended: clock, done: make(chan struct{})}
+	if replaying {
+		close(j.done)
+		return j
+	}
+	go func() {
+		defer close(j.done)
+		if c.before == nil {
+			j.report, j.err = json.Marshal(Report{Files: []Change{},
+				Note: fmt.Sprintf("not looked at: more than %d commands ran at once", maxSnapshots)})
+			return
+		}
+		j.report, j.err = json.Marshal(c.before.changes())
+		c.before.release()
+	}()
+	return j
+}
+
+// ready reports whether j's report is made.
+func (j *job) ready() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// question is what the filter asks the disk for j: the trace records the
+// answer, so a replay sends the same update.
+func (j *job) question() filters.DiskRead {
+	args, _ := json.Marshal(map[string]string{"sessionId": j.call.key.session, "toolCallId": j.call.key.id})
+	return filters.DiskRead{Kind: "changes", Path: j.call.cwd, Args: args}
+}
+
+// Tick sends the updates of the calls whose report is ready, in the order
+// the calls ended; while one is being made it asks to be called again soon.
+func (f *Filter) Tick(d acp.Direction, now time.Time, out filters.Emitter) time.Time {
+	if d != acp.AgentToClient {
+		return time.Time{}
+	}
+	for len(f.queue) > 0 {
+		j := f.queue[0]
+		if !j.ready() {
+			return now.Add(pollInterval)
+		}
+		r, err := f.read(j, now)
+		if errors.Is(err, filters.ErrNotRead) {
+			return time.Time{} // a replay: the trace's read record comes later
+		}
+		f.queue = f.queue[1:]
+		if err != nil {
+			f.log().Warn("show-changes: no report for a command", "toolCallId", j.call.key.id, "err", err)
+			continue
+		}
+		line := f.updateFor(j, r)
+		j.call.content, j.call.others = nil, nil // sent: what other calls name of it is its title
+		if line != nil {
+			if err := out.Emit(acp.AgentToClient, line); err != nil {
+				return time.Time{}
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// read is j's report, through the disk.
+func (f *Filter) read(j *job, now time.Time) (Report, error) {
+	m := &filters.Message{Message: acp.Message{Dir: acp.AgentToClient, Time: now}, Disk: f.disk}
+	answer, err := m.ReadDisk(j.question(), func() ([]byte, error) {
+		if j.report == nil && j.err == nil {
+			return nil, filters.ErrNotRead
+		}
+		return j.report, j.err
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	var r Report
+	if err := json.Unmarshal(answer, &r); err != nil {
+		return Report{}, fmt.Errorf("show-changes: a report that is not one: %w", err)
+	}
+	return r, nil
+}
+
+// Drain sends what is ready once the reports being made are (within
+// drainWait); in a replay, what the trace answers.
+func (f *Filter) Drain(d acp.Direction, out filters.Emitter) {
+	if d != acp.AgentToClient {
+		return
+	}
+	deadline := time.Now().Add(drainWait)
+	for len(f.queue) > 0 {
+		if !f.Replaying {
+			for !f.queue[0].ready() && time.Now().Before(deadline) {
+				time.Sleep(pollInterval)
+			}
+		}
+		before := len(f.queue)
+		f.Tick(d, time.Now(), out)
+		if len(f.queue) == before {
+			f.log().Warn("show-changes: reports not sent at the end of the agent's output", "calls", len(f.queue))
+			f.queue = nil
+		}
+	}
+}
