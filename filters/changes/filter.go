@@ -30,7 +30,11 @@ type Filter struct {
 
 	disk   filters.Disk
 	calls  map[callKey]*call
-	queue  []*job // ended execute calls whose update is not sent yet
+	queue  []*job // ended execute calls whose update is not sent yet, and lines held behind them
+	// held lines in the queue, their bytes, and when the first was held.
+	held      int
+	heldBytes int
+	holdStart time.Time
 	shown  map[string]*ledger
 	clock  int64 // counts events, to tell what happened while a call ran
 	taking int   // before-states taken by calls that found no rest, held
@@ -49,6 +53,11 @@ const (
 	maxQueue     = 64  // ended calls awaiting their report
 	// pollInterval is how often Tick looks for a report while one is due.
 	pollInterval = 2 * time.Millisecond
+	// maxHold bounds how long the end of a turn (and what follows it)
+	// waits for the reports of its commands, and maxHeldBytes what it
+	// holds meanwhile; past either, the reports awaited are not sent.
+	maxHold      = 3 * time.Second
+	maxHeldBytes = 64 << 20
 	// drainWait bounds how long the end of the agent's output waits for
 	// the reports still being made.
 	drainWait = 5 * time.Second
@@ -85,8 +94,20 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 	}
 	if sid, ok := m.Caps.TurnEnded(&m.Message); ok {
 		f.endTurn(sid)
+		if f.waiting() {
+			return f.hold(m)
+		}
 		return nil
 	}
+	f.follow1(m)
+	if f.holding() {
+		return f.hold(m)
+	}
+	return nil
+}
+
+// follow1 follows the tool call m shows, if any.
+func (f *Filter) follow1(m *filters.Message) {
 	switch m.Method() {
 	case "session/update":
 		if u, ok := m.ToolUpdate(); ok {
@@ -98,7 +119,6 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 			f.follow(m, m.SessionID(), u)
 		}
 	}
-	return nil
 }
 
 // prompted takes the session's rest as its prompt goes to the agent: the

@@ -255,3 +255,24 @@ func TestASymlinkOutIsNeverFollowed(t *testing.T) {
 		}
 	}
 }
+
+func TestTheEndOfATurnWaitsForTheUpdatesOfItsCommands(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+	s.agent(started("c1", "cp a b"))
+	s.run("cp a b")
+	s.agent(ended("c1", "completed", ""), `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`,
+		update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"after"}}`))
+	s.settle()
+	var order []string
+	for _, l := range s.sent {
+		switch {
+		case strings.Contains(l.Raw, " changed since "):
+			order = append(order, "update")
+		case strings.Contains(l.Raw, `"stopReason"`):
+			order = append(order, "end of turn")
+		case strings.Contains(l.Raw, `"after"`):
+			order = append(order, "next message")
+		}
+	}
+	assert.Equal(t, []string{"update", "end of turn", "next message"}, order)
+}

@@ -10,8 +10,10 @@ import (
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
-// job is an ended command whose report is being made, then sent.
+// job is an ended command whose report is being made, then sent; or a
+// line held behind such reports (line set, call nil).
 type job struct {
+	line   []byte
 	call   *call
 	status string
 	ended  int64         // the filter's clock when the call ended
@@ -58,35 +60,77 @@ func (j *job) question() filters.DiskRead {
 	return filters.DiskRead{Kind: "changes", Path: j.call.cwd, Args: args}
 }
 
-// Tick sends the updates of the calls whose report is ready, in the order
-// the calls ended; while one is being made it asks to be called again soon.
+// Tick sends the updates of the calls whose report is ready, and the lines
+// held behind them, in order; while a report is being made it asks to be
+// called again soon.
 func (f *Filter) Tick(d acp.Direction, now time.Time, out filters.Emitter) time.Time {
 	if d != acp.AgentToClient {
 		return time.Time{}
 	}
 	for len(f.queue) > 0 {
 		j := f.queue[0]
-		if !j.ready() {
+		if j.line != nil {
+			f.queue = f.queue[1:]
+			f.held, f.heldBytes = f.held-1, f.heldBytes-len(j.line)
+			if err := out.Emit(acp.AgentToClient, j.line); err != nil {
+				return time.Time{}
+			}
+			continue
+		}
+		waited := f.held > 0 && (now.Sub(f.holdStart) > maxHold || f.heldBytes > maxHeldBytes)
+		if !j.ready() && !waited {
 			return now.Add(pollInterval)
 		}
 		r, err := f.read(j, now)
-		if errors.Is(err, filters.ErrNotRead) {
+		if errors.Is(err, filters.ErrNotRead) && !waited {
 			return time.Time{} // a replay: the trace's read record comes later
 		}
 		f.queue = f.queue[1:]
-		if err != nil {
-			f.log().Warn("show-changes: no report for a command", "toolCallId", j.call.key.id, "err", err)
-			continue
-		}
-		line := f.updateFor(j, r)
-		j.call.content, j.call.others = nil, nil // sent: what other calls name of it is its title
-		if line != nil {
-			if err := out.Emit(acp.AgentToClient, line); err != nil {
-				return time.Time{}
-			}
+		if err := f.send(j, r, err, out); err != nil {
+			return time.Time{}
 		}
 	}
 	return time.Time{}
+}
+
+// send emits j's update for report r (read with err).
+func (f *Filter) send(j *job, r Report, err error, out filters.Emitter) error {
+	defer func() { j.call.content, j.call.others = nil, nil }() // sent: what other calls name of it is its title
+	if err != nil {
+		f.log().Warn("show-changes: no report for a command", "toolCallId", j.call.key.id, "err", err)
+		return nil
+	}
+	if line := f.updateFor(j, r); line != nil {
+		return out.Emit(acp.AgentToClient, line)
+	}
+	return nil
+}
+
+// hold queues a copy of m behind the reports being made: the end of a
+// turn must not overtake the updates of its commands, nor anything after
+// it the end of the turn.
+func (f *Filter) hold(m *filters.Message) error {
+	if f.held == 0 {
+		f.holdStart = m.Time
+	}
+	f.held++
+	f.heldBytes += len(m.Raw)
+	f.queue = append(f.queue, &job{line: append([]byte(nil), m.Raw...)})
+	return filters.Drop
+}
+
+// holding reports whether an agent→client message must queue: a report
+// is being made, and the end of a turn already waits for it.
+func (f *Filter) holding() bool { return f.held > 0 }
+
+// waiting reports whether a report is being made or waits to be sent.
+func (f *Filter) waiting() bool {
+	for _, j := range f.queue {
+		if j.line == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // read is j's report, through the disk.
@@ -116,7 +160,7 @@ func (f *Filter) Drain(d acp.Direction, out filters.Emitter) {
 	}
 	deadline := time.Now().Add(drainWait)
 	for len(f.queue) > 0 {
-		if !f.Replaying {
+		if !f.Replaying && f.queue[0].line == nil {
 			for !f.queue[0].ready() && time.Now().Before(deadline) {
 				time.Sleep(pollInterval)
 			}
@@ -125,7 +169,18 @@ func (f *Filter) Drain(d acp.Direction, out filters.Emitter) {
 		f.Tick(d, time.Now(), out)
 		if len(f.queue) == before {
 			f.log().Warn("show-changes: reports not sent at the end of the agent's output", "calls", len(f.queue))
-			f.queue = nil
+			f.dropWaiting(out)
 		}
 	}
+}
+
+// dropWaiting gives up on the reports still awaited, sending the lines
+// held behind them.
+func (f *Filter) dropWaiting(out filters.Emitter) {
+	for _, j := range f.queue {
+		if j.line != nil {
+			_ = out.Emit(acp.AgentToClient, j.line)
+		}
+	}
+	f.queue, f.held, f.heldBytes = nil, 0, 0
 }
