@@ -28,17 +28,17 @@ type Filter struct {
 	// Take takes a before-state; nil: the package's Take.
 	Take func(root string, lim Limits) Snapshot
 
-	disk   filters.Disk
-	calls  map[callKey]*call
-	queue  []*job // ended execute calls whose update is not sent yet, and lines held behind them
+	disk  filters.Disk
+	calls map[callKey]*call
+	queue []*job // ended execute calls whose update is not sent yet, and lines held behind them
 	// held lines in the queue, their bytes, and when the first was held.
 	held      int
 	heldBytes int
 	holdStart time.Time
-	shown  map[string]*ledger
-	clock  int64 // counts events, to tell what happened while a call ran
-	taking int   // before-states taken by calls that found no rest, held
-	rests  rests // each session's before-state at rest (both pumps)
+	shown     map[string]*ledger
+	clock     int64 // counts events, to tell what happened while a call ran
+	taking    int   // before-states taken by calls that found no rest, held
+	rests     rests // each session's before-state at rest (both pumps)
 }
 
 var (
