@@ -19,7 +19,17 @@ const (
 	Deltas                = filterset.Deltas
 	TerminalOutput        = filterset.TerminalOutput
 	ExpandPersistedOutput = filterset.ExpandPersistedOutput
+	ShowChanges           = filterset.ShowChanges
 )
+
+// showChangesProven is --show-changes for an agent whose shell calls the
+// real-agent tests run behind it (TestShowChangesRealAgents).
+var showChangesProven = both(true, "after each of its commands, every file under the project that changed shows as a diff "+
+	"(a program's write, cp, mv, rm, patch: what no reading of the command shows); opt-in, not in the configs below")
+
+// showChangesUnproven is --show-changes for an agent the tests do not run behind it.
+var showChangesUnproven = both(true, "after each call of kind execute, every file under the project that changed shows as a diff "+
+	"(not run with this agent in the project's tests); opt-in, not in the configs below")
 
 // Verdict is whether a filter helps, and why in a few words.
 type Verdict struct {
@@ -278,6 +288,7 @@ func codex() Agent {
 				"without it a plain client sees no command output until the command ends; with it, live output as text",
 			),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"This is the Rust adapter, which the ACP registry does not list: " +
 			"the registry's Codex (id codex-acp) is another one, @agentclientprotocol/codex-acp 2.x."},
@@ -302,6 +313,7 @@ func codexAppServer() Agent {
 					"rawOutput, so a plain client sees no command output; with it, live output as text"},
 			},
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"It answers ACP v2 to a client that asks for protocol version 2 (2.3 and later); " +
 			"with such a client the filters stand aside."},
@@ -320,6 +332,8 @@ func claudeZed() Agent {
 				"its terminal output is shown as text, live; <persisted-output> previews are cleaned up",
 			),
 			ExpandPersistedOutput: both(true, "shows the whole output it saved to a file in place of its <persisted-output> preview"),
+			ShowChanges: both(true, "after each Bash command, every file under the project that changed shows as a diff; "+
+				"what its own edit tool showed is not repeated; opt-in, not in the configs below"),
 		},
 		AgentShellVar: "agent-shell-anthropic-claude-acp-command", CodecompanionAdapter: "claude_code",
 	}
@@ -346,6 +360,7 @@ func gemini() Agent {
 			Deltas:                noSnapshots,
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{`On its default shell (a PTY) it shows no command output at all; ` +
 			`"tools": {"shell": {"enableInteractiveShell": false}} in ~/.gemini/settings.json shows it at the end.`},
@@ -364,6 +379,7 @@ func opencode() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: both(true, "its ...output truncated... final output shows every line"),
+			ShowChanges:           showChangesProven,
 		},
 		AgentShellVar: "agent-shell-opencode-acp-command", CodecompanionAdapter: "opencode",
 	}
@@ -377,6 +393,7 @@ func kilo() Agent {
 	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
 		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
+	a.Filters[ShowChanges] = showChangesUnproven
 	a.AgentShellVar, a.CodecompanionAdapter = "", ""
 	return a
 }
@@ -391,6 +408,7 @@ func qwen() Agent {
 			Deltas:                both(false, "it sends one final update, no snapshots"),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesUnproven,
 		},
 	}
 }
@@ -409,6 +427,7 @@ func cline() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesUnproven,
 		},
 		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
 			"a command that fails still ends completed, its failure only in rawOutput."},
@@ -433,6 +452,7 @@ func piACP() Agent {
 			},
 			ExpandPersistedOutput: both(false, "past 2,000 lines pi shows the last ones and names the file it saved the whole output to "+
 				"(/tmp/pi-bash-*.log), which the filter does not read"),
+			ShowChanges: showChangesUnproven,
 		},
 		Notes: []string{"It starts the pi CLI (@earendil-works/pi-coding-agent, 0.81 or later), which needs Node.js 22.19 or later; " +
 			"pi never asks before running a command."},
@@ -451,6 +471,7 @@ func protocolV2(v int) Agent {
 		Filters: map[string]Advice{
 			ShellToPatch: shellToPatch, Deltas: both(false, why+" (v2 streams display terminals itself)"),
 			TerminalOutput: both(false, why+" (v2 streams display terminals itself)"), ExpandPersistedOutput: both(false, why),
+			ShowChanges: both(false, why),
 		},
 	}
 }
@@ -469,6 +490,7 @@ func unknown() Agent {
 				"if it streams terminal output when asked, shows it live as text",
 			),
 			ExpandPersistedOutput: both(false, "only claude-agent-acp's and opencode's saved outputs are known"),
+			ShowChanges:           showChangesUnproven,
 		},
 		Notes: []string{"A filter stands aside on a message it does not know, so these flags are safe to try; " +
 			"acp-proxy --record FILE, then acp-proxy replay --summary with the flags, shows what each changed."},
