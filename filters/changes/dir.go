@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -64,7 +66,9 @@ func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
 			return filepath.SkipAll
 		}
 		sawIgnore = sawIgnore || d.Name() == ".gitignore"
-		files[rel] = stat(r, rel)
+		if fi, err := d.Info(); err == nil { // an Lstat: the walk follows no link
+			files[rel] = versionOf(r, rel, fi)
+		}
 		return nil
 	})
 	if sawIgnore {
@@ -82,11 +86,19 @@ func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
 }
 
 // copyBefore reads the small regular files of files, in path order, while
-// the byte budget lasts; a binary file keeps only its hash.
+// the byte budget lasts; a binary file keeps only its hash. Each folder is
+// opened once, as a root of its own, so a file costs one open.
 func copyBefore(r *os.Root, files map[string]version, lim Limits) {
 	paths := mapsKeys(files)
 	sort.Strings(paths)
 	budget := lim.MaxCopyBytes
+	var folder *os.Root
+	folderName := "\x00"
+	defer func() {
+		if folder != nil {
+			folder.Close()
+		}
+	}()
 	for _, p := range paths {
 		v := files[p]
 		if v.kind != regular {
@@ -97,7 +109,17 @@ func copyBefore(r *os.Root, files map[string]version, lim Limits) {
 			files[p] = v
 			continue
 		}
-		read := readVersion(r, p, lim.MaxFileBytes)
+		dir, name := path.Split(p)
+		if dir != folderName {
+			if folder != nil {
+				folder.Close()
+			}
+			folder, folderName = openFolder(r, dir), dir
+		}
+		if folder == nil {
+			continue
+		}
+		read := readVersion(folder, name, lim.MaxFileBytes)
 		if !read.read || !read.sameStat(v) {
 			continue // changed or unreadable as the scan looked: stat alone tells
 		}
@@ -107,6 +129,19 @@ func copyBefore(r *os.Root, files map[string]version, lim Limits) {
 		}
 		files[p] = read
 	}
+}
+
+// openFolder opens dir (slash-separated, ending in "/", or "") under r as
+// a root of its own; nil when it cannot.
+func openFolder(r *os.Root, dir string) *os.Root {
+	if dir == "" {
+		dir = "."
+	}
+	f, err := r.OpenRoot(strings.TrimSuffix(dir, "/"))
+	if err != nil {
+		return nil
+	}
+	return f
 }
 
 // notCopied says why a file's text before the call was not copied.

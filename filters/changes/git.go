@@ -137,12 +137,24 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 	if changed {
 		keep = func(rel string) bool { return !skipped(rel) }
 	}
-	old, err := lsFiles(s.root, s.prefix, oldIndex, keep)
+	var only []string
+	if !changed && len(cands) <= maxPathspecs {
+		only = []string{}
+		for rel := range cands {
+			if !s.status[rel].worktreeDirty() {
+				only = append(only, rel)
+			}
+		}
+		if len(only) == 0 {
+			return map[string]version{}, nil
+		}
+	}
+	old, err := lsFiles(s.root, s.prefix, oldIndex, only, keep)
 	if err != nil {
 		return nil, err
 	}
 	if changed {
-		cur, err := lsFiles(s.root, s.prefix, "", keep)
+		cur, err := lsFiles(s.root, s.prefix, "", nil, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -175,6 +187,10 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 	}
 	return before, nil
 }
+
+// maxPathspecs bounds the paths named to git ls-files; past it, it lists
+// the whole index, and the filter keeps what it needs.
+const maxPathspecs = 1000
 
 // blobVersion is the version of a file the index held as e.
 func blobVersion(e indexEntry, content map[string][]byte, size map[string]int64, lim Limits) version {

@@ -102,15 +102,20 @@ type indexEntry struct {
 
 // lsFiles reads the stage-0 entries under dir of the index at indexFile
 // ("" the repository's own) whose path keep accepts, streaming git's
-// output, so that memory holds only those kept.
-func lsFiles(dir, prefix, indexFile string, keep func(rel string) bool) (map[string]indexEntry, error) {
+// output, so that memory holds only those kept. only, when not nil, names
+// the paths (relative to dir) git is to list, so it lists no others.
+func lsFiles(dir, prefix, indexFile string, only []string, keep func(rel string) bool) (map[string]indexEntry, error) {
 	env := []string{literal}
 	if indexFile != "" {
 		env = append(env, "GIT_INDEX_FILE="+indexFile)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "ls-files", "-s", "-z", "--full-name", "--", ".")
+	args := []string{"ls-files", "-s", "-z", "--full-name", "--"}
+	if only == nil {
+		only = []string{"."}
+	}
+	cmd := exec.CommandContext(ctx, "git", append(args, only...)...)
 	cmd.Dir, cmd.Env = dir, gitEnv(env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -145,3 +145,17 @@ func TestRealCommands(t *testing.T) {
 		}
 	}
 }
+
+// A session in a folder of a work tree sees only that folder's changes,
+// with the index's text of the files it holds.
+func TestASessionInAFolderOfAWorkTree(t *testing.T) {
+	dir := tree{files: map[string]string{"a.txt": "top\n", "sub/c.txt": "gamma\n"}, git: true}.make(t)
+	sub := filepath.Join(dir, "sub")
+	snap := Take(sub, testLimits)
+	sh(t, dir, "echo changed > a.txt && sed -i s/gamma/GAMMA/ sub/c.txt")
+	r := snap.Changes()
+	want := []seen{{op: Modified, path: "c.txt", old: "gamma\n", new: "GAMMA\n"}}
+	if got := summarise(sub, r); !matches(got, want) || r.Note != "" {
+		t.Errorf("got %+v (note %q), want %+v", got, r.Note, want)
+	}
+}

@@ -71,6 +71,12 @@ func stat(root *os.Root, rel string) version {
 		}
 		return version{kind: other, why: "cannot be read (" + unwrapPath(err) + ")"}
 	}
+	return versionOf(root, rel, fi)
+}
+
+// versionOf is the version fi (an Lstat of rel under root) says, without
+// the content.
+func versionOf(root *os.Root, rel string, fi fs.FileInfo) version {
 	v := version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
