@@ -159,3 +159,26 @@ func TestASessionInAFolderOfAWorkTree(t *testing.T) {
 		t.Errorf("got %+v (note %q), want %+v", got, r.Note, want)
 	}
 }
+
+// A command that stages or commits what it wrote leaves no trace in git
+// status: the index kept open since the start still holds the text before.
+func TestACommittedChangeIsStillShown(t *testing.T) {
+	for _, script := range []string{
+		"echo more >> a.txt && git add a.txt",
+		"echo more >> a.txt && git add a.txt && git -c user.email=t@t -c user.name=t commit -qm more",
+		"git rm -q sub/c.txt && git -c user.email=t@t -c user.name=t commit -qm gone",
+	} {
+		dir := tree{files: map[string]string{"a.txt": "alpha\n", "sub/c.txt": "gamma\n"}, git: true}.make(t)
+		snap := Take(dir, testLimits)
+		sh(t, dir, script)
+		want := []seen{{op: Modified, path: "a.txt", old: "alpha\n", new: "alpha\nmore\n"}}
+		if strings.Contains(script, "git rm") {
+			want = []seen{{op: Deleted, path: "sub/c.txt", old: "gamma\n", new: ""}}
+		}
+		r := snap.Changes()
+		if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
+			t.Errorf("after %q: got %+v (note %q), want %+v", script, got, r.Note, want)
+		}
+		snap.Close()
+	}
+}
