@@ -73,6 +73,14 @@ func TestShowChangesRealAgents(t *testing.T) {
 			for path := range want {
 				assert.Equal(t, live[path], replayed[path], "the replay shows %s as the live proxy did", path)
 			}
+			page := filepath.Join(t.TempDir(), "view.html")
+			out, err := exec.Command(proxyBin(t), "view", "--show-changes", "-o", page, trace).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			html, err := os.ReadFile(page)
+			require.NoError(t, err)
+			for _, text := range []string{filepath.Join(dir, "py.txt"), filepath.Join(dir, "b.txt")} { // only a diff names them whole
+				assert.Contains(t, string(html), text, "the view shows the diff on the call")
+			}
 		})
 	}
 }
