@@ -33,6 +33,9 @@ type call struct {
 	before *shared
 	since  string
 	own    bool // before was taken for this call alone (no rest stood)
+	// writes: the call showed a diff, or is of a kind that changes files
+	// (the agent's own edit tool).
+	writes bool
 }
 
 // maxOthers bounds the calls a call names as run beside it.
@@ -54,10 +57,11 @@ const maxContentBytes = 4 << 20
 func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
 	f.clock++
 	c := f.follow(m, sid, u)
-	f.noteDiffs(sid, u.Content)
+	shows := f.noteDiffs(sid, u.Content)
 	if c == nil {
 		return
 	}
+	c.writes = c.writes || shows || u.Kind == "edit" || u.Kind == "delete" || u.Kind == "move"
 	if u.Content != nil {
 		if len(u.Content) > maxContentBytes {
 			c.content = nil
@@ -77,8 +81,8 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 	k := callKey{sid, u.ID}
 	c := f.calls[k]
 	if c == nil {
-		if u.Final() || len(f.calls) >= maxCalls {
-			return nil
+		if u.Final() && !isExecute(u) || len(f.calls) >= maxCalls {
+			return nil // a call that ends as it starts is followed only when it is a command
 		}
 		c = &call{key: k, started: f.clock, cwd: m.Caps.Cwd(sid)}
 		for _, o := range f.calls {
@@ -122,14 +126,20 @@ func (f *Filter) startSnapshot(c *call) {
 // queued.
 func (f *Filter) end(c *call, status string) {
 	delete(f.calls, c.key)
+	if c.cwd != "" && (c.execute || c.writes) && f.idle(c.key.session) {
+		// What it changed is not the next command's: the next compares
+		// with the directory as it is now.
+		since := sinceLastCommand
+		if !c.execute {
+			since = sinceLastEdit
+		}
+		f.rests.set(c.key.session, &rest{snap: f.take(c.cwd), since: since})
+	}
 	if !c.execute || c.cwd == "" {
 		return
 	}
 	if c.own {
 		f.taking--
-	}
-	if f.idle(c.key.session) {
-		f.rests.set(c.key.session, &rest{snap: f.take(c.cwd), since: sinceLastCommand})
 	}
 	if len(f.queue) >= maxQueue {
 		f.log().Warn("show-changes: too many calls await their report; this one's changes are not shown",
@@ -183,15 +193,17 @@ type shownText struct {
 // anew (a diff then may be shown again, never hidden).
 const maxLedger = 10_000
 
-// noteDiffs records the diffs content shows, to repeat none of them.
-func (f *Filter) noteDiffs(sid string, content []byte) {
+// noteDiffs records the diffs content shows, to repeat none of them, and
+// reports whether it shows one.
+func (f *Filter) noteDiffs(sid string, content []byte) (shows bool) {
 	if !bytes.Contains(content, []byte(`"diff"`)) {
-		return
+		return false
 	}
 	_ = rawjson.Elements(content, func(_ int, item []byte) bool {
 		if t, _ := rawjson.GetString(item, "type"); t != "diff" {
 			return true
 		}
+		shows = true
 		path, okP := rawjson.GetString(item, "path")
 		text, okT := rawjson.GetString(item, "newText")
 		if okP && okT {
@@ -200,6 +212,7 @@ func (f *Filter) noteDiffs(sid string, content []byte) {
 		}
 		return true
 	})
+	return shows
 }
 
 // remember records that the client was shown path holding the text of hash.

@@ -276,3 +276,22 @@ func TestTheEndOfATurnWaitsForTheUpdatesOfItsCommands(t *testing.T) {
 	}
 	assert.Equal(t, []string{"update", "end of turn", "next message"}, order)
 }
+
+// The agent's edit tool, between commands, shows a snippet of the file
+// (claude's Edit: old_string → new_string): the next command compares with
+// the directory after it, so the edit is not shown again.
+func TestAnEditBeforeACommandIsNotItsChange(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "one\ntwo\n"}, git: true}, &Filter{})
+	path := filepath.Join(s.dir, "a")
+	s.agent(update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"e1","kind":"edit","status":"pending","content":[{"type":"diff","path":%q,"oldText":"two","newText":"TWO"}]}`, path)))
+	s.run("sed -i s/two/TWO/ a")
+	s.agent(update(`{"sessionUpdate":"tool_call_update","toolCallId":"e1","status":"completed"}`))
+	s.rested()
+	s.agent(started("c1", "make"))
+	s.run("echo built > out")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Equal(t, map[string][2]any{"out": {nil, "built\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.Contains(t, s.added()[0], "changed since the agent's previous edit ended")
+}

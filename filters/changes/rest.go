@@ -57,6 +57,7 @@ type rest struct {
 const (
 	sincePrompt      = "since the prompt was sent"
 	sinceLastCommand = "since the previous command ended"
+	sinceLastEdit    = "since the agent's previous edit ended"
 	sinceStart       = "since this command started (the proxy had not looked before; a write it made at once may be missed)"
 )
 
