@@ -93,3 +93,32 @@ func gitCommitAll(t *testing.T, dir string) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", strings.TrimSpace(string(out)))
 }
+
+// With --shell-to-patch, a sed -i codex runs is shown once: as the edit
+// shell-to-patch showed and verified, never again in show-changes' update.
+func TestShowChangesBesideShellToPatchShowsASedOnce(t *testing.T) {
+	commands := append(append([]string{}, showChangesCommands...), "sed -i s/alpha/ALPHA/ a.txt")
+	s := launch(t, "codex-0.16", commands, false, "untrusted")
+	dir := s.agent.Dir
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644))
+	gitCommitAll(t, dir)
+	c := acpclient.Run(t, acpclient.Options{
+		Argv:         append([]string{proxyBin(t), "--shell-to-patch", "--show-changes", "--"}, s.agent.Argv...),
+		Env:          s.agent.Env,
+		Dir:          dir,
+		Capabilities: clientCaps(false),
+	}, "run the commands")
+	lines := clientLines(c)
+	shown := shownDiffs(t, lines)
+	for path, text := range map[string]string{"py.txt": "from python\n", "b.txt": "alpha\n", "a.txt": "ALPHA\n"} {
+		if d, ok := shown[filepath.Join(dir, path)]; assert.True(t, ok, "no diff showed %s\n%s", path, c.Report()) {
+			assert.Equal(t, text, d.NewText, "the diff of %s", path)
+		}
+	}
+	aPath := `"path":` + mustJSON(t, filepath.Join(dir, "a.txt"))
+	for _, l := range lines {
+		if strings.Contains(string(l), "acp-proxy: ") && strings.Contains(string(l), " changed since ") {
+			assert.NotContains(t, string(l), aPath, "show-changes repeated the edit shell-to-patch showed: %s", l)
+		}
+	}
+}
