@@ -32,7 +32,12 @@ type call struct {
 	// replay), and since the moment it stands for.
 	before *shared
 	since  string
-	own    bool // before was taken for this call alone (no rest stood)
+	from   int64 // the filter's clock when before was taken
+	// earlier: before is the rest before the one standing (see window);
+	// prevFrom is when that one was taken.
+	earlier  bool
+	prevFrom int64
+	own      bool // before was taken for this call alone (no rest stood)
 	// writes: the call showed a diff, or is of a kind that changes files
 	// (the agent's own edit tool).
 	writes bool
@@ -55,7 +60,7 @@ const maxContentBytes = 4 << 20
 
 // update follows one tool_call or tool_call_update.
 func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
-	f.clock++
+	f.clock.Add(1)
 	c := f.follow(m, sid, u)
 	shows := f.noteDiffs(sid, u.Content)
 	if c == nil {
@@ -84,7 +89,7 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 		if u.Final() && !isExecute(u) || len(f.calls) >= maxCalls {
 			return nil // a call that ends as it starts is followed only when it is a command
 		}
-		c = &call{key: k, started: f.clock, cwd: m.Caps.Cwd(sid)}
+		c = &call{key: k, started: f.clock.Load(), cwd: m.Caps.Cwd(sid)}
 		for _, o := range f.calls {
 			if o.key.session == sid {
 				o.ranWith(c)
@@ -109,11 +114,12 @@ func (f *Filter) startSnapshot(c *call) {
 	if c.cwd == "" {
 		return
 	}
-	snap, since, ok := f.rests.get(c.key.session)
+	w, ok := f.rests.get(c.key.session)
 	if ok {
-		c.before, c.since = snap, since
+		c.before, c.since, c.from, c.earlier, c.prevFrom = w.snap, w.since, w.at, w.earlier, w.prevAt
 		return
 	}
+	c.from = c.started
 	c.since = sinceStart
 	if f.Replaying || f.taking >= maxSnapshots {
 		return
@@ -133,7 +139,7 @@ func (f *Filter) end(c *call, status string) {
 		if !c.execute {
 			since = sinceLastEdit
 		}
-		f.rests.set(c.key.session, &rest{snap: f.take(c.cwd), since: since})
+		f.rests.set(c.key.session, &rest{snap: f.take(c.cwd), since: since, at: f.clock.Load()})
 	}
 	if !c.execute || c.cwd == "" {
 		return
@@ -149,7 +155,7 @@ func (f *Filter) end(c *call, status string) {
 		}
 		return
 	}
-	f.queue = append(f.queue, newJob(c, status, f.Replaying, f.clock))
+	f.queue = append(f.queue, newJob(c, status, f.Replaying, f.clock.Load()))
 }
 
 // idle reports whether no command of session sid is running.
@@ -165,7 +171,7 @@ func (f *Filter) idle(sid string) bool {
 // endTurn ends the calls of session sid still open when its turn ended:
 // cancelled, or never reported ended.
 func (f *Filter) endTurn(sid string) {
-	f.clock++
+	f.clock.Add(1)
 	var open []*call
 	for _, c := range f.calls {
 		if c.key.session == sid {
@@ -222,7 +228,7 @@ func (f *Filter) remember(sid, path, hash string) {
 		l = &ledger{last: map[string]shownText{}}
 		f.shown[sid] = l
 	}
-	l.last[path] = shownText{hash: hash, at: f.clock}
+	l.last[path] = shownText{hash: hash, at: f.clock.Load()}
 }
 
 // wasShown reports whether the client was shown, since at, a diff leaving

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -36,9 +37,9 @@ type Filter struct {
 	heldBytes int
 	holdStart time.Time
 	shown     map[string]*ledger
-	clock     int64 // counts events, to tell what happened while a call ran
-	taking    int   // before-states taken by calls that found no rest, held
-	rests     rests // each session's before-state at rest (both pumps)
+	clock     atomic.Int64 // counts events, to tell what happened while a call ran (both pumps read it)
+	taking    int          // before-states taken by calls that found no rest, held
+	rests     rests        // each session's before-state at rest (both pumps)
 }
 
 var (
@@ -115,7 +116,7 @@ func (f *Filter) follow1(m *filters.Message) {
 		}
 	case "session/request_permission":
 		if u, ok := m.PermissionCall(); ok && u.ID != "" {
-			f.clock++
+			f.clock.Add(1)
 			f.follow(m, m.SessionID(), u)
 		}
 	}
@@ -126,7 +127,7 @@ func (f *Filter) follow1(m *filters.Message) {
 func (f *Filter) prompted(m *filters.Message) {
 	sid := m.SessionID()
 	if cwd := m.Caps.Cwd(sid); sid != "" && cwd != "" {
-		f.rests.set(sid, &rest{snap: f.take(cwd), since: sincePrompt})
+		f.rests.set(sid, &rest{snap: f.take(cwd), since: sincePrompt, at: f.clock.Load()})
 	}
 }
 

@@ -44,9 +44,11 @@ func newSession(t *testing.T, tr tree, f *Filter, before ...filters.Filter) *ses
 // rested waits until the session's rest is taken: the agent a test plays
 // runs its commands at once, where a model takes a while.
 func (s *session) rested() {
-	if snap, _, ok := s.f.rests.get("S"); ok && snap != nil {
-		<-snap.done
-		snap.release()
+	s.f.rests.mu.Lock()
+	rs := s.f.rests.m["S"]
+	s.f.rests.mu.Unlock()
+	if rs != nil && rs.snap != nil {
+		<-rs.snap.done
 	}
 }
 
@@ -59,14 +61,21 @@ func (s *session) agent(lines ...string) {
 // run runs script in the session's directory, as the agent's shell would.
 func (s *session) run(script string) { s.t.Helper(); sh(s.t, s.dir, script) }
 
-// settle waits for the reports being made and keeps the updates sent.
+// settle waits for the reports being made and keeps the updates sent,
+// then for the rest taken after them.
 func (s *session) settle() {
+	s.t.Helper()
+	s.drain()
+	s.rested()
+}
+
+// drain waits for the reports being made and keeps the updates sent.
+func (s *session) drain() {
 	s.t.Helper()
 	require.NoError(s.t, s.chain.Drain(acp.AgentToClient, time.Unix(0, 0), func(l filters.Line) error {
 		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw)})
 		return nil
 	}))
-	s.rested()
 }
 
 // added are the updates the filter added (lines no agent sent).
@@ -294,4 +303,31 @@ func TestAnEditBeforeACommandIsNotItsChange(t *testing.T) {
 	require.Len(t, s.added(), 1)
 	assert.Equal(t, map[string][2]any{"out": {nil, "built\n"}}, diffs(t, s.dir, s.added()[0]))
 	assert.Contains(t, s.added()[0], "changed since the agent's previous edit ended")
+}
+
+// A command that starts while the rest after the one before is still being
+// taken compares with the rest before it (the new one may already hold its
+// first writes); what the update before showed is not shown again.
+func TestACommandStartingBeforeTheRestIsTakenComparesWithTheOneBefore(t *testing.T) {
+	gate := make(chan struct{})
+	slow := func(root string, lim Limits) Snapshot {
+		<-gate
+		return Take(root, lim)
+	}
+	f := &Filter{}
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
+	f.Take = slow // the rests after the prompt's
+	s.agent(started("c1", "python"))
+	s.run("echo py > py.txt")
+	s.agent(ended("c1", "completed", ""))
+	s.drain() // c1's report is made (from the prompt's rest); the rest after it is not taken yet
+	s.agent(started("c2", "cp a b"))
+	s.run("cp a b")
+	s.agent(ended("c2", "completed", ""))
+	close(gate)
+	s.settle()
+	require.Len(t, s.added(), 2)
+	assert.Equal(t, map[string][2]any{"py.txt": {nil, "py\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[1]), "py.txt, shown once, is not shown again")
+	assert.Contains(t, s.added()[1], "changed since the prompt was sent")
 }

@@ -37,7 +37,9 @@ func newJob(c *call, status string, replaying bool, clock int64) *job {
 				Note: fmt.Sprintf("not looked at: more than %d commands ran at once", maxSnapshots)})
 			return
 		}
-		j.report, j.err = json.Marshal(c.before.changes())
+		r := c.before.changes()
+		r.Since, r.Earlier = c.since, c.earlier
+		j.report, j.err = json.Marshal(r)
 		c.before.release()
 	}()
 	return j

@@ -16,6 +16,13 @@ type Report struct {
 	// Note says what the scan could not look at (git failed, the file cap),
 	// so the update says it.
 	Note string `json:"note,omitempty"`
+	// Since is the moment the report counts from, as the update says it
+	// ("since the prompt was sent"): which before-state a command took
+	// depends on timing, so the trace keeps it.
+	Since string `json:"since,omitempty"`
+	// Earlier: the command compared with the rest before the one standing,
+	// which was still being taken as it started.
+	Earlier bool `json:"earlier,omitempty"`
 }
 
 // Change is one file that changed.

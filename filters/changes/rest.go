@@ -37,6 +37,16 @@ func (s *shared) release() {
 	}
 }
 
+// taken reports whether the snapshot is taken.
+func (s *shared) taken() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // changes waits for the snapshot and reports what differs now.
 func (s *shared) changes() Report {
 	<-s.done
@@ -51,6 +61,15 @@ func (s *shared) changes() Report {
 type rest struct {
 	snap  *shared // nil in a replay
 	since string  // the moment it stands for, as the update says it
+	// prev is the rest before, kept until the next: a command that starts
+	// while snap is still being taken compares with prev, since snap may
+	// already see the command's first writes. What prev's window holds
+	// that an earlier update showed is not shown again.
+	prev      *shared
+	prevSince string
+	// at and prevAt are the filter's clock when each was taken: a diff
+	// the client was shown since then is not shown again.
+	at, prevAt int64
 }
 
 // What a call's changes are counted since.
@@ -75,15 +94,20 @@ func (r *rests) set(sid string, next *rest) {
 	if r.m == nil {
 		r.m = map[string]*rest{}
 	}
-	if old := r.m[sid]; old != nil && old.snap != nil {
-		old.snap.release()
+	if old := r.m[sid]; old != nil {
+		if old.prev != nil {
+			old.prev.release()
+		}
+		next.prev, next.prevSince, next.prevAt = old.snap, old.since, old.at
 	}
 	r.m[sid] = next
 	if len(r.m) > maxSessions {
 		for k, old := range r.m {
 			if k != sid {
-				if old.snap != nil {
-					old.snap.release()
+				for _, s := range []*shared{old.snap, old.prev} {
+					if s != nil {
+						s.release()
+					}
 				}
 				delete(r.m, k)
 				break
@@ -92,18 +116,35 @@ func (r *rests) set(sid string, next *rest) {
 	}
 }
 
+// window is the before-state a call compares with, and the moment it
+// stands for.
+type window struct {
+	snap  *shared // held for the call; nil in a replay
+	since string
+	at    int64
+	// earlier: the rest before was taken, the rest being still taken;
+	// prevAt is when that one was (a replay, which takes none, learns the
+	// choice from the trace).
+	earlier bool
+	prevAt  int64
+}
+
 // get holds session sid's rest for a call; ok is false when there is none.
-func (r *rests) get(sid string) (snap *shared, since string, ok bool) {
+func (r *rests) get(sid string) (w window, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rs := r.m[sid]
 	if rs == nil {
-		return nil, "", false
+		return window{}, false
 	}
-	if rs.snap != nil {
-		return rs.snap.hold(), rs.since, true
+	w = window{since: rs.since, at: rs.at, prevAt: rs.prevAt}
+	switch {
+	case rs.snap != nil && !rs.snap.taken() && rs.prev != nil:
+		w.snap, w.since, w.at, w.earlier = rs.prev.hold(), rs.prevSince, rs.prevAt, true
+	case rs.snap != nil:
+		w.snap = rs.snap.hold()
 	}
-	return nil, rs.since, true
+	return w, true
 }
 
 // maxSessions bounds the sessions whose rest is held.

@@ -14,9 +14,13 @@ import (
 // nothing to show: no change, or only changes a diff already showed.
 func (f *Filter) updateFor(j *job, r Report) []byte {
 	c := j.call
+	from := c.from
+	if r.Earlier && !c.earlier { // a replay: the live proxy took the rest before
+		from = c.prevFrom
+	}
 	var shown []Change
 	for _, ch := range r.Files {
-		if f.wasShown(c.key.session, ch.Path, ch.Hash, c.started) {
+		if f.wasShown(c.key.session, ch.Path, ch.Hash, from) {
 			continue
 		}
 		shown = append(shown, ch)
@@ -59,7 +63,11 @@ func (f *Filter) note(j *job, shown []Change, r Report) string {
 	if j.status == "cancelled" {
 		b.WriteString("this command was cancelled, or never said it ended; ")
 	}
-	fmt.Fprintf(&b, "%d %s under %s changed %s", n, plural(n, "file", "files"), c.cwd, c.since)
+	since := c.since
+	if r.Since != "" {
+		since = r.Since
+	}
+	fmt.Fprintf(&b, "%d %s under %s changed %s", n, plural(n, "file", "files"), c.cwd, since)
 	if len(c.others) > 0 {
 		b.WriteString("; other calls ran at the same time, so a change may be theirs: ")
 		b.WriteString(names(c.others, c.moreOthers))
