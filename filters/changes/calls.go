@@ -43,6 +43,21 @@ type call struct {
 	writes bool
 }
 
+// startedDuringReports notes c on the reports of its session still being
+// made: a report made after c started may hold c's first writes.
+func (f *Filter) startedDuringReports(c *call) {
+	for _, j := range f.queue {
+		if j.call == nil || j.call.key.session != c.key.session || j.ready() {
+			continue
+		}
+		if len(j.later) < maxOthers {
+			j.later = append(j.later, c)
+		} else {
+			j.moreLater++
+		}
+	}
+}
+
 // maxOthers bounds the calls a call names as run beside it.
 const maxOthers = 8
 
@@ -97,6 +112,7 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 			}
 		}
 		f.calls[k] = c
+		f.startedDuringReports(c)
 	}
 	if u.Title != "" && c.title == "" {
 		c.title = u.Title

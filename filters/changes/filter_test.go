@@ -331,3 +331,29 @@ func TestACommandStartingBeforeTheRestIsTakenComparesWithTheOneBefore(t *testing
 	assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[1]), "py.txt, shown once, is not shown again")
 	assert.Contains(t, s.added()[1], "changed since the prompt was sent")
 }
+
+// gated is a snapshot whose report waits for a gate.
+type gated struct {
+	Snapshot
+	gate chan struct{}
+}
+
+func (g gated) Changes() Report { <-g.gate; return g.Snapshot.Changes() }
+
+// A report made after the next command started may hold that command's
+// first writes: its update says so, naming the command.
+func TestAReportMadeAfterTheNextCommandStartedSaysSo(t *testing.T) {
+	gate := make(chan struct{})
+	f := &Filter{Take: func(root string, lim Limits) Snapshot { return gated{Take(root, lim), gate} }}
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
+	s.agent(started("c1", "python"))
+	s.run("echo py > py.txt")
+	s.agent(ended("c1", "completed", ""), started("c2", "cp a b"))
+	s.run("cp a b")
+	close(gate)
+	s.agent(ended("c2", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1, "c2's change was shown on c1's update, once")
+	assert.Equal(t, map[string][2]any{"py.txt": {nil, "py\n"}, "b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.Contains(t, s.added()[0], `calls that started before the proxy looked, so a change may be theirs: \"cp a b\" (c2)`)
+}

@@ -20,6 +20,10 @@ type job struct {
 	done   chan struct{} // closed once report is set
 	report []byte        // the Report as JSON; nil in a replay
 	err    error
+	// later are the calls of the session that started while the report
+	// was being made (at most maxOthers; moreLater counts the rest).
+	later     []*call
+	moreLater int
 }
 
 // newJob makes c's report on a goroutine (none in a replay: the trace
@@ -142,7 +146,15 @@ func (f *Filter) read(j *job, now time.Time) (Report, error) {
 		if j.report == nil && j.err == nil {
 			return nil, filters.ErrNotRead
 		}
-		return j.report, j.err
+		if j.err != nil || len(j.later) == 0 {
+			return j.report, j.err
+		}
+		var r Report
+		if err := json.Unmarshal(j.report, &r); err != nil {
+			return nil, err
+		}
+		r.Later = names(j.later, j.moreLater)
+		return json.Marshal(r)
 	})
 	if err != nil {
 		return Report{}, err

@@ -23,6 +23,10 @@ type Report struct {
 	// Earlier: the command compared with the rest before the one standing,
 	// which was still being taken as it started.
 	Earlier bool `json:"earlier,omitempty"`
+	// Later names the calls of the session that started after the command
+	// ended but before its report was made: the report may hold their
+	// first writes.
+	Later string `json:"later,omitempty"`
 }
 
 // Change is one file that changed.

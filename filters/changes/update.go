@@ -72,6 +72,9 @@ func (f *Filter) note(j *job, shown []Change, r Report) string {
 		b.WriteString("; other calls ran at the same time, so a change may be theirs: ")
 		b.WriteString(names(c.others, c.moreOthers))
 	}
+	if r.Later != "" {
+		b.WriteString("; calls that started before the proxy looked, so a change may be theirs: " + r.Later)
+	}
 	b.WriteString(":")
 	for _, ch := range shown {
 		b.WriteString("\n- " + ch.Op + " " + relTo(c.cwd, ch.Path))
