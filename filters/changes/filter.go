@@ -111,6 +111,9 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 func (f *Filter) follow1(m *filters.Message) {
 	switch m.Method() {
 	case "session/update":
+		if m.Caps.Loading(m.SessionID()) {
+			return // a session/load replays history: those commands ran before
+		}
 		if u, ok := m.ToolUpdate(); ok {
 			f.update(m, m.SessionID(), u)
 		}

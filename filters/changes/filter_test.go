@@ -357,3 +357,14 @@ func TestAReportMadeAfterTheNextCommandStartedSaysSo(t *testing.T) {
 	assert.Equal(t, map[string][2]any{"py.txt": {nil, "py\n"}, "b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
 	assert.Contains(t, s.added()[0], `calls that started before the proxy looked, so a change may be theirs: \"cp a b\" (c2)`)
 }
+
+// A session/load replays the session's history: its commands ran before,
+// and nothing is added to them.
+func TestCallsALoadReplaysAreLeftAlone(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+	chaintest.Run(t, s.chain, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"session/load","params":{"sessionId":"S","cwd":%q,"mcpServers":[]}}`, s.dir))
+	s.run("echo new > new.txt")
+	s.agent(started("old", "cp a new.txt"), ended("old", "completed", "history"), `{"jsonrpc":"2.0","id":7,"result":{}}`)
+	s.settle()
+	assert.Empty(t, s.added())
+}
