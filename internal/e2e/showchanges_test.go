@@ -69,7 +69,9 @@ func TestShowChangesRealAgents(t *testing.T) {
 			for path := range want {
 				require.NoError(t, os.Remove(path))
 			}
-			replayed := shownDiffs(t, linesOf(replayTrace(t, trace, "--show-changes"), acp.AgentToClient))
+			replayedLines := linesOf(replayTrace(t, trace, "--show-changes"), acp.AgentToClient)
+			sameLines(t, "agent→client, live vs replay", clientLines(c), replayedLines)
+			replayed := shownDiffs(t, replayedLines)
 			for path := range want {
 				assert.Equal(t, live[path], replayed[path], "the replay shows %s as the live proxy did", path)
 			}
