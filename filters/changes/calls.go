@@ -24,6 +24,9 @@ type call struct {
 	// the filter's update carries again: an update's content replaces the
 	// call's.
 	content []byte
+	// bigContent: the call's content is past maxContentBytes, not kept; an
+	// update without it would replace it, so none is sent (logged).
+	bigContent bool
 	// others are the calls of the session that ran while this one did (at
 	// most maxOthers; moreOthers counts the rest).
 	others     []*call
@@ -83,7 +86,8 @@ func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
 	}
 	c.writes = c.writes || shows || u.Kind == "edit" || u.Kind == "delete" || u.Kind == "move"
 	if u.Content != nil {
-		if len(u.Content) > maxContentBytes {
+		c.bigContent = len(u.Content) > maxContentBytes
+		if c.bigContent {
 			c.content = nil
 		} else {
 			c.content = append(c.content[:0], u.Content...)
@@ -114,7 +118,7 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 		f.calls[k] = c
 		f.startedDuringReports(c)
 	}
-	if u.Title != "" && c.title == "" {
+	if u.Title != "" { // the latest: claude's first is "Terminal", its next the command
 		c.title = u.Title
 	}
 	if !c.execute && isExecute(u) {

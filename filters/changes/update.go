@@ -28,8 +28,13 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 	if len(shown) == 0 && r.More == 0 && r.Note == "" {
 		return nil
 	}
+	if c.bigContent {
+		f.log().Warn("show-changes: a command's content is too large to send again beside its changes; they are not shown",
+			"toolCallId", c.key.id, "files", len(shown)+r.More)
+		return nil
+	}
 	for _, ch := range shown {
-		if ch.New != nil {
+		if ch.Hash != "" {
 			f.remember(c.key.session, ch.Path, ch.Hash)
 		}
 	}
