@@ -23,7 +23,8 @@ const (
 )
 
 // showChangesProven is --show-changes for an agent whose shell calls the
-// real-agent tests run behind it (TestShowChangesRealAgents).
+// real-agent tests run behind it (TestShowChangesRealAgents: codex-acp
+// 0.13, 0.16 and 2.6, claude-agent-acp 0.23 and 0.101, gemini-cli, opencode).
 var showChangesProven = both(true, "after each of its commands, every file under the project that changed shows as a diff "+
 	"(a program's write, cp, mv, rm, patch: what no reading of the command shows); opt-in, not in the configs below")
 

@@ -27,9 +27,11 @@ func TestShowChangesRealAgents(t *testing.T) {
 		agent, policy string
 		git           bool
 	}{
+		{"codex-0.13", "untrusted", false},
 		{"codex-0.16", "untrusted", true},
 		{"codex-0.16", "untrusted", false},
 		{"codex-2.6", "workspace-write", false},
+		{"claude-0.23", "", false},
 		{"claude-0.101", "", true},
 		{"claude-0.101", "", false},
 		{"gemini", "", false},
