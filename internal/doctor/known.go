@@ -24,7 +24,8 @@ const (
 
 // showChangesProven is --show-changes for an agent whose shell calls the
 // real-agent tests run behind it (TestShowChangesRealAgents: codex-acp
-// 0.13, 0.16 and 2.6, claude-agent-acp 0.23 and 0.101, gemini-cli, opencode).
+// 0.13, 0.16 and 2.6, claude-agent-acp 0.23 and 0.101, gemini-cli, opencode,
+// kilo, qwen-code, cline, pi-acp).
 var showChangesProven = both(true, "after each of its commands, every file under the project that changed shows as a diff "+
 	"(a program's write, cp, mv, rm, patch: what no reading of the command shows); opt-in, not in the configs below")
 
@@ -394,7 +395,7 @@ func kilo() Agent {
 	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
 		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
-	a.Filters[ShowChanges] = showChangesUnproven
+	a.Filters[ShowChanges] = showChangesProven
 	a.AgentShellVar, a.CodecompanionAdapter = "", ""
 	return a
 }
@@ -409,7 +410,7 @@ func qwen() Agent {
 			Deltas:                both(false, "it sends one final update, no snapshots"),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
-			ShowChanges:           showChangesUnproven,
+			ShowChanges:           showChangesProven,
 		},
 	}
 }
@@ -428,7 +429,7 @@ func cline() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
-			ShowChanges:           showChangesUnproven,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
 			"a command that fails still ends completed, its failure only in rawOutput."},
@@ -453,7 +454,7 @@ func piACP() Agent {
 			},
 			ExpandPersistedOutput: both(false, "past 2,000 lines pi shows the last ones and names the file it saved the whole output to "+
 				"(/tmp/pi-bash-*.log), which the filter does not read"),
-			ShowChanges: showChangesUnproven,
+			ShowChanges: showChangesProven,
 		},
 		Notes: []string{"It starts the pi CLI (@earendil-works/pi-coding-agent, 0.81 or later), which needs Node.js 22.19 or later; " +
 			"pi never asks before running a command."},

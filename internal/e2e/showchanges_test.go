@@ -36,6 +36,10 @@ func TestShowChangesRealAgents(t *testing.T) {
 		{"claude-0.101", "", false},
 		{"gemini", "", false},
 		{"opencode", "ask", true},
+		{"kilo", "ask", false},
+		{"qwen", "", false},
+		{"cline", "", false},
+		{"pi", "", true},
 	}
 	for _, tc := range cases {
 		name := tc.agent + map[bool]string{true: " in git", false: " outside git"}[tc.git]
