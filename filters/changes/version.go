@@ -104,7 +104,7 @@ func readVersion(root *os.Root, rel string, max int64) version {
 		v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(max), v.size)
 		return v
 	}
-	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := root.OpenFile(rel, openFlags, 0)
 	if err != nil {
 		v.why = "cannot be read (" + unwrapPath(err) + ")"
 		return v
