@@ -33,11 +33,20 @@ var editors = []editor{
 	{"agent-shell, codecompanion, acpx (plain)", plain},
 }
 
-// flagsFor are the filter flags that help a client of kind.
+// optIn are the filter flags the report describes but leaves out of the
+// editors' configs: --show-changes adds an update after every command and
+// scans the project for it, which a user chooses.
+var optIn = map[string]bool{filterset.ShowChanges: true}
+
+// flagsFor are the filter flags that help a client of kind, but the
+// opt-in ones.
 func (r *Report) flagsFor(kind clientKind) []string {
 	var flags []string
 	for _, f := range filterset.Filters {
 		adv := r.Agent.Filters[f]
+		if optIn[f] {
+			continue
+		}
 		if (kind != plain && adv.ZedLike.Helps) || (kind != zedLike && adv.Plain.Helps) {
 			flags = append(flags, f)
 		}

@@ -19,7 +19,19 @@ const (
 	Deltas                = filterset.Deltas
 	TerminalOutput        = filterset.TerminalOutput
 	ExpandPersistedOutput = filterset.ExpandPersistedOutput
+	ShowChanges           = filterset.ShowChanges
 )
+
+// showChangesProven is --show-changes for an agent whose shell calls the
+// real-agent tests run behind it (TestShowChangesRealAgents: codex-acp
+// 0.13, 0.16 and 2.6, claude-agent-acp 0.23 and 0.101, gemini-cli, opencode,
+// kilo, qwen-code, cline, pi-acp).
+var showChangesProven = both(true, "after each of its commands, every file under the project that changed shows as a diff "+
+	"(a program's write, cp, mv, rm, patch: what no reading of the command shows); opt-in, not in the configs below")
+
+// showChangesUnproven is --show-changes for an agent the tests do not run behind it.
+var showChangesUnproven = both(true, "after each call of kind execute, every file under the project that changed shows as a diff "+
+	"(not run with this agent in the project's tests); opt-in, not in the configs below")
 
 // Verdict is whether a filter helps, and why in a few words.
 type Verdict struct {
@@ -284,6 +296,7 @@ func codex() Agent {
 				"without it a plain client sees no command output until the command ends; with it, live output as text",
 			),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"This is the Rust adapter, which the ACP registry does not list: " +
 			"the registry's Codex (id codex-acp) is another one, @agentclientprotocol/codex-acp 2.x."},
@@ -314,6 +327,7 @@ func codexAppServer() Agent {
 					"rawOutput, so a plain client sees no command output; with it, live output as text"},
 			},
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"It answers ACP v2 to a client that asks for protocol version 2 (2.3 and later); " +
 			"with such a client the filters stand aside."},
@@ -335,6 +349,8 @@ func claudeZed() Agent {
 				"its terminal output is shown as text, live; <persisted-output> previews are cleaned up",
 			),
 			ExpandPersistedOutput: both(true, "shows the whole output it saved to a file in place of its <persisted-output> preview"),
+			ShowChanges: both(true, "after each Bash command, every file under the project that changed shows as a diff; "+
+				"what its own edit tool showed is not repeated; opt-in, not in the configs below"),
 		},
 		AgentShellVar: "agent-shell-anthropic-claude-acp-command", CodecompanionAdapter: "claude_code",
 	}
@@ -361,6 +377,7 @@ func gemini() Agent {
 			Deltas:                noSnapshots,
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{`On its default shell (a PTY) it shows no command output at all; ` +
 			`"tools": {"shell": {"enableInteractiveShell": false}} in ~/.gemini/settings.json shows it at the end.`},
@@ -382,6 +399,7 @@ func opencode() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: both(true, "its ...output truncated... final output shows every line"),
+			ShowChanges:           showChangesProven,
 		},
 		AgentShellVar: "agent-shell-opencode-acp-command", CodecompanionAdapter: "opencode",
 		SignInNotes: map[string]string{"opencode-login": "it answers authenticate at once; " +
@@ -397,6 +415,7 @@ func kilo() Agent {
 	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
 		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
+	a.Filters[ShowChanges] = showChangesProven
 	a.AgentShellVar, a.CodecompanionAdapter = "", "kilocode"
 	a.SignInNotes = map[string]string{"kilo-login": "it answers authenticate at once; " +
 		"the login itself is `kilo auth login`, in a terminal"}
@@ -413,6 +432,7 @@ func qwen() Agent {
 			Deltas:                both(false, "it sends one final update, no snapshots"),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		AuthKeys: map[string][]string{"openai": {"OPENAI_API_KEY"}},
 	}
@@ -432,6 +452,7 @@ func cline() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
 			"a command that fails still ends completed, its failure only in rawOutput."},
@@ -459,6 +480,7 @@ func piACP() Agent {
 			},
 			ExpandPersistedOutput: both(false, "past 2,000 lines pi shows the last ones and names the file it saved the whole output to "+
 				"(/tmp/pi-bash-*.log), which the filter does not read"),
+			ShowChanges: showChangesProven,
 		},
 		Notes: []string{"It starts the pi CLI (@earendil-works/pi-coding-agent, 0.81 or later), which needs Node.js 22.19 or later; " +
 			"pi never asks before running a command."},
@@ -479,6 +501,7 @@ func protocolV2(v int) Agent {
 		Filters: map[string]Advice{
 			ShellToPatch: shellToPatch, Deltas: both(false, why+" (v2 streams display terminals itself)"),
 			TerminalOutput: both(false, why+" (v2 streams display terminals itself)"), ExpandPersistedOutput: both(false, why),
+			ShowChanges: both(false, why),
 		},
 	}
 }
@@ -497,6 +520,7 @@ func unknown() Agent {
 				"if it streams terminal output when asked, shows it live as text",
 			),
 			ExpandPersistedOutput: both(false, "only claude-agent-acp's and opencode's saved outputs are known"),
+			ShowChanges:           showChangesUnproven,
 		},
 		Notes: []string{"A filter stands aside on a message it does not know, so these flags are safe to try; " +
 			"acp-proxy --record FILE, then acp-proxy replay --summary with the flags, shows what each changed."},

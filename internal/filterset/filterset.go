@@ -9,6 +9,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/changes"
 	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
 )
@@ -38,6 +39,11 @@ type Config struct {
 	// ExpandPersistedOutput shows the file the Claude CLI saved instead of
 	// its preview (see output.PersistedOutput).
 	ExpandPersistedOutput bool
+
+	// ShowChanges sends, after each command an agent runs, a diff of every
+	// file under the session's directory that changed while it ran (see
+	// changes.Filter).
+	ShowChanges bool
 
 	// CoalesceInterval bounds how often the output of one tool call is
 	// re-sent to a client without the extension; zero means
@@ -102,6 +108,11 @@ func (cfg Config) Filters() []filters.Filter {
 			OpencodeDataDirs: output.OpencodeDataDirs(),
 		})
 	}
+	// show-changes runs last of the flags' filters: it re-sends the call's content as the client
+	// holds it, and takes the diffs the filters before it showed as shown.
+	if cfg.ShowChanges {
+		fs = append(fs, &changes.Filter{Replaying: cfg.Replaying, Log: cfg.Log})
+	}
 	return append(fs, cfg.Last...)
 }
 
@@ -111,10 +122,11 @@ const (
 	Deltas                = "--deltas"
 	TerminalOutput        = "--terminal-output"
 	ExpandPersistedOutput = "--expand-persisted-output"
+	ShowChanges           = "--show-changes"
 )
 
 // Filters are the filter flags in the order the filters run.
-var Filters = []string{ShellToPatch, Deltas, TerminalOutput, ExpandPersistedOutput}
+var Filters = []string{ShellToPatch, Deltas, TerminalOutput, ExpandPersistedOutput, ShowChanges}
 
 // Flags are the filter flags cfg turns on, as flags, in the order the
 // filters run.
@@ -128,6 +140,7 @@ func (cfg Config) Flags() []string {
 		{cfg.Deltas, Deltas},
 		{cfg.TerminalOutput, TerminalOutput},
 		{cfg.ExpandPersistedOutput, ExpandPersistedOutput},
+		{cfg.ShowChanges, ShowChanges},
 	} {
 		if f.on {
 			flags = append(flags, f.flag)

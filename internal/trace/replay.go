@@ -105,6 +105,11 @@ func (rp *replayer) record(at time.Time, rec Record) error {
 	for _, s := range rp.conn.Sinks {
 		s.Record(now, rec)
 	}
+	if !rec.HasLine && rec.Read != nil {
+		// A filter waiting for this answer (a report made beside the
+		// relay, --show-changes) sends what it waited for.
+		return rp.driver.Tick(rec.Dir)
+	}
 	if !rec.HasLine {
 		return nil
 	}
