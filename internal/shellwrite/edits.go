@@ -103,14 +103,22 @@ type budget struct {
 	counted  bool // whether runs bounds anything
 }
 
-// startSed takes one sed process of the work, and reports ErrTooMuchWork when none is left.
-func (b *budget) startSed() error {
-	if b == nil || !b.counted {
+// spendSed takes one sed process, and the bytes of its inputs, of the work, and reports
+// ErrTooMuchWork when they are over.
+func (b *budget) spendSed(inputs [][]byte) error {
+	if b == nil {
 		return nil
 	}
-	b.runs--
-	if b.runs < 0 {
-		return ErrTooMuchWork
+	if b.counted {
+		b.runs--
+		if b.runs < 0 {
+			return ErrTooMuchWork
+		}
+	}
+	for _, in := range inputs {
+		if err := b.spend(int64(len(in))); err != nil {
+			return err
+		}
 	}
 	return nil
 }
