@@ -113,6 +113,10 @@ func (m *Message) parse() {
 // through unchanged, as most large ones do, is never scanned for escapes.
 func (m *Message) Valid() bool { m.parse(); return m.v.object }
 
+// Looked reports whether anyone has read the view yet (Valid, Method, …):
+// whether Checked would finish a walk already made rather than make one.
+func (m *Message) Looked() bool { return m.parsed || m.checked != 0 }
+
 // Checked reports whether the line is one valid JSON object, the contents
 // of every string included.
 func (m *Message) Checked() bool {

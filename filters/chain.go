@@ -20,7 +20,11 @@ type Chain struct {
 	OnError func(d acp.Direction, filter string, err error)
 	// Disk is what the filters read the filesystem through (see Disk);
 	// nil: the OS.
-	Disk   Disk
+	Disk Disk
+	// OnNote is told what the filters did, as they note it (see Note), on
+	// the pump or timer that runs them: it must not block. Nil: notes are
+	// not made.
+	OnNote func(Note)
 	mu     [2]sync.Mutex // serialises Process, Tick and Drain per direction
 	counts []filterCounts
 	last   [2]lastStage // per direction, under mu
@@ -61,6 +65,7 @@ func (c *Chain) Process(m *Message, sink Sink) error {
 	if m.Disk == nil {
 		m.Disk = c.Disk
 	}
+	m.onNote = c.OnNote
 	c.observe(m)
 	if c.allStandAside() {
 		return sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true})
@@ -179,7 +184,7 @@ func (c *Chain) eachTimed(d acp.Direction, now time.Time, sink Sink, what string
 		if !ok || c.standsAside(f) {
 			continue
 		}
-		out := &stage{c: c, i: i, m: &Message{Message: acp.Message{Dir: d, Time: now}, Caps: c.caps, Disk: c.Disk}, last: last}
+		out := &stage{c: c, i: i, m: &Message{Message: acp.Message{Dir: d, Time: now}, Caps: c.caps, Disk: c.Disk, onNote: c.OnNote}, last: last}
 		func() {
 			defer func() {
 				if r := recover(); r != nil {

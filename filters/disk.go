@@ -28,7 +28,8 @@ type DiskRead struct {
 	// releases), "read-back" (shell-to-patch: a shown file after its
 	// command ran) or
 	// "saved-output" (expand-persisted-output: the file an agent saved a
-	// tool's whole output to).
+	// tool's whole output to) or "changes" (show-changes: the files under a
+	// session's directory a command's run changed, with their text).
 	Kind string
 	Path string // the file read or checked, absolute
 	Args []byte // a JSON object, or nil

@@ -20,6 +20,8 @@ type Message struct {
 	// Disk answers what the filters read from the filesystem (see Disk);
 	// nil: the OS.
 	Disk Disk
+	// onNote is the chain's OnNote, which Note calls (nil: nobody listens).
+	onNote func(Note)
 }
 
 // NewMessage returns a filter's view of raw. The chain creates these;

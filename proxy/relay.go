@@ -189,7 +189,10 @@ func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error
 		// is a whole message.
 		return c.write(l.Dir, l.Raw, ln.terminated || !l.Original)
 	})
-	if p != nil {
+	if p != nil && m.Looked() {
+		// Only what a filter read already: a tap that needs to know
+		// checks a line nobody looked at itself (the recorder does), and
+		// one that does not (OpenTelemetry's) costs the pump no walk.
 		p.Valid = m.Checked()
 	}
 	return err

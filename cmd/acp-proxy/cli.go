@@ -76,6 +76,7 @@ type options struct {
 	grace                     time.Duration
 	maxFilterLine             int
 	filters                   filterset.Config
+	otel                      otelOptions
 }
 
 // subcommands are acp-proxy's commands besides the live proxy.
@@ -104,17 +105,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLog()
 
 	agent := proxy.Agent{Argv: agentArgv, Stderr: stderr, Grace: opts.grace}
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
-		// ACP terminal auth reruns the configured command in a terminal:
-		// the agent talks to the user, not to an editor. Get out of the way,
-		// but say so: someone trying the proxy by hand would otherwise
-		// think the filters and --record ran.
-		fmt.Fprintf(stderr, "acp-proxy: stdin is a terminal, not an ACP client: running %s directly, "+
-			"without filters, --record or --log-file (an editor starts acp-proxy with pipes)\n", agentArgv[0])
-		return execDirect(agent, stderr)
+	if onTerminal(stdin) {
+		return runByHand(agent, stderr)
 	}
 
+	spans := startOtel(&opts, logger, stderr)
+	defer spans.close()
 	relay := newRelay(opts, logger)
+	spans.attach(relay, agentArgv, proxyArgs(args, agentArgv))
 	defer statsTo(relay, opts, logger, stderr)()
 	start := time.Now()
 	if opts.record != "" {
@@ -199,13 +197,14 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs.SetInterspersed(false)
 	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file (see README: Trace format)")
+	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file, gzip'd when it ends in .gz (see README: Trace format; it holds your prompts, files and command output)")
 	addServeFlag(fs, &opts.serve)
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	durationVar(fs, &opts.grace, "grace", proxy.DefaultGrace, proxy.NoGrace, "after the editor closes stdin: wait this long for the agent, then SIGTERM, then SIGKILL after as long again (0: at once)")
 	sizeVar(fs, &opts.maxFilterLine, "max-filter-line", proxy.DefaultMaxFilterLine, "longer lines are streamed through unfiltered")
 	addFilterFlags(fs, &opts.filters)
+	addOtelFlags(fs, &opts.otel)
 	help := fs.BoolP("help", "h", false, "show this help")
 	fs.Usage = func() {} // errors get one line, not the whole help
 
@@ -277,25 +276,41 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 }
 
 // recordTo appends the connection's trace to the file at path (--record),
-// with times from start: the recorder becomes one of relay's taps, and the
-// chain's disk, so that the trace holds what the filters read. done flushes
-// and closes the file.
+// gzip'd when the name ends in .gz, with times from start: the recorder
+// becomes one of relay's taps, and the chain's disk, so that the trace
+// holds what the filters read. done flushes and closes the file.
 func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.ConnectionInfo) (done func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	rec := trace.NewRecorder(f, start)
+	rec := trace.RecordFile(f, start, strings.HasSuffix(path, ".gz"))
 	_ = rec.Begin(info)
 	relay.Taps = append(relay.Taps, rec)
 	if relay.Chain != nil {
 		relay.Chain.Disk = rec.Disk()
 	}
-	return func() { _ = rec.Flush(); _ = f.Close() }, nil
+	return func() { _ = rec.Close() }, nil
 }
 
 // statsTo adds --stats's tap to relay, if asked for; the function it
 // returns reports the figures (at exit).
+// onTerminal reports whether stdin is a terminal: a person, not an editor.
+func onTerminal(stdin io.Reader) bool {
+	f, ok := stdin.(*os.File)
+	return ok && isTerminal(f)
+}
+
+// runByHand runs the agent directly. ACP terminal auth reruns the configured
+// command in a terminal: the agent talks to the user, not to an editor. Get
+// out of the way, but say so: someone trying the proxy by hand would
+// otherwise think the filters and --record ran.
+func runByHand(agent proxy.Agent, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "acp-proxy: stdin is a terminal, not an ACP client: running %s directly, "+
+		"without filters, --record or --log-file (an editor starts acp-proxy with pipes)\n", agent.Argv[0])
+	return execDirect(agent, stderr)
+}
+
 func statsTo(relay *proxy.Relay, opts options, logger *slog.Logger, stderr io.Writer) func() {
 	if !opts.stats {
 		return func() {}

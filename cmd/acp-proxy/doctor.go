@@ -27,7 +27,9 @@ const doctorUsage = `acp-proxy doctor starts AGENT as an editor would, asks it t
 else: no session, nothing written in your project; it runs in a temporary directory), and
 says what it is, what it advertises, which filters help it for a client that renders
 terminal output (Zed) and for one that does not (agent-shell, codecompanion, acpx), and
-the flags to put in each editor's config. Filter flags given are marked in the report.
+each editor's config, with what that editor shows; codecompanion's names the sign-in
+method (auth_method) that fits the agent and the API keys set in this environment.
+Filter flags given are marked in the report.
 
 Usage:
   ` + doctorSynopsis + `

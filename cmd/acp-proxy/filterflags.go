@@ -28,6 +28,8 @@ func addFilterFlags(fs *pflag.FlagSet, cfg *filterset.Config) {
 		"with --terminal-output or --deltas: while a command runs, show clients that don't render the extension at most this much of its output per update: the last lines, marked as a tail (the whole output comes at the end)")
 	fs.BoolVar(&cfg.ExpandPersistedOutput, "expand-persisted-output", false,
 		"show the whole output an agent saved to a file in place of the part it shows (claude-agent-acp's <persisted-output> preview or clipped output, opencode's truncated output)")
+	fs.BoolVar(&cfg.ShowChanges, "show-changes", false,
+		"after each command an agent runs, add a diff of every file under the session's directory that changed while it ran (created, modified, deleted, moved; .gitignore'd files, .git and dependency/build folders never)")
 	sizeVar(fs, &cfg.MaxOutputBytes, "max-output-bytes", output.DefaultMaxCallOutputBytes,
 		"with --terminal-output or --expand-persisted-output: most output kept per tool call for a client without the extension (the rest is noted, and shown from rawOutput at the end), and largest saved file --expand-persisted-output shows")
 }

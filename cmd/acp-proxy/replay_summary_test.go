@@ -48,7 +48,8 @@ func TestReplaySummaryOfTwoAppendedTracesShowsTwoConnections(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "connection 1 of 2: agent codex-acp 0.13.0")
 	assert.Contains(t, out, "\nconnection 2 of 2: agent codex-acp 0.16.0")
-	assert.Equal(t, 2, strings.Count(out, "for i in $(seq 1 5); do echo line $i; sleep 0.05; done  "), "one call in each")
+	assert.Equal(t, 2, strings.Count(out, "\n[1] for i in $(seq 1 5); do echo line $i; sleep 0.05; done  ")+strings.Count(out, "\n[2] for i in $(seq 1 5); do echo line $i; sleep 0.05; done  "), "the totals list both calls")
+	assert.Equal(t, 4, strings.Count(out, "for i in $(seq 1 5); do echo line $i; sleep 0.05; done  "), "and each connection its own")
 
 	code, js, stderr := replayRun(t, "--summary", "--json", "--deltas", path)
 	require.Equal(t, 0, code, stderr)

@@ -72,7 +72,7 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 			fmt.Fprintf(stderr, "%s: no TRACE given, and stdin is a terminal: name a trace file, or pipe one in\n", prog)
 			return nil, "", nil, exitUsage
 		}
-		return &traceInput{r: stdin}, "-", func() {}, -1
+		return &traceInput{r: trace.Decompress(stdin)}, "-", func() {}, -1
 	}
 	name = fs.Arg(0)
 	f, err := os.Open(name)
@@ -85,13 +85,13 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 		fmt.Fprintf(stderr, "%s: %s is a directory, not a trace\n", prog, name)
 		return nil, "", nil, 1
 	}
-	return &traceInput{r: f}, name, func() { f.Close() }, -1
+	return &traceInput{r: trace.Decompress(f)}, name, func() { f.Close() }, -1
 }
 
-// traceInput is a trace being read, which knows whether it held anything
-// but blank space.
+// traceInput is a trace being read (decompressed when gzip'd), which knows
+// whether it held anything but blank space.
 type traceInput struct {
-	r        io.Reader
+	r        *trace.Input
 	nonBlank bool
 }
 
@@ -104,13 +104,17 @@ func (t *traceInput) Read(p []byte) (int, error) {
 }
 
 // emptyTrace reports a trace with no records, which there is nothing to
-// show of: true when it did and the caller must exit 1.
+// show of: true when it did and the caller must exit 1. It also says when
+// a gzip'd trace was cut short (its records before the cut were read).
 func emptyTrace(prog, name string, in *traceInput, stderr io.Writer) bool {
-	if in.nonBlank {
-		return false
-	}
 	if name == "-" {
 		name = "stdin"
+	}
+	if err := in.r.Cut(); err != nil {
+		fmt.Fprintf(stderr, "%s: %s: %v (was the recording proxy killed?)\n", prog, name, err)
+	}
+	if in.nonBlank {
+		return false
 	}
 	fmt.Fprintf(stderr, "%s: %s: the trace is empty (no records): nothing was recorded into it\n", prog, name)
 	return true

@@ -26,7 +26,8 @@ Usage:
   acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]
   acp-proxy view --follow [--serve HOST:PORT] TRACE
 
-The page goes to TRACE.html beside the trace (TRACE without its .jsonl),
+The page goes to TRACE.html beside the trace (TRACE without its .jsonl or
+.jsonl.gz: a trace may be gzip'd),
 or to -o FILE; -o - writes it to stdout. A trace read from stdin writes
 the page to stdout unless -o says otherwise (never to a terminal).
 
@@ -64,7 +65,7 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if dest == "" {
 		dest = "-"
 		if name != "-" {
-			dest = strings.TrimSuffix(name, ".jsonl") + ".html"
+			dest = strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".jsonl") + ".html"
 		}
 	}
 	if f, ok := stdout.(*os.File); ok && dest == "-" && isTerminal(f) {

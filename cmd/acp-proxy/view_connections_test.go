@@ -54,6 +54,7 @@ func TestViewOfTwoConnectionsInBrowser(t *testing.T) {
 	r := loadPage(t, page, false, "")
 	assert.Empty(t, r.Errors)
 	assert.Contains(t, r.BodyText, "This trace holds 2 connections (proxy runs):")
+	assert.Regexp(t, `In all: 3 tool calls · \S+ s · client → agent: \d+ messages, [\d.]+ KB → \d+ messages, [\d.]+ KB · agent → client: `, r.BodyText, "the totals")
 	require.Len(t, r.Titles, 2)
 	assert.True(t, strings.HasPrefix(r.Titles[0], "cat > hello.py <<'EOF'"), r.Titles[0])
 	assert.Equal(t, "List /tmp/TestRecordFixturescodex-0.13-plain-heredoc3767816295/001/project", r.Titles[1])

@@ -208,8 +208,9 @@ func TestManyStreamingCallsKeepTheTrafficLinear(t *testing.T) {
 	}
 	t.Logf("%d calls × %d chunks: %d bytes of output, %d bytes sent in %d lines", calls, chunks, in, sent, len(lines))
 	assert.LessOrEqual(t, sent, 8*in, "bytes sent")
+	shown := seen(t, lines)
 	for i := 0; i < calls; i++ {
-		assert.Equal(t, strings.Repeat(chunk, chunks), unfenced(seen(t, lines)[fmt.Sprintf("t%d", i)]))
+		assert.Equal(t, strings.Repeat(chunk, chunks), unfenced(shown[fmt.Sprintf("t%d", i)]))
 		if t.Failed() {
 			break
 		}

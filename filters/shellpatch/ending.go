@@ -131,10 +131,12 @@ func (s *Filter) endShown(raw []byte, path []string, c *call, status string) ([]
 	}
 	if v.ok {
 		s.verified.Add(1)
+		s.note(c, "edit verified", "")
 		out, err := show(raw, path, callRaw, c.edit, c.title, false, c.stale)
 		return out, false, err
 	}
 	s.takenBack.Add(1)
+	s.note(c, "edit taken back", v.note)
 	s.log().Warn("shell-to-patch: a call shown as an edit did not write what was shown; the edit is taken back",
 		"sessionId", c.session, "toolCallId", c.id, "status", status, "why", v.note)
 	out, err := takeBack(raw, path, callRaw, c.edit, v, c.title)
@@ -147,6 +149,9 @@ func (s *Filter) endShown(raw []byte, path []string, c *call, status string) ([]
 func (s *Filter) forget(c *call) {
 	shown := c.edit != nil || c.stale
 	tool := c.edit != nil && c.edit.tool
+	if shown {
+		s.note(c, "edit forgotten", "")
+	}
 	s.dropEdit(c)
 	if !shown {
 		return

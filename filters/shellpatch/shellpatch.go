@@ -359,6 +359,21 @@ func (s *Filter) answered(m *filters.Message) error {
 	return nil
 }
 
+// note tells the chain's observers (OpenTelemetry) what the filter did to call c: event, and
+// why (detail, which may name files). Only the agent→client pump notes, through the message it is
+// filtering.
+func (s *Filter) note(c *call, event, detail string) {
+	m := s.reading
+	if m == nil || !m.Noting() {
+		return
+	}
+	n := filters.Note{Filter: s.Name(), Event: event, SessionID: c.session, ToolCallID: c.id, Detail: detail}
+	if c.edit != nil {
+		n.Files = len(c.edit.files)
+	}
+	m.Note(n)
+}
+
 func (s *Filter) log() *slog.Logger {
 	if s.Log == nil {
 		return slog.New(slog.DiscardHandler)
@@ -510,6 +525,7 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 	}
 	c.edit, c.cdDir, c.root = e, cdDir, filepath.Clean(m.Caps.Cwd(sid))
 	s.held += e.size()
+	s.note(c, "edit shown", "")
 	return c
 }
 

@@ -244,6 +244,7 @@ func (s *Filter) askToolEdit(m *filters.Message, path []string, callRaw []byte, 
 	if showsDiff(callRaw, t.Path, t.Old, t.Exists, newText) {
 		return nil, nil
 	}
+	s.note(c, "edit shown", "")
 	return addContent(m.Raw, path, callRaw, e.diffs())
 }
 
@@ -281,11 +282,13 @@ func (s *Filter) endToolEdit(raw []byte, path []string, callRaw []byte, c *call,
 	if v.unread || v.ok { // unread: a replay of a trace that does not hold the file
 		if v.ok {
 			s.verified.Add(1)
+			s.note(c, "edit verified", "")
 		}
 		out, err := addContent(raw, path, callRaw, c.edit.diffs())
 		return out, false, err
 	}
 	s.takenBack.Add(1)
+	s.note(c, "edit taken back", v.note)
 	s.log().Warn("shell-to-patch: an edit tool's call did not write the diff shown; it is taken back",
 		"sessionId", c.session, "toolCallId", c.id, "status", status, "why", v.note)
 	items := v.diffs

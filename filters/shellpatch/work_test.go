@@ -74,6 +74,36 @@ func TestEditsPastTheTimeBoundStandAside(t *testing.T) {
 	assert.Len(t, files, 1)
 }
 
+// The sed bound: past its sed processes a script stands aside whole, however fast the machine
+// ran them, so that what is shown is the same on every machine.
+func TestEditsPastTheSedRunBoundStandAside(t *testing.T) {
+	dir := t.TempDir()
+	bigFile(t, dir, "f", 1<<10)
+	unbounded := shellwrite.Work{Time: time.Hour, Bytes: 1 << 30}
+	for _, tc := range []struct {
+		script string
+		work   shellwrite.Work
+		shown  bool
+	}{
+		{"sed -i s/a/b/ f", unbounded, true},
+		{"sed -i s/a/b/ f", shellwrite.Work{Time: time.Hour, Bytes: 1 << 30, SedRuns: 1}, false},
+		{"sed -i s/a/b/ f", shellwrite.Work{Time: time.Hour, Bytes: 1 << 30, SedRuns: shellwrite.DefaultWork.SedRuns}, true},
+		{strings.Repeat("sed -i s/a/b/ f; ", 20), unbounded, true},
+		{strings.Repeat("sed -i s/a/b/ f; ", 20), shellwrite.Work{Time: time.Hour, Bytes: 1 << 30, SedRuns: shellwrite.DefaultWork.SedRuns}, false},
+	} {
+		s, err := shellwrite.ParseScript(tc.script, dir)
+		require.NoError(t, err)
+		files, cut := s.EditsWithin(dir, false, 1<<20, tc.work)
+		if tc.shown {
+			assert.NoError(t, cut, "%q within %+v", tc.script, tc.work)
+			assert.Len(t, files, 1, "%q within %+v", tc.script, tc.work)
+		} else {
+			assert.ErrorIs(t, cut, shellwrite.ErrTooMuchWork, "%q within %+v", tc.script, tc.work)
+			assert.Empty(t, files, "%q within %+v", tc.script, tc.work)
+		}
+	}
+}
+
 // countingDisk counts the scripts the filter reads.
 type countingDisk struct{ scripts int }
 

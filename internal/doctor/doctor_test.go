@@ -220,7 +220,9 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 			"  agent-shell, codecompanion, acpx (plain):      --shell-to-patch --deltas --terminal-output\n",
 			`"args": ["--shell-to-patch", "--deltas", "--terminal-output", "--", "/bin/codex-acp", "--x"]`,
 			`(setq agent-shell-openai-codex-acp-command '("/opt/acp-proxy" "--shell-to-patch" "--deltas" "--terminal-output" "--" "/bin/codex-acp" "--x"))`,
-			`in adapters.acp.codex, extending "codex"`,
+			"        codex = function()\n          return require(\"codecompanion.adapters\").extend(\"codex\", {\n",
+			`            defaults = { auth_method = "key" },`,
+			`    interactions = { chat = { adapter = "codex" } },`,
 			`acpx --agent '/opt/acp-proxy --shell-to-patch --deltas --terminal-output -- /bin/codex-acp --x' exec 'hello'`,
 		}},
 		{"codex-acp", "0.16.0", []string{Deltas, ExpandPersistedOutput}, []string{

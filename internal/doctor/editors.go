@@ -1,9 +1,11 @@
 package doctor
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,11 +33,20 @@ var editors = []editor{
 	{"agent-shell, codecompanion, acpx (plain)", plain},
 }
 
-// flagsFor are the filter flags that help a client of kind.
+// optIn are the filter flags the report describes but leaves out of the
+// editors' configs: --show-changes adds an update after every command and
+// scans the project for it, which a user chooses.
+var optIn = map[string]bool{filterset.ShowChanges: true}
+
+// flagsFor are the filter flags that help a client of kind, but the
+// opt-in ones.
 func (r *Report) flagsFor(kind clientKind) []string {
 	var flags []string
 	for _, f := range filterset.Filters {
 		adv := r.Agent.Filters[f]
+		if optIn[f] {
+			continue
+		}
 		if (kind != plain && adv.ZedLike.Helps) || (kind != zedLike && adv.Plain.Helps) {
 			flags = append(flags, f)
 		}
@@ -106,20 +117,109 @@ func (r *Report) writeAgentShell(w io.Writer) {
 	if r.Agent.AgentShellVar == "" {
 		fmt.Fprintln(w, "agent-shell (Emacs), as the command of the agent's configuration:")
 		fmt.Fprintf(w, "  '%s\n", list)
-		return
+	} else {
+		fmt.Fprintln(w, "agent-shell (Emacs):")
+		fmt.Fprintf(w, "  (setq %s '%s)\n", r.Agent.AgentShellVar, list)
 	}
-	fmt.Fprintln(w, "agent-shell (Emacs):")
-	fmt.Fprintf(w, "  (setq %s '%s)\n", r.Agent.AgentShellVar, list)
+	writeWrapped(w, "  ", "  ", "What it shows: each tool call collapsed to its title line "+
+		"(agent-shell-tool-use-expand-by-default is nil); expanded, its text content, the output without the ``` fence lines. "+
+		"It does not declare the terminal-output extension: output an agent sends only as terminal _meta "+
+		"reaches it, as text, only through --terminal-output.")
 }
 
 func (r *Report) writeCodecompanion(w io.Writer) {
-	adapter := r.Agent.CodecompanionAdapter
-	if adapter == "" {
-		fmt.Fprintln(w, "codecompanion (Neovim), as the default command of an ACP adapter:")
-	} else {
-		fmt.Fprintf(w, "codecompanion (Neovim), in adapters.acp.%s, extending %q:\n", adapter, adapter)
+	sign := r.signIn()
+	fmt.Fprintln(w, "codecompanion (Neovim), a whole setup call for init.lua (codecompanion.nvim v19.22):")
+	for _, line := range r.codecompanionSetup(sign.Method) {
+		fmt.Fprintln(w, "  "+line)
 	}
-	fmt.Fprintf(w, "  commands = { default = %s }\n", luaList(append([]string{r.Proxy}, r.proxyArgs(plain)...)))
+	if sign.Method != "" {
+		writeWrapped(w, "  ", "  ", "auth_method: codecompanion authenticates with it before the first session and stops "+
+			"when the agent does not advertise it. "+sign.Why)
+	}
+	shows := "What it shows: each tool call as one line, \"Kind: target\" (the file, or the command), and never " +
+		"the call's output (with opts = { verbose_output = true } in the adapter, a finished call adds up to 100 " +
+		"characters of its text); so of the flags only --shell-to-patch changes what you see: a shell write's line " +
+		"names the file (\"Edit: path\"), a write asked for permission opens codecompanion's diff view, and a " +
+		"script that only writes adds the file to the files the agent edited (require(\"codecompanion\").changes())."
+	if !slices.Contains(r.flagsFor(plain), ShellToPatch) {
+		shows += " For this agent --shell-to-patch does nothing, so no flag changes what codecompanion shows."
+	}
+	writeWrapped(w, "  ", "  ", shows)
+}
+
+// codecompanionSetup is a require("codecompanion").setup call that runs
+// the agent through the proxy, signing in with method ("" for none), as
+// the chat's adapter: the agent's own adapter extended, or an adapter of
+// its own in the shape codecompanion's documentation gives.
+func (r *Report) codecompanionSetup(method string) []string {
+	command := "commands = { default = " + luaList(append([]string{r.Proxy}, r.proxyArgs(plain)...)) + " },"
+	name := r.Agent.CodecompanionAdapter
+	lines := []string{`require("codecompanion").setup({`, "  adapters = {", "    acp = {"}
+	if name != "" {
+		lines = append(lines, "      "+name+" = function()",
+			"        return require(\"codecompanion.adapters\").extend("+luaString(name)+", {",
+			"          "+command)
+		if method != "" {
+			lines = append(lines, "          defaults = { auth_method = "+luaString(method)+" },")
+		}
+		lines = append(lines, "        })")
+	} else {
+		name = r.luaAdapterName()
+		defaults := "mcpServers = {}, timeout = 20000"
+		if method != "" {
+			defaults = "auth_method = " + luaString(method) + ", " + defaults
+		}
+		lines = append(lines, "      "+name+" = function()",
+			"        return {",
+			"          name = "+luaString(name)+",",
+			"          formatted_name = "+luaString(r.displayName())+",",
+			`          type = "acp",`,
+			`          roles = { llm = "assistant", user = "user" },`,
+			"          "+command,
+			"          defaults = { "+defaults+" },",
+			"          parameters = {",
+			"            protocolVersion = 1,",
+			"            clientCapabilities = { fs = { readTextFile = true, writeTextFile = true } },",
+			`            clientInfo = { name = "CodeCompanion.nvim", version = "1.0.0" },`,
+			"          },",
+			"          handlers = {",
+			"            setup = function(self) return true end,",
+			"            form_messages = function(self, messages, capabilities)",
+			`              return require("codecompanion.adapters.acp.helpers").form_messages(self, messages, capabilities)`,
+			"            end,",
+			"            on_exit = function(self, code) end,",
+			"          },",
+			"        }")
+	}
+	return append(lines, "      end,", "    },", "  },",
+		"  interactions = { chat = { adapter = "+luaString(name)+" } },", "})")
+}
+
+// luaAdapterName is a Lua identifier for an adapter of the agent's own:
+// its agentInfo.name in lower case, other characters as "_", never one of
+// the keys codecompanion reads in adapters.acp itself.
+func (r *Report) luaAdapterName() string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(r.Answer.Info.Name) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9' && b.Len() > 0:
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "_"):
+			b.WriteByte('_')
+		}
+	}
+	name := cmp.Or(strings.TrimSuffix(b.String(), "_"), "agent")
+	if name == "opts" || name == "extend" {
+		// adapters.acp's own keys, not adapters.
+		name += "_agent"
+	}
+	return name
+}
+
+// displayName is the agent's name for an editor's menu.
+func (r *Report) displayName() string {
+	return cmp.Or(r.Answer.Info.Title, r.Answer.Info.Name, "agent") + " (proxy)"
 }
 
 func jsonString(s string) string {
@@ -146,9 +246,31 @@ func lispList(items []string) string {
 func luaList(items []string) string {
 	q := make([]string, len(items))
 	for i, s := range items {
-		q[i] = strconv.Quote(s)
+		q[i] = luaString(s)
 	}
 	return "{ " + strings.Join(q, ", ") + " }"
+}
+
+// luaString is s as a Lua string literal that Lua 5.1 and LuaJIT (the
+// Lua of Neovim) read back as the same bytes: a quote and a backslash
+// escaped, other bytes below 0x20 and 0x7f as decimal escapes \ddd
+// (Lua 5.1 has no \x), the rest as they are.
+func luaString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\%03d", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // commandLine joins argv for a program that splits a command string on

@@ -19,7 +19,19 @@ const (
 	Deltas                = filterset.Deltas
 	TerminalOutput        = filterset.TerminalOutput
 	ExpandPersistedOutput = filterset.ExpandPersistedOutput
+	ShowChanges           = filterset.ShowChanges
 )
+
+// showChangesProven is --show-changes for an agent whose shell calls the
+// real-agent tests run behind it (TestShowChangesRealAgents: codex-acp
+// 0.13, 0.16 and 2.6, claude-agent-acp 0.23 and 0.101, gemini-cli, opencode,
+// kilo, qwen-code, cline, pi-acp).
+var showChangesProven = both(true, "after each of its commands, every file under the project that changed shows as a diff "+
+	"(a program's write, cp, mv, rm, patch: what no reading of the command shows); opt-in, not in the configs below")
+
+// showChangesUnproven is --show-changes for an agent the tests do not run behind it.
+var showChangesUnproven = both(true, "after each call of kind execute, every file under the project that changed shows as a diff "+
+	"(not run with this agent in the project's tests); opt-in, not in the configs below")
 
 // Verdict is whether a filter helps, and why in a few words.
 type Verdict struct {
@@ -55,6 +67,12 @@ type Agent struct {
 	// AgentShellVar is agent-shell's variable for the agent's command,
 	// CodecompanionAdapter codecompanion's adapter ("" when it has none).
 	AgentShellVar, CodecompanionAdapter string
+	// AuthKeys are the environment variables each of its API-key sign-in
+	// methods reads, by method id, where its answer does not name them
+	// (measured: authenticate answers when one is set, fails when none
+	// is). SignInNotes say what its other methods do, by method id.
+	AuthKeys    map[string][]string
+	SignInNotes map[string]string
 }
 
 func both(helps bool, why string) Advice {
@@ -278,12 +296,19 @@ func codex() Agent {
 				"without it a plain client sees no command output until the command ends; with it, live output as text",
 			),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"This is the Rust adapter, which the ACP registry does not list: " +
 			"the registry's Codex (id codex-acp) is another one, @agentclientprotocol/codex-acp 2.x."},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
+		SignInNotes: map[string]string{"chatgpt": chatGPTNote},
 	}
 }
+
+// chatGPTNote is what codex-acp's ChatGPT sign-in does (measured with
+// 0.16.0 and 2.6.0 offline).
+const chatGPTNote = "codex-acp answers authenticate with it once a ChatGPT login is stored; " +
+	"without one it did not answer within 20 s, codecompanion's default timeout"
 
 // codexAppServer is @agentclientprotocol/codex-acp 2.x, the registry's
 // Codex: a TypeScript adapter on codex app-server, not a later release of
@@ -302,10 +327,14 @@ func codexAppServer() Agent {
 					"rawOutput, so a plain client sees no command output; with it, live output as text"},
 			},
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"It answers ACP v2 to a client that asks for protocol version 2 (2.3 and later); " +
 			"with such a client the filters stand aside."},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
+		// Its answer names no variable; authenticate's error names both.
+		AuthKeys:    map[string][]string{"api-key": {"CODEX_API_KEY", "OPENAI_API_KEY"}},
+		SignInNotes: map[string]string{"chat-gpt": chatGPTNote},
 	}
 }
 
@@ -320,6 +349,8 @@ func claudeZed() Agent {
 				"its terminal output is shown as text, live; <persisted-output> previews are cleaned up",
 			),
 			ExpandPersistedOutput: both(true, "shows the whole output it saved to a file in place of its <persisted-output> preview"),
+			ShowChanges: both(true, "after each Bash command, every file under the project that changed shows as a diff; "+
+				"what its own edit tool showed is not repeated; opt-in, not in the configs below"),
 		},
 		AgentShellVar: "agent-shell-anthropic-claude-acp-command", CodecompanionAdapter: "claude_code",
 	}
@@ -346,10 +377,14 @@ func gemini() Agent {
 			Deltas:                noSnapshots,
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{`On its default shell (a PTY) it shows no command output at all; ` +
 			`"tools": {"shell": {"enableInteractiveShell": false}} in ~/.gemini/settings.json shows it at the end.`},
 		AgentShellVar: "agent-shell-google-gemini-acp-command", CodecompanionAdapter: "gemini_cli",
+		AuthKeys: map[string][]string{"gemini-api-key": {"GEMINI_API_KEY"}},
+		SignInNotes: map[string]string{"oauth-personal": "without a stored Google login, gemini-cli 0.61 writes a login URL " +
+			"on stdout, where the editor reads only ACP, and waits for a code"},
 	}
 }
 
@@ -364,8 +399,11 @@ func opencode() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no terminal _meta: nothing to do"),
 			ExpandPersistedOutput: both(true, "its ...output truncated... final output shows every line"),
+			ShowChanges:           showChangesProven,
 		},
 		AgentShellVar: "agent-shell-opencode-acp-command", CodecompanionAdapter: "opencode",
+		SignInNotes: map[string]string{"opencode-login": "it answers authenticate at once; " +
+			"the login itself is `opencode auth login`, in a terminal"},
 	}
 }
 
@@ -377,7 +415,10 @@ func kilo() Agent {
 	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
 		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
-	a.AgentShellVar, a.CodecompanionAdapter = "", ""
+	a.Filters[ShowChanges] = showChangesProven
+	a.AgentShellVar, a.CodecompanionAdapter = "", "kilocode"
+	a.SignInNotes = map[string]string{"kilo-login": "it answers authenticate at once; " +
+		"the login itself is `kilo auth login`, in a terminal"}
 	return a
 }
 
@@ -391,7 +432,9 @@ func qwen() Agent {
 			Deltas:                both(false, "it sends one final update, no snapshots"),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
+		AuthKeys: map[string][]string{"openai": {"OPENAI_API_KEY"}},
 	}
 }
 
@@ -409,9 +452,13 @@ func cline() Agent {
 			),
 			TerminalOutput:        both(false, "it sends no live output and no terminal _meta: nothing to translate"),
 			ExpandPersistedOutput: noSavedOutput,
+			ShowChanges:           showChangesProven,
 		},
 		Notes: []string{"It asks the client before every tool call unless its auto_approve session option is on (off by default); " +
 			"a command that fails still ends completed, its failure only in rawOutput."},
+		CodecompanionAdapter: "cline_cli",
+		SignInNotes: map[string]string{"cline": "cline 3.0 answers authenticate by asking Cline's service " +
+			"(offline it answered with an error, \"Unable to connect\")"},
 	}
 }
 
@@ -433,9 +480,12 @@ func piACP() Agent {
 			},
 			ExpandPersistedOutput: both(false, "past 2,000 lines pi shows the last ones and names the file it saved the whole output to "+
 				"(/tmp/pi-bash-*.log), which the filter does not read"),
+			ShowChanges: showChangesProven,
 		},
 		Notes: []string{"It starts the pi CLI (@earendil-works/pi-coding-agent, 0.81 or later), which needs Node.js 22.19 or later; " +
 			"pi never asks before running a command."},
+		SignInNotes: map[string]string{"pi_terminal_login": "pi-acp answers authenticate at once; " +
+			"API keys or a login are set up by running pi in a terminal"},
 	}
 }
 
@@ -451,6 +501,7 @@ func protocolV2(v int) Agent {
 		Filters: map[string]Advice{
 			ShellToPatch: shellToPatch, Deltas: both(false, why+" (v2 streams display terminals itself)"),
 			TerminalOutput: both(false, why+" (v2 streams display terminals itself)"), ExpandPersistedOutput: both(false, why),
+			ShowChanges: both(false, why),
 		},
 	}
 }
@@ -469,6 +520,7 @@ func unknown() Agent {
 				"if it streams terminal output when asked, shows it live as text",
 			),
 			ExpandPersistedOutput: both(false, "only claude-agent-acp's and opencode's saved outputs are known"),
+			ShowChanges:           showChangesUnproven,
 		},
 		Notes: []string{"A filter stands aside on a message it does not know, so these flags are safe to try; " +
 			"acp-proxy --record FILE, then acp-proxy replay --summary with the flags, shows what each changed."},

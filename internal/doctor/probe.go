@@ -56,8 +56,12 @@ type Answer struct {
 // AgentInfo is the agent's agentInfo.
 type AgentInfo struct{ Name, Title, Version string }
 
-// AuthMethod is one of the agent's authMethods.
-type AuthMethod struct{ ID, Name, Description, Type string }
+// AuthMethod is one of the agent's authMethods; Vars are the variables
+// an env_var method reads.
+type AuthMethod struct {
+	ID, Name, Description, Type string
+	Vars                        []AuthVar
+}
 
 // maxNotJSON is how many non-JSON stdout lines an Answer keeps.
 const maxNotJSON = 8

@@ -29,6 +29,9 @@ type Report struct {
 	// ProxyTemporary says that Proxy is a build that will not stay (go
 	// run's), and how to install one that does.
 	ProxyTemporary string
+	// LookupEnv reads the environment the editor is assumed to share, for
+	// the sign-in method (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
 }
 
 // NewReport recognises the agent that gave answer.

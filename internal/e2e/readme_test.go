@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"net/http"
 	"os"
@@ -42,6 +43,9 @@ var readmeCommands = map[string]string{
 	"acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'": "run, through the real acpx and codex-acp 0.16 against a mock model",
 	"acp-proxy [flags] -- AGENT [ARGS...]":                                                                                            "synopsis: found in acp-proxy --help",
 	"acp-proxy replay [filter flags] [--summary [--json]] [TRACE|-]":                                                                  "synopsis: found in acp-proxy replay --help",
+	"acp-proxy replay --redact [TRACE|-]":                                                                                             "synopsis: found in acp-proxy replay --help",
+	"acp-proxy replay --redact ~/acp.jsonl.gz > shared.jsonl":                                                                         "run, with a recorded trace gzip'd as ~/acp.jsonl.gz",
+	"acp-proxy view shared.jsonl":                                                                                                     "run, after the --redact line",
 	"acp-proxy view [filter flags] [-o FILE.html] [TRACE|-]":                                                                          "synopsis: found in acp-proxy view --help",
 	"acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]":                                                                "synopsis: found in acp-proxy doctor --help",
 	"acp-proxy view --follow [--serve HOST:PORT] TRACE":                                                                               "synopsis: found in acp-proxy view --help",
@@ -51,7 +55,10 @@ var readmeCommands = map[string]string{
 	"acp-proxy replay --deltas < in.jsonl | acp-proxy replay --summary":                                                               "run, with a recorded trace as in.jsonl",
 	"acp-proxy replay --terminal-output trace.jsonl | jq -c 'select(.dir==\"agent->client\") | .msg.params.update.sessionUpdate'":     "run, with a recorded trace as trace.jsonl",
 	"acp-proxy view --terminal-output --deltas testdata/traces/codex-0.13-plain-shell-900.jsonl":                                      "run, on a copy of the trace",
-	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1":        "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
+	"OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 acp-proxy --shell-to-patch -- codex-acp":                                       "not run as written: it needs a collector on localhost:4318 and an editor on stdin; TestOtelSpansInJaeger runs acp-proxy --shell-to-patch with OTEL_EXPORTER_OTLP_ENDPOINT set to a Jaeger it started, between a client and real agents, and TestOtelExportFromTheBinary (cmd/acp-proxy) the variable and the flag against an OTLP receiver in the test",
+	"acp-proxy --otel-endpoint http://localhost:4318 --shell-to-patch -- codex-acp":                                                   "not run as written: as the line before it (TestOtelExportFromTheBinary runs --otel-endpoint)",
+	"JAEGER_UI_ASSETS=/path/to/jaeger-ui/packages/jaeger-ui/build JAEGER_SCREENSHOT=$PWD/docs/jaeger.png go test ./internal/e2e -run 'TestOtelSpansInJaeger$' -count=1": "not run from here: it is a go test of its own (TestOtelSpansInJaeger, which runs in every test run with jaeger installed), needs a jaeger-ui build, and would rewrite docs/jaeger.png",
+	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1":                                          "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
 }
 
 // readmeBlocks returns README.md's lines in indented code blocks (its
@@ -232,6 +239,24 @@ func TestReadmeReplayAndViewCommands(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(dir, "testdata/traces/codex-0.13-plain-shell-900.html"))
 	require.NoError(t, err, "view writes the page beside the trace")
 	assert.Contains(t, string(page), "<html")
+
+	// Sharing a trace: a gzip'd one in the home directory, redacted.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err = zw.Write(trace)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(e.home, "acp.jsonl.gz"), gz.Bytes(), 0o644))
+	e.sh(t, dir, "acp-proxy replay --redact ~/acp.jsonl.gz > shared.jsonl")
+	shared, err := os.ReadFile(filepath.Join(dir, "shared.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, bytes.Count(trace, []byte("\n")), bytes.Count(shared, []byte("\n")), "record for record")
+	assert.Contains(t, string(shared), `"method":"session/update"`)
+	assert.NotContains(t, string(shared), "seq 1 900", "the command is gone")
+	e.sh(t, dir, "acp-proxy view shared.jsonl")
+	page, err = os.ReadFile(filepath.Join(dir, "shared.html"))
+	require.NoError(t, err, "view writes the page beside the trace")
+	assert.Contains(t, string(page), "<html")
 }
 
 // The agent commands: codex-acp installed in ~/.local/bin, as the README's
@@ -247,12 +272,51 @@ func TestReadmeAgentCommands(t *testing.T) {
 	assert.Contains(t, out, "Known as:   codex-acp 0.14–0.16")
 	assert.Contains(t, out, `"command": "`+filepath.Join(e.bin, "acp-proxy")+`"`)
 
+	// The README's agent-shell and codecompanion configs are doctor's for
+	// codex-acp 0.16 with CODEX_API_KEY set, in /home/you.
+	out = strings.ReplaceAll(e.sh(t, agent.Dir, "CODEX_API_KEY=dummy acp-proxy doctor -- codex-acp"), e.home, readmeHome)
+	_, fenced := readme(t)
+	assert.Contains(t, fenced, []string{strings.TrimSpace(lineStarting(t, out, "  (setq agent-shell-openai-codex-acp-command"))},
+		"the README's agent-shell config is doctor's")
+	assert.Contains(t, fenced, indentedBlock(t, out, `  require("codecompanion").setup({`, "  })"),
+		"the README's codecompanion config is doctor's")
+
 	const acpx = "acpx --agent '/home/you/.local/bin/acp-proxy --terminal-output --deltas -- /home/you/.local/bin/codex-acp' exec 'run the tests'"
 	args := shellWords(t, e, strings.TrimPrefix(strings.ReplaceAll(acpx, readmeHome, e.home), "acpx "))
 	run, err := realagent.RunAcpx(t, e.env, agent.Dir, 3*time.Minute, args...)
 	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", run.Stdout, run.Stderr)
 	assert.Contains(t, run.Stdout, "the tests pass")
 	assert.Contains(t, run.Stdout, "[done] end_turn")
+}
+
+// lineStarting is the line of text that starts with prefix.
+func lineStarting(t *testing.T, text, prefix string) string {
+	t.Helper()
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(line, prefix) {
+			return strings.TrimSuffix(line, "\n")
+		}
+	}
+	require.FailNowf(t, "no line starts with "+prefix, "%s", text)
+	return ""
+}
+
+// indentedBlock is the lines of text from first to last, both included,
+// without their two-space indent.
+func indentedBlock(t *testing.T, text, first, last string) []string {
+	t.Helper()
+	var block []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		if line == first || len(block) > 0 {
+			block = append(block, strings.TrimPrefix(line, "  "))
+		}
+		if len(block) > 0 && line == last {
+			return block
+		}
+	}
+	require.FailNowf(t, "no block from "+first, "%s", text)
+	return nil
 }
 
 // shellWords splits line as sh does.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/filters/changes"
 	"github.com/acp-proxy/acp-proxy/filters/output"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
 )
@@ -39,6 +40,11 @@ type Config struct {
 	// its preview (see output.PersistedOutput).
 	ExpandPersistedOutput bool
 
+	// ShowChanges sends, after each command an agent runs, a diff of every
+	// file under the session's directory that changed while it ran (see
+	// changes.Filter).
+	ShowChanges bool
+
 	// CoalesceInterval bounds how often the output of one tool call is
 	// re-sent to a client without the extension; zero means
 	// output.DefaultCoalesceInterval.
@@ -59,6 +65,10 @@ type Config struct {
 	// Log takes the filters' warnings (shell-to-patch's edits taken back);
 	// nil: none.
 	Log *slog.Logger
+	// Last are filters that run after the flags' own, in order: the
+	// OpenTelemetry trace-context filter, which passes on what the client
+	// sent with the proxy's span in it.
+	Last []filters.Filter
 }
 
 // Chain builds the chain cfg asks for, reading and recording negotiated
@@ -98,7 +108,12 @@ func (cfg Config) Filters() []filters.Filter {
 			OpencodeDataDirs: output.OpencodeDataDirs(),
 		})
 	}
-	return fs
+	// show-changes runs last of the flags' filters: it re-sends the call's content as the client
+	// holds it, and takes the diffs the filters before it showed as shown.
+	if cfg.ShowChanges {
+		fs = append(fs, &changes.Filter{Replaying: cfg.Replaying, Log: cfg.Log})
+	}
+	return append(fs, cfg.Last...)
 }
 
 // The filter flags, as a user types them.
@@ -107,10 +122,11 @@ const (
 	Deltas                = "--deltas"
 	TerminalOutput        = "--terminal-output"
 	ExpandPersistedOutput = "--expand-persisted-output"
+	ShowChanges           = "--show-changes"
 )
 
 // Filters are the filter flags in the order the filters run.
-var Filters = []string{ShellToPatch, Deltas, TerminalOutput, ExpandPersistedOutput}
+var Filters = []string{ShellToPatch, Deltas, TerminalOutput, ExpandPersistedOutput, ShowChanges}
 
 // Flags are the filter flags cfg turns on, as flags, in the order the
 // filters run.
@@ -124,6 +140,7 @@ func (cfg Config) Flags() []string {
 		{cfg.Deltas, Deltas},
 		{cfg.TerminalOutput, TerminalOutput},
 		{cfg.ExpandPersistedOutput, ExpandPersistedOutput},
+		{cfg.ShowChanges, ShowChanges},
 	} {
 		if f.on {
 			flags = append(flags, f.flag)

@@ -45,18 +45,25 @@ func (s Script) Edits(root string, allowOutside bool, maxBytes int64) (files []F
 	return s.EditsWithin(root, allowOutside, maxBytes, DefaultWork)
 }
 
-// Work bounds what computing one script's edits may cost: the time, and the bytes read, copied
-// and handed to sed. A long script on a large file (4,000 `echo a >> f` on 2 MiB, or 400 `sed
-// -i`) would otherwise cost statements × file size, on the one goroutine that relays the
-// agent's messages to the client, for every session.
+// Work bounds what computing one script's edits may cost: the bytes read, copied and handed
+// to sed, the sed processes started, and the time. A long script on a large file (4,000 `echo
+// a >> f` on 2 MiB, or 400 `sed -i`) would otherwise cost statements × file size, on the one
+// goroutine that relays the agent's messages to the client, for every session.
+//
+// Bytes and SedRuns decide what is shown: they are the same on every machine. Time is the net
+// under them for a machine too slow for those: on a loaded one a few sed processes can take
+// longer than a fast machine takes for all of them, and what a client is shown should not
+// depend on what else the machine runs.
 type Work struct {
-	Time  time.Duration
-	Bytes int64
+	Time    time.Duration
+	Bytes   int64
+	SedRuns int // 0: no bound
 }
 
-// DefaultWork is the bound Edits applies: a fraction of a second, and 64 MiB (a sed run in
-// each of its environments on a few files of the 4 MiB --max-patch-bytes allows).
-var DefaultWork = Work{Time: 300 * time.Millisecond, Bytes: 64 << 20}
+// DefaultWork is the bound Edits applies: 64 MiB (a sed run in each of its environments on a
+// few files of the 4 MiB --max-patch-bytes allows), 64 sed processes (about nine `sed -i`
+// statements: each runs sed once in every environment sedEnvs gives), and 2 s.
+var DefaultWork = Work{Time: 2 * time.Second, Bytes: 64 << 20, SedRuns: 64}
 
 // ErrTooMuchWork is the cut of a script whose edits cost more than the Work allowed: none of
 // it is shown (a partial result would depend on the machine's speed).
@@ -66,7 +73,7 @@ var ErrTooMuchWork = errors.New("shellwrite: reading the script costs more than 
 // is ErrTooMuchWork.
 func (s Script) EditsWithin(root string, allowOutside bool, maxBytes int64, work Work) (files []FileEdit, cut error) {
 	e := &editor{root: root, outside: allowOutside, max: maxBytes, index: map[string]int{}, made: map[string]string{},
-		checked: map[string]checkedTarget{}, budget: &budget{deadline: time.Now().Add(work.Time), bytes: work.Bytes}}
+		checked: map[string]checkedTarget{}, budget: &budget{deadline: time.Now().Add(work.Time), bytes: work.Bytes, runs: work.SedRuns, counted: work.SedRuns > 0}}
 	for start := 0; start < len(s.Writes); {
 		end := start + 1
 		for end < len(s.Writes) && s.Writes[end].group == s.Writes[start].group {
@@ -92,6 +99,28 @@ func (s Script) EditsWithin(root string, allowOutside bool, maxBytes int64, work
 type budget struct {
 	deadline time.Time
 	bytes    int64
+	runs     int  // sed processes left, when counted
+	counted  bool // whether runs bounds anything
+}
+
+// spendSed takes one sed process, and the bytes of its inputs, of the work, and reports
+// ErrTooMuchWork when they are over.
+func (b *budget) spendSed(inputs [][]byte) error {
+	if b == nil {
+		return nil
+	}
+	if b.counted {
+		b.runs--
+		if b.runs < 0 {
+			return ErrTooMuchWork
+		}
+	}
+	for _, in := range inputs {
+		if err := b.spend(int64(len(in))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // spend takes n bytes of work, and reports ErrTooMuchWork when the bytes or the time are over.

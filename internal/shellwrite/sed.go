@@ -239,10 +239,8 @@ func runSed(sc *sedCall, inputs [][]byte, names, env []string, maxBytes int64, b
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range inputs {
-		if err := b.spend(int64(len(in))); err != nil {
-			return nil, err
-		}
+	if err := b.spendSed(inputs); err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "shellwrite-sed")
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 )
 
 // BenchmarkTaps is the relay with its taps, pipe to pipe as proxy's
-// BenchmarkThroughput runs it: --record with no filter, --stats with a
+// BenchmarkThroughput runs it: --record with no filter (into a file, and
+// gzip'd: what a file costs is not measured, only the recorder's own
+// work), --stats with a
 // filter that forwards every line, and both, against the bare copy loop of
 // the same run.
 func BenchmarkTaps(b *testing.B) {
@@ -28,6 +30,12 @@ func BenchmarkTaps(b *testing.B) {
 	}{
 		{"record", func() *proxy.Relay {
 			return &proxy.Relay{Taps: []proxy.Tap{NewRecorder(io.Discard, time.Now())}}
+		}},
+		{"record-file", func() *proxy.Relay { // --record FILE: flushed a second after a record
+			return &proxy.Relay{Taps: []proxy.Tap{RecordFile(discardCloser{}, time.Now(), false)}}
+		}},
+		{"record-gzip", func() *proxy.Relay { // --record FILE.gz
+			return &proxy.Relay{Taps: []proxy.Tap{RecordFile(discardCloser{}, time.Now(), true)}}
 		}},
 		{"stats", func() *proxy.Relay {
 			chain := filters.NewChain(capabilities.New(), passThrough)
@@ -62,3 +70,9 @@ func benchLine(size int) []byte {
 	body := bytes.Repeat([]byte("x"), max(0, size-len(head)-len(tail)))
 	return slices.Concat(head, body, tail)
 }
+
+// discardCloser is a file that keeps nothing.
+type discardCloser struct{}
+
+func (discardCloser) Write(p []byte) (int, error) { return len(p), nil }
+func (discardCloser) Close() error                { return nil }

@@ -187,6 +187,7 @@ func MissingNote(q filters.DiskRead, err error) string {
 		"script-edits": "the files a shell script writes (--shell-to-patch)",
 		"write-target": "the target of a shell write (--shell-to-patch)",
 		"saved-output": "a saved tool output (--expand-persisted-output)",
+		"changes":      "what changed while a command ran (--show-changes)",
 	}[q.Kind]
 	if what == "" {
 		what = q.Kind

@@ -6,7 +6,13 @@
 //     (proxy.Tap), with what the filters read from the disk (disk.go,
 //     Recorder.Disk); a line too long to filter is spooled as it streams
 //     through, so the other direction never waits for it.
-//   - Reader (reader.go) reads a trace back, one Record at a time.
+//   - RecordFile (recordfile.go) is a Recorder into a file (--record):
+//     flushed a second after a record at most, gzip'd when asked, as one
+//     whole gzip member per flush.
+//   - Reader (reader.go) reads a trace back, one Record at a time; Decompress
+//     (gzip.go) reads a gzip'd one, told by its first bytes.
+//   - Redact (redact.go) writes a trace with its texts replaced, to share
+//     it (replay --redact).
 //   - Replay (replay.go) runs a trace's lines through a filter chain as the
 //     relay would, on the recorded clock, one connection of the trace
 //     (connections.go) at a time, and hands what happens to Sinks: a

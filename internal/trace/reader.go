@@ -72,6 +72,11 @@ func (e *Error) Unwrap() error { return e.Err }
 func (tr *Reader) Next() (Record, error) {
 	for {
 		b, err := tr.r.ReadBytes('\n')
+		if isCut(err) {
+			// A gzip'd trace cut short: what came before the cut is the
+			// trace, less the record the cut split.
+			return Record{}, io.EOF
+		}
 		if len(b) == 0 && err != nil {
 			if err == io.EOF {
 				return Record{}, io.EOF

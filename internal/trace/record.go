@@ -37,6 +37,15 @@ type Recorder struct {
 	start time.Time
 	err   error
 
+	// A recording into a file (RecordFile): its gzip members, when it
+	// compresses; the file, closed by Close; and the timer that flushes
+	// what is buffered flushDelay after a record was written.
+	gz         *members
+	file       io.Closer
+	flushDelay time.Duration
+	flushTimer *time.Timer
+	closed     bool
+
 	// While direction d streams a long line, its record is being spooled
 	// and has no place in the trace yet: records others add for d (a filter
 	// answering from the other side, a timer) wait in after[d] and follow
@@ -162,8 +171,16 @@ func (r *Recorder) write(d acp.Direction, rec []byte) {
 }
 
 func (r *Recorder) writeLocked(rec []byte) {
+	if r.err == nil && r.w.Available() < len(rec) && r.w.Buffered() > 0 {
+		// Whole records to the file, each write: what a killed proxy
+		// leaves ends with one (a larger record is one write of its own).
+		r.err = r.w.Flush()
+	}
 	if r.err == nil {
 		_, r.err = r.w.Write(rec)
+	}
+	if r.flushDelay > 0 && r.flushTimer == nil && !r.closed {
+		r.flushTimer = time.AfterFunc(r.flushDelay, r.timedFlush)
 	}
 }
 
@@ -266,13 +283,29 @@ func (r *Recorder) connection(t time.Time, info []byte) {
 	r.write(acp.ClientToAgent, append(rec, '}', '\n'))
 }
 
-// Flush writes buffered records out.
+// Flush writes buffered records out (and, gzip'd, ends the compressed
+// block, so that a reader of the file can decompress them).
 func (r *Recorder) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil {
+	return r.flushLocked()
+}
+
+func (r *Recorder) flushLocked() error {
+	if r.err != nil || r.closed {
 		return r.err
 	}
 	r.err = r.w.Flush()
+	if r.err == nil && r.gz != nil {
+		r.err = r.gz.end()
+	}
 	return r.err
+}
+
+// timedFlush is the flush flushDelay after a record was written.
+func (r *Recorder) timedFlush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushTimer = nil
+	_ = r.flushLocked()
 }

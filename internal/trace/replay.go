@@ -39,8 +39,8 @@ type Connection struct {
 // replayed on its own clock through the Connection newConn returns for it
 // (numbered from 0), after what the one before held is drained.
 //
-// Records without a received line (lines the recording proxy added) are
-// skipped: the chain adds its own. What the recording's filters read from
+// Records without a received line (lines the recording proxy added) go to
+// the sinks' Record only: the chain adds its own. What the recording's filters read from
 // the disk ("read" records) answers the chain's filters (see Disk).
 func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) error {
 	rp := &replayer{newConn: newConn}
@@ -60,7 +60,7 @@ func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) err
 			}
 			rp.begin()
 		}
-		if !rec.HasLine && rec.Read == nil && rec.Conn == nil {
+		if !rec.HasLine && !rec.HasOut && rec.Read == nil && rec.Conn == nil {
 			continue
 		}
 		if err := rp.record(epoch.Add(rec.T), rec); err != nil {
@@ -104,6 +104,11 @@ func (rp *replayer) record(at time.Time, rec Record) error {
 	now := rp.clock.Now()
 	for _, s := range rp.conn.Sinks {
 		s.Record(now, rec)
+	}
+	if !rec.HasLine && rec.Read != nil {
+		// A filter waiting for this answer (a report made beside the
+		// relay, --show-changes) sends what it waited for.
+		return rp.driver.Tick(rec.Dir)
 	}
 	if !rec.HasLine {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 )
@@ -19,11 +20,21 @@ type SummaryReport struct {
 	Agent   string  `json:"agent,omitempty"`
 	Client  string  `json:"client,omitempty"`
 	Seconds float64 `json:"seconds,omitempty"`
-	// Command is the agent\'s command line, when the trace recorded it
-	// (a "connection" record).
-	Command    []string          `json:"command,omitempty"`
-	Directions []DirectionReport `json:"directions"`
-	Filters    []FilterFigures   `json:"filters"`
+	// Command is the agent's command line, when the trace recorded it
+	// (a "connection" record), which also says how the proxy was run:
+	// Recording.
+	Command   []string        `json:"command,omitempty"`
+	Recording *ConnectionInfo `json:"recording,omitempty"`
+	// AfterAsRecorded says "after" is what the recording proxy sent (the
+	// records' "out"): the trace was recorded through filters and
+	// replayed through none.
+	AfterAsRecorded bool `json:"afterAsRecorded,omitempty"`
+	// ReplayedRecorded says the trace was recorded through filters that
+	// changed it, and replayed through filters again: "after" is the
+	// replay's, made from what the recording proxy received.
+	ReplayedRecorded bool              `json:"replayedRecorded,omitempty"`
+	Directions       []DirectionReport `json:"directions"`
+	Filters          []FilterFigures   `json:"filters"`
 	// ToolCalls are the largest contributors to agent→client bytes, before
 	// the filters, largest first (at most 10).
 	ToolCalls []CallCount `json:"toolCalls"`
@@ -60,7 +71,16 @@ func (s *Summary) Report() SummaryReport {
 	}
 	r.Agent, r.Client = s.peers()
 	r.Seconds = s.span.Seconds()
-	r.Command = s.command
+	if s.recording != nil {
+		r.Command, r.Recording = s.recording.Agent, s.recording
+	}
+	r.AfterAsRecorded = s.sawOut && s.chain.Len() == 0
+	r.ReplayedRecorded = s.sawOut && !r.AfterAsRecorded
+	if r.AfterAsRecorded {
+		for d := range r.Directions {
+			r.Directions[d].After = s.dirs[d].sent
+		}
+	}
 	for _, f := range s.chain.Stats() {
 		ff := FilterFigures{Name: f.Name, Flag: f.Flag, In: map[string]acp.Count{}, Out: map[string]acp.Count{}, Counts: f.Counts}
 		for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
@@ -75,11 +95,22 @@ func (s *Summary) Report() SummaryReport {
 		}
 		r.Filters = append(r.Filters, ff)
 	}
-	for _, c := range s.calls {
-		r.ToolCalls = append(r.ToolCalls, *c)
-	}
-	r.ToolCalls = largestCalls(r.ToolCalls)
+	r.ToolCalls = largestCalls(s.callsLocked(r.AfterAsRecorded))
 	return r
+}
+
+// callsLocked are the calls' figures, with what the recording proxy sent
+// as "after" when asRecorded.
+func (s *Summary) callsLocked(asRecorded bool) []CallCount {
+	calls := []CallCount{}
+	for _, c := range s.calls {
+		cc := *c
+		if asRecorded {
+			cc.After = cc.sent
+		}
+		calls = append(calls, cc)
+	}
+	return calls
 }
 
 // largestCalls sorts calls by bytes before, largest first (equal ones in
@@ -128,7 +159,11 @@ func writeJSON(w io.Writer, v any) error {
 
 // WriteText writes the report for people.
 func (r SummaryReport) WriteText(w io.Writer) error {
+	lines := r.recorded()
 	if line := r.describe(); line != "" {
+		lines = append([]string{line}, lines...)
+	}
+	for _, line := range lines {
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
@@ -169,13 +204,60 @@ func (r SummaryReport) describe() string {
 	if r.Client != "" {
 		parts = append(parts, "client "+r.Client)
 	}
-	switch {
-	case r.Seconds >= 10:
-		parts = append(parts, fmt.Sprintf("%.1f s", r.Seconds))
-	case r.Seconds > 0:
-		parts = append(parts, fmt.Sprintf("%.3f s", r.Seconds))
+	if r.Seconds > 0 {
+		parts = append(parts, seconds(r.Seconds))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// seconds is a duration in seconds as the report writes one.
+func seconds(s float64) string {
+	if s >= 10 {
+		return fmt.Sprintf("%.1f s", s)
+	}
+	return fmt.Sprintf("%.3f s", s)
+}
+
+// recorded are the lines that say how the trace was made (its
+// "connection" record) and what "after" means when it was recorded
+// through filters.
+func (r SummaryReport) recorded() []string {
+	var lines []string
+	if ci := r.Recording; ci != nil {
+		lines = append(lines, fmt.Sprintf("recorded by acp-proxy %s on %s: %s", orUnknown(ci.Proxy),
+			ci.Started.UTC().Format("2006-01-02 15:04:05 MST"), ShellJoin(append(append([]string{"acp-proxy"}, ci.Args...), append([]string{"--"}, ci.Agent...)...))))
+	}
+	switch {
+	case r.AfterAsRecorded:
+		lines = append(lines, "after: what the recording proxy sent (its filters' work, the trace's \"out\"); give filter flags to see each filter's share")
+	case r.ReplayedRecorded:
+		lines = append(lines, "after: what this replay's filters make of the lines the recording proxy received (what it sent is the trace's \"out\")")
+	}
+	return lines
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(version unknown)"
+	}
+	return s
+}
+
+// ShellJoin writes a command line as a POSIX shell reads it: each word
+// that holds more than letters, digits and @%+=:,./_- in single quotes.
+func ShellJoin(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = a
+		if a == "" || strings.ContainsFunc(a, func(c rune) bool { return !shellSafe(c) }) {
+			words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func shellSafe(c rune) bool {
+	return c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-", c))
 }
 
 // addFilters adds the filters' rows for direction d: every filter's for
@@ -269,6 +351,9 @@ func NewReport(conns []*Summary) Report {
 		tr.add(r, i == 0)
 	}
 	tr.ToolCalls = largestCalls(append([]CallCount{}, calls...))
+	if len(conns) > 1 {
+		tr.Recording = nil // each connection's own
+	}
 	if len(conns) == 1 {
 		tr.SummaryReport = tr.Connections[0]
 	}
@@ -278,15 +363,14 @@ func NewReport(conns []*Summary) Report {
 func (s *Summary) allCalls() []CallCount {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var calls []CallCount
-	for _, c := range s.calls {
-		calls = append(calls, *c)
-	}
-	return calls
+	return s.callsLocked(s.sawOut && s.chain.Len() == 0)
 }
 
 // add counts a connection's figures into the totals.
 func (tr *Report) add(r SummaryReport, first bool) {
+	tr.Seconds += r.Seconds
+	tr.AfterAsRecorded = tr.AfterAsRecorded || r.AfterAsRecorded
+	tr.ReplayedRecorded = tr.ReplayedRecorded || r.ReplayedRecorded
 	if first {
 		tr.Directions = append([]DirectionReport(nil), r.Directions...)
 		tr.Filters = []FilterFigures{}
@@ -318,16 +402,24 @@ func (tr *Report) add(r SummaryReport, first bool) {
 	}
 }
 
-// WriteText writes the report for people: how many connections, then each.
+// WriteText writes the report for people: how many connections, the
+// totals of several, then each.
 func (tr Report) WriteText(w io.Writer) error {
 	n := len(tr.Connections)
+	if n > 1 {
+		totals := tr.SummaryReport
+		totals.Seconds = 0
+		if _, err := fmt.Fprintf(w, "%d connections (proxy runs), %s in all; totals:\n", n, seconds(tr.Seconds)); err != nil {
+			return err
+		}
+		if err := totals.WriteText(w); err != nil {
+			return err
+		}
+	}
 	for i, r := range tr.Connections {
 		head := "1 connection"
 		if n > 1 {
-			head = fmt.Sprintf("connection %d of %d", i+1, n)
-			if i > 0 {
-				head = "\n" + head
-			}
+			head = fmt.Sprintf("\nconnection %d of %d", i+1, n)
 		}
 		if line := r.describe(); line != "" {
 			head += ": " + line

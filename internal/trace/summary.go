@@ -17,13 +17,16 @@ import (
 // and per tool call, for `replay --summary` and the live `--stats`: a tap on
 // the relay, and a replay's sink.
 type Summary struct {
-	mu      sync.Mutex
-	chain   *filters.Chain
-	dirs    [2]struct{ before, after acp.Count }
-	calls   map[string]*CallCount
-	order   int           // calls seen, to list equal ones in order
-	span    time.Duration // the time of the last message (replays)
-	command []string      // the agent's command line, from a "connection" record
+	mu    sync.Mutex
+	chain *filters.Chain
+	// before, after the chain, and sent: what the recording proxy sent
+	// (a replay's records: their "out", else their line).
+	dirs      [2]struct{ before, after, sent acp.Count }
+	calls     map[string]*CallCount
+	order     int             // calls seen, to list equal ones in order
+	span      time.Duration   // the time of the last message (replays)
+	recording *ConnectionInfo // from a "connection" record
+	sawOut    bool            // a record had "out": the recording proxy's filters changed something
 }
 
 // CallCount is what one tool call cost the client, before and after.
@@ -34,6 +37,7 @@ type CallCount struct {
 	Title  string    `json:"title,omitempty"`
 	Before acp.Count `json:"before"`
 	After  acp.Count `json:"after"`
+	sent   acp.Count // what the recording proxy sent (see Summary)
 	// Connection numbers the trace's connection the call belongs to,
 	// from 1, in a report of several.
 	Connection int `json:"connection,omitempty"`
@@ -51,19 +55,19 @@ var _ Sink = (*Summary)(nil)
 // for it after.
 func (s *Summary) Passed(p *proxy.Passage) {
 	call := readCall(p.Dir, p.Line, true)
-	s.count(p.Dir, len(p.Line), call, false)
+	s.count(p.Dir, len(p.Line), call, before)
 	for _, o := range p.Out {
 		if o.Original {
-			s.count(p.Dir, len(o.Line), call, true)
+			s.count(p.Dir, len(o.Line), call, after)
 		} else {
-			s.count(p.Dir, len(o.Line), readCall(p.Dir, o.Line, false), true)
+			s.count(p.Dir, len(o.Line), readCall(p.Dir, o.Line, false), after)
 		}
 	}
 }
 
 // Added counts a line the chain wrote on its own, after the filters.
 func (s *Summary) Added(d acp.Direction, _ time.Time, line []byte, _ bool) {
-	s.count(d, len(line), readCall(d, line, false), true)
+	s.count(d, len(line), readCall(d, line, false), after)
 }
 
 // Long counts a line streamed through unfiltered once it has ended: the
@@ -73,14 +77,32 @@ func (s *Summary) Long(d acp.Direction) proxy.LongLine { return &longCount{s: s,
 // End does nothing: the figures are read with Report.
 func (s *Summary) End(acp.Direction) error { return nil }
 
-// Record notes what the agent's command was (a "connection" record) and
-// when the last line came.
+// Record notes how the trace was made (a "connection" record), when the
+// last line came, and what the recording proxy sent.
 func (s *Summary) Record(_ time.Time, rec Record) {
-	switch {
-	case rec.Conn != nil:
+	if rec.Conn != nil {
 		s.started(rec.Conn)
-	case rec.HasLine:
+		return
+	}
+	if rec.HasLine || rec.HasOut {
 		s.at(rec.T)
+	}
+	s.countSent(rec)
+}
+
+// countSent counts what the recording proxy sent for rec: its "out" when
+// a filter changed the line (or the proxy added lines), else its line.
+func (s *Summary) countSent(rec Record) {
+	switch {
+	case rec.HasOut:
+		s.mu.Lock()
+		s.sawOut = true
+		s.mu.Unlock()
+		for _, o := range rec.Out {
+			s.count(rec.Dir, len(o), readCall(rec.Dir, o, false), sent)
+		}
+	case rec.HasLine:
+		s.count(rec.Dir, len(rec.Line), readCall(rec.Dir, rec.Line, false), sent)
 	}
 }
 
@@ -99,6 +121,16 @@ func (l *longCount) End(time.Time, bool) {
 	s.dirs[l.d].before.Line(l.n)
 	s.dirs[l.d].after.Line(l.n)
 }
+
+// stage is where a line is counted: before the filters, after them, or as
+// the recording proxy sent it.
+type stage int
+
+const (
+	before stage = iota
+	after
+	sent
+)
 
 var quotedToolCallID = []byte(`"toolCallId"`)
 
@@ -126,14 +158,11 @@ func readCall(d acp.Direction, line []byte, withTitle bool) call {
 
 // count adds a line of n bytes to a direction's figures, before or after
 // the filters, and to its call's.
-func (s *Summary) count(d acp.Direction, n int, c call, after bool) {
+func (s *Summary) count(d acp.Direction, n int, c call, at stage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	dir := &s.dirs[d].before
-	if after {
-		dir = &s.dirs[d].after
-	}
-	dir.Line(n)
+	dir := &s.dirs[d]
+	[3]*acp.Count{&dir.before, &dir.after, &dir.sent}[at].Line(n)
 	if c.id == "" {
 		return
 	}
@@ -146,11 +175,7 @@ func (s *Summary) count(d acp.Direction, n int, c call, after bool) {
 	if c.title != "" {
 		cc.Title = c.title
 	}
-	if after {
-		cc.After.Line(n)
-	} else {
-		cc.Before.Line(n)
-	}
+	[3]*acp.Count{&cc.Before, &cc.After, &cc.sent}[at].Line(n)
 }
 
 // callTitle is what a person knows a tool call by: its title, or the
@@ -173,13 +198,23 @@ func callTitle(u acp.ToolUpdate) string {
 
 // started notes a "connection" record's object (see ConnectionInfo).
 func (s *Summary) started(info []byte) {
-	var ci ConnectionInfo
-	if json.Unmarshal(info, &ci) != nil {
+	ci, ok := ParseConnection(info)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.command = ci.Agent
+	s.recording = ci
+}
+
+// ParseConnection reads a "connection" record's object (Record.Conn); ok
+// is false when it is not one.
+func ParseConnection(info []byte) (ci *ConnectionInfo, ok bool) {
+	ci = &ConnectionInfo{}
+	if json.Unmarshal(info, ci) != nil {
+		return nil, false
+	}
+	return ci, true
 }
 
 // at notes the time of a message (a replay's recorded clock).

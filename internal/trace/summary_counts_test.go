@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,4 +75,34 @@ func TestSummaryCountsPerDirectionAndPerCall(t *testing.T) {
 		{ToolCallID: "c2", Title: "git status", Before: n(argv), After: n(shorter), seen: 2},
 		{ToolCallID: "c1", Title: "List files", Before: n(titled), After: n(titled, titled), seen: 1},
 	}, r.ToolCalls)
+}
+
+// Replayed without filters, a trace recorded through them is counted as its
+// proxy sent it: "after" is the records' "out", the lines a filter held
+// and its timer released later included, and each call's too.
+func TestSummaryOfARecordingWithoutFiltersIsWhatItsProxySent(t *testing.T) {
+	update := func(text string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","title":"ls","content":[{"type":"content","content":{"type":"text","text":"` + text + `"}}]}}}`
+	}
+	trace := strings.Join([]string{
+		`{"t":0,"connection":{"started":"2026-11-27T20:00:00Z","agent":["agent","--flag"],"proxy":"v1","args":["--deltas"]}}`,
+		`{"t":0.1,"dir":"client->agent","msg":{"jsonrpc":"2.0","id":1,"method":"session/prompt"}}`,
+		`{"t":0.2,"dir":"agent->client","msg":` + update("a") + `,"out":[]}`,
+		`{"t":0.3,"dir":"agent->client","msg":` + update("ab") + `,"out":[]}`,
+		`{"t":0.4,"dir":"agent->client","out":[` + update("ab") + `]}`,
+		`{"t":0.5,"dir":"agent->client","msg":{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}}`,
+	}, "\n") + "\n"
+	sum := NewSummary(nil)
+	require.NoError(t, replayInto(nil, strings.NewReader(trace), nil, sum))
+	r := sum.Report()
+	assert.True(t, r.AfterAsRecorded)
+	assert.Equal(t, int64(3), r.Directions[1].Before.Messages)
+	assert.Equal(t, int64(2), r.Directions[1].After.Messages, "the released update and the response")
+	require.Len(t, r.ToolCalls, 1)
+	assert.Equal(t, int64(2), r.ToolCalls[0].Before.Messages)
+	assert.Equal(t, int64(1), r.ToolCalls[0].After.Messages)
+	assert.Equal(t, 0.5, r.Seconds)
+	require.NotNil(t, r.Recording)
+	assert.Equal(t, []string{"--deltas"}, r.Recording.Args)
+	assert.Equal(t, []string{"agent", "--flag"}, r.Command)
 }

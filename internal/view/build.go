@@ -192,6 +192,7 @@ func assemble(opt Options, before, after *side, final bool) *Data {
 		d.Directions = append(d.Directions, trace.DirectionReport{Direction: dir.String(), Before: before.dirs[dir], After: after.dirs[dir]})
 	}
 	d.Session = session(before, after)
+	d.Recording = before.recording
 	d.Timeline = timeline(before, after, end)
 
 	var index map[string]int

@@ -39,6 +39,9 @@ func (ss *sides) at(rec trace.Record) *side {
 // feedRecord), numbered.
 func (ss *sides) feed(rec trace.Record) {
 	s := ss.at(rec)
+	if rec.Conn != nil {
+		s.recording = recording(rec.Conn)
+	}
 	if rec.HasLine {
 		s.cur = source{line: ss.line}
 		ss.line++

@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/trace"
@@ -23,9 +24,12 @@ type Data struct {
 	Filters []string `json:"filters"`
 	// Recorded says the trace was recorded with filters and not replayed:
 	// after is what the recording proxy sent (the records' "out").
-	Recorded bool    `json:"recorded"`
-	Duration float64 `json:"duration"` // seconds, first record to last
-	Session  Session `json:"session"`
+	Recorded bool `json:"recorded"`
+	// Recording is how the proxy that recorded the connection was run,
+	// when the trace says (its "connection" record).
+	Recording *Recording `json:"recording,omitempty"`
+	Duration  float64    `json:"duration"` // seconds, first record to last
+	Session   Session    `json:"session"`
 	// Directions are the messages and bytes of each direction, before and
 	// after the filters, client->agent first.
 	Directions []trace.DirectionReport `json:"directions"`
@@ -63,6 +67,30 @@ type LiveState struct {
 	// Cut counts lines too long to filter, of which the live view kept
 	// only the first bytes.
 	Cut int64 `json:"cut"`
+}
+
+// Recording is how a connection's trace was made: the recording proxy's
+// version, start, and command lines, its own and the agent's (Agent, as a
+// shell reads it: the page shows it for an agent that never said its name).
+type Recording struct {
+	Proxy   string `json:"proxy"`
+	Started string `json:"started"` // RFC 3339, UTC
+	Agent   string `json:"agent"`
+	Command string `json:"command"` // acp-proxy ARGS -- AGENT
+}
+
+// recording is what a "connection" record says, or nil.
+func recording(conn []byte) *Recording {
+	ci, ok := trace.ParseConnection(conn)
+	if !ok {
+		return nil
+	}
+	return &Recording{
+		Proxy:   ci.Proxy,
+		Started: ci.Started.UTC().Format(time.RFC3339),
+		Agent:   trace.ShellJoin(ci.Agent),
+		Command: trace.ShellJoin(append(append([]string{"acp-proxy"}, ci.Args...), append([]string{"--"}, ci.Agent...)...)),
+	}
 }
 
 // Count is a number of messages and their bytes on the wire ('\n'

@@ -67,6 +67,14 @@
     var name = v.title || v.name || "?";
     return v.version ? name + " " + v.version : name;
   }
+  // agentName is the agent as it named itself, or, when it never did (it
+  // died before it answered initialize), its command as recorded.
+  function agentName(d) {
+    var a = d.session.agentInfo;
+    if (a && typeof a === "object") return info(a);
+    if (d.recording && d.recording.agent) return d.recording.agent + " (never named itself)";
+    return "unknown";
+  }
   function pretty(v) { return JSON.stringify(v, null, 2); }
 
   // text renders an (elided) Text into a <pre>.
@@ -148,11 +156,12 @@
   function renderHeader() {
     var h = document.getElementById("top"), s = D.session;
     add(h, add(el("h1"), "acp-proxy view · ", el("span", "trace", D.trace)));
-    var sub = [info(s.agentInfo) + " ⇄ " + info(s.clientInfo)];
+    var sub = [agentName(D) + " ⇄ " + info(s.clientInfo)];
     if (s.protocolVersion !== undefined) sub.push("protocol " + JSON.stringify(s.protocolVersion));
     sub.push(secs(D.duration));
     sub.push(int(D.calls.length) + (D.calls.length === 1 ? " tool call" : " tool calls"));
     add(h, el("div", "sub", sub.join(" · ")));
+    if (D.recording) add(h, el("div", "sub recording", "recorded by acp-proxy " + (D.recording.proxy || "(version unknown)") + " on " + D.recording.started + ": " + D.recording.command));
     var chips = el("div", "chips");
     if (!filtered) add(chips, el("span", "chip none", "no filters: what was received is what was delivered"));
     if (D.recorded) add(chips, el("span", "chip none", "recorded through filters: after is what the recording proxy sent"));
@@ -179,12 +188,25 @@
   function connectionLinks() {
     var nav = add(el("nav", "connections"), el("span", null, "This trace holds " + conns.length + " connections (proxy runs): "));
     conns.forEach(function (c, i) {
-      var label = (i + 1) + ". " + info(c.session.agentInfo) + " · " + int(c.calls.length) + (c.calls.length === 1 ? " call" : " calls") + " · " + secs(c.duration);
+      var label = (i + 1) + ". " + agentName(c) + " · " + int(c.calls.length) + (c.calls.length === 1 ? " call" : " calls") + " · " + secs(c.duration);
       var a = el(i === connIndex ? "strong" : "a", "conn", label);
       if (i !== connIndex) a.setAttribute("href", "#connection-" + (i + 1));
       add(nav, a);
     });
-    return nav;
+    return add(el("div"), nav, totals());
+  }
+
+  // totals are the whole trace's figures, over its connections.
+  function totals() {
+    var calls = 0;
+    conns.forEach(function (c) { calls += c.calls.length; });
+    var parts = [int(calls) + (calls === 1 ? " tool call" : " tool calls"), secs(ALL.duration)];
+    ALL.directions.forEach(function (d) {
+      var before = int(d.before.messages) + " messages, " + bytes(d.before.bytes);
+      var after = int(d.after.messages) + " messages, " + bytes(d.after.bytes);
+      parts.push(d.direction.replace("->", " → ") + ": " + (filtered ? before + " → " + after : before));
+    });
+    return el("div", "sub totals", "In all: " + parts.join(" · "));
   }
 
   function capsCard(title, caps, injectedWord) {
@@ -227,7 +249,8 @@
     add(traffic, tb);
     var kv = el("div", "kv");
     function row(k, v) { add(kv, el("div", null, k), el("div", "mono", v)); }
-    row("agent", info(s.agentInfo));
+    row("agent", agentName(D));
+    if (D.recording) row("recorded as", D.recording.command);
     row("client", info(s.clientInfo));
     row("session", s.sessionIds.join(", ") || "–");
     if (s.cwd) row("cwd", s.cwd);

@@ -52,6 +52,7 @@ type side struct {
 	clientInit, agentInit []byte // initialize params and result
 	sessionIDs            []string
 	cwd                   string
+	recording             *Recording // how the connection was recorded, when the trace says
 }
 
 type point struct {

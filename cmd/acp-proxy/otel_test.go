@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/otlptest"
+)
+
+// The binary with --otel-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT) exports
+// the connection's span to a collector, and passes the client's trace
+// context on with the proxy's span as the parent: the echo agent sends
+// back what it received. A request without trace context, and everything
+// without export, passes byte for byte.
+func TestOtelExportFromTheBinary(t *testing.T) {
+	const (
+		clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+		clientSpan  = "00f067aa0ba902b7"
+	)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"_meta":{"traceparent":"00-` + clientTrace + `-` + clientSpan + `-01","baggage":"k=v"}}}`
+	newSession := `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`
+	in := initialize + "\n" + newSession + "\n"
+	for _, how := range []string{"flag", "variable", "off"} {
+		t.Run(how, func(t *testing.T) {
+			r := otlptest.New(t)
+			args := []string{"--", fakeAgent(t), "--echo"}
+			switch how {
+			case "flag":
+				args = append([]string{"--otel-endpoint", r.URL}, args...)
+			case "variable":
+				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.URL)
+			}
+			out, stderr, code := runProxy(t, []byte(in), args...)
+			require.Equal(t, 0, code, "stderr: %s", stderr)
+			lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+			require.Len(t, lines, 2)
+			assert.Equal(t, newSession, lines[1], "no trace context: byte for byte")
+			if how == "off" {
+				assert.Equal(t, in, string(out))
+				assert.Empty(t, r.Spans(), "nothing exported")
+				return
+			}
+			conn := r.ByName()["acp.connection"]
+			require.Len(t, conn, 1, "the proxy exported its connection's span before it exited")
+			assert.Equal(t, clientTrace, otlptest.HexID(conn[0].TraceId))
+			assert.Equal(t, clientSpan, otlptest.HexID(conn[0].ParentSpanId))
+			want := strings.Replace(initialize, clientSpan, otlptest.HexID(conn[0].SpanId), 1)
+			assert.Equal(t, want, lines[0], "the agent's parent is the proxy's span; baggage as it was")
+		})
+	}
+}

@@ -1,0 +1,134 @@
+package changes
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// synthetic writes a tree of n small text files, 100 per folder, and, for
+// git, commits them all.
+func synthetic(b *testing.B, n int, git bool) string {
+	b.Helper()
+	dir := b.TempDir()
+	for i := range n {
+		sub := filepath.Join(dir, fmt.Sprintf("d%04d", i/100))
+		if i%100 == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		text := fmt.Sprintf("package p%d\n\n// file %d of the synthetic tree\nfunc F%d() int { return %d }\n", i, i, i, i)
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.go", i)), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if git {
+		cmd := exec.Command("bash", "-c", "git init -q && git add -A && git -c user.email=b@b -c user.name=b commit -qm tree && git status --porcelain >/dev/null")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+	return dir
+}
+
+// handful changes three files of the synthetic tree, as a command would:
+// two tracked files rewritten and one untracked file written (created in
+// the first round).
+func handful(b *testing.B, dir string, round int) {
+	b.Helper()
+	for i, p := range []string{"d0000/f1.go", "d0001/f150.go"} {
+		if err := os.WriteFile(filepath.Join(dir, p), fmt.Appendf(nil, "package p\n// round %d %d\n", round, i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), fmt.Appendf(nil, "round %d\n", round), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkChanges measures one command's cost: taking the before-state
+// when it starts ("take"), and the report once it ended with a handful of
+// files changed ("report": the time from the call's end to its update),
+// on synthetic trees of 10,000 and 100,000 files, in git and outside. The
+// baselines are what the two ways cannot do without: git status of the
+// same tree, and a bare walk of it. held-B is the heap a before-state keeps
+// while its command runs.
+func BenchmarkChanges(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, git := range []bool{true, false} {
+			where := map[bool]string{true: "git", false: "dir"}[git]
+			dir := synthetic(b, n, git)
+			lim := DefaultLimits
+			lim.MaxFiles = 200_000
+			b.Run(fmt.Sprintf("%s-%d/baseline", where, n), func(b *testing.B) {
+				for b.Loop() {
+					if git {
+						if _, err := gitStatus(dir, ""); err != nil {
+							b.Fatal(err)
+						}
+					} else {
+						_ = filepath.WalkDir(dir, func(string, fs.DirEntry, error) error { return nil })
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("%s-%d/take", where, n), func(b *testing.B) {
+				before := heap()
+				s := Take(dir, lim)
+				held := int64(heap()) - int64(before)
+				s.Close()
+				b.ReportAllocs()
+				for b.Loop() {
+					Take(dir, lim).Close()
+				}
+				b.ReportMetric(float64(max(held, 0)), "held-B")
+			})
+			b.Run(fmt.Sprintf("%s-%d/report", where, n), func(b *testing.B) {
+				b.ReportAllocs()
+				round := 0
+				for b.Loop() {
+					b.StopTimer()
+					s := Take(dir, lim)
+					round++
+					handful(b, dir, round)
+					b.StartTimer()
+					r := s.Changes()
+					b.StopTimer()
+					if len(r.Files) == 0 || r.Note != "" {
+						b.Fatalf("report %+v", r)
+					}
+					s.Close()
+					b.StartTimer()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkChangesThisRepository takes the before-state of this module's
+// own work tree and reports on it, changing nothing.
+func BenchmarkChangesThisRepository(b *testing.B) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s := Take(root, DefaultLimits)
+		s.Changes()
+		s.Close()
+	}
+}
+
+// heap is the live heap after a collection.
+func heap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}

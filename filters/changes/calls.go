@@ -1,0 +1,263 @@
+package changes
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
+
+type callKey struct{ session, id string }
+
+// call is a tool call in progress.
+type call struct {
+	key     callKey
+	title   string
+	cwd     string
+	execute bool
+	started int64 // the filter's clock when it started
+	// content is the last content the client was sent for the call, which
+	// the filter's update carries again: an update's content replaces the
+	// call's.
+	content []byte
+	// bigContent: the call's content is past maxContentBytes, not kept; an
+	// update without it would replace it, so none is sent (logged).
+	bigContent bool
+	// others are the calls of the session that ran while this one did (at
+	// most maxOthers; moreOthers counts the rest).
+	others     []*call
+	moreOthers int
+	// before is the before-state the call compares with (nil: none, or a
+	// replay), and since the moment it stands for.
+	before *shared
+	since  string
+	from   int64 // the filter's clock when before was taken
+	// earlier: before is the rest before the one standing (see window);
+	// prevFrom is when that one was taken.
+	earlier  bool
+	prevFrom int64
+	own      bool // before was taken for this call alone (no rest stood)
+	// writes: the call showed a diff, or is of a kind that changes files
+	// (the agent's own edit tool).
+	writes bool
+}
+
+// startedDuringReports notes c on the reports of its session still being
+// made: a report made after c started may hold c's first writes.
+func (f *Filter) startedDuringReports(c *call) {
+	for _, j := range f.queue {
+		if j.call == nil || j.call.key.session != c.key.session || j.ready() {
+			continue
+		}
+		if len(j.later) < maxOthers {
+			j.later = append(j.later, c)
+		} else {
+			j.moreLater++
+		}
+	}
+}
+
+// maxOthers bounds the calls a call names as run beside it.
+const maxOthers = 8
+
+// ranWith notes that o ran while c did.
+func (c *call) ranWith(o *call) {
+	if len(c.others) < maxOthers {
+		c.others = append(c.others, o)
+	} else {
+		c.moreOthers++
+	}
+}
+
+// maxContentBytes bounds the content kept per call to send again.
+const maxContentBytes = 4 << 20
+
+// update follows one tool_call or tool_call_update.
+func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
+	f.clock.Add(1)
+	c := f.follow(m, sid, u)
+	shows := f.noteDiffs(sid, u.Content)
+	if c == nil {
+		return
+	}
+	c.writes = c.writes || shows || u.Kind == "edit" || u.Kind == "delete" || u.Kind == "move"
+	if u.Content != nil {
+		c.bigContent = len(u.Content) > maxContentBytes
+		if c.bigContent {
+			c.content = nil
+		} else {
+			c.content = append(c.content[:0], u.Content...)
+		}
+	}
+	if u.Final() {
+		f.end(c, u.Status)
+	}
+}
+
+// follow returns the call u names, starting to follow it (and, for a
+// command, taking the before-state of its session's directory) when it is
+// new; nil when it is not followed.
+func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call {
+	k := callKey{sid, u.ID}
+	c := f.calls[k]
+	if c == nil {
+		if u.Final() && !isExecute(u) || len(f.calls) >= maxCalls {
+			return nil // a call that ends as it starts is followed only when it is a command
+		}
+		c = &call{key: k, started: f.clock.Load(), cwd: m.Caps.Cwd(sid)}
+		for _, o := range f.calls {
+			if o.key.session == sid {
+				o.ranWith(c)
+				c.ranWith(o)
+			}
+		}
+		f.calls[k] = c
+		f.startedDuringReports(c)
+	}
+	if u.Title != "" { // the latest: claude's first is "Terminal", its next the command
+		c.title = u.Title
+	}
+	if !c.execute && isExecute(u) {
+		c.execute = true
+		f.startSnapshot(c)
+	}
+	return c
+}
+
+// startSnapshot holds the session's rest for c, or, with none, starts
+// taking a before-state of its own.
+func (f *Filter) startSnapshot(c *call) {
+	if c.cwd == "" {
+		return
+	}
+	w, ok := f.rests.get(c.key.session)
+	if ok {
+		c.before, c.since, c.from, c.earlier, c.prevFrom = w.snap, w.since, w.at, w.earlier, w.prevAt
+		return
+	}
+	c.from = c.started
+	c.since = sinceStart
+	if f.Replaying || f.taking >= maxSnapshots {
+		return
+	}
+	f.taking++
+	c.before, c.own = f.take(c.cwd), true
+}
+
+// end stops following c, which ended with status; a command's report is
+// queued.
+func (f *Filter) end(c *call, status string) {
+	delete(f.calls, c.key)
+	if c.cwd != "" && (c.execute || c.writes) && f.idle(c.key.session) {
+		// What it changed is not the next command's: the next compares
+		// with the directory as it is now.
+		since := sinceLastCommand
+		if !c.execute {
+			since = sinceLastEdit
+		}
+		f.rests.set(c.key.session, &rest{snap: f.take(c.cwd), since: since, at: f.clock.Load()})
+	}
+	if !c.execute || c.cwd == "" {
+		return
+	}
+	if c.own {
+		f.taking--
+	}
+	if len(f.queue) >= maxQueue {
+		f.log().Warn("show-changes: too many calls await their report; this one's changes are not shown",
+			"sessionId", c.key.session, "toolCallId", c.key.id)
+		if c.before != nil {
+			c.before.release()
+		}
+		return
+	}
+	f.queue = append(f.queue, newJob(c, status, f.Replaying, f.clock.Load()))
+}
+
+// idle reports whether no command of session sid is running.
+func (f *Filter) idle(sid string) bool {
+	for _, o := range f.calls {
+		if o.key.session == sid && o.execute {
+			return false
+		}
+	}
+	return true
+}
+
+// endTurn ends the calls of session sid still open when its turn ended:
+// cancelled, or never reported ended.
+func (f *Filter) endTurn(sid string) {
+	f.clock.Add(1)
+	var open []*call
+	for _, c := range f.calls {
+		if c.key.session == sid {
+			open = append(open, c)
+		}
+	}
+	slices.SortFunc(open, func(a, b *call) int { return int(a.started - b.started) })
+	for _, c := range open {
+		f.end(c, "cancelled")
+	}
+}
+
+// ledger is what diffs a session's client was sent: each path's last
+// newText (its hash), and when.
+type ledger struct {
+	last map[string]shownText
+}
+
+type shownText struct {
+	hash string
+	at   int64
+}
+
+// maxLedger bounds the paths a session's ledger holds; past it, it starts
+// anew (a diff then may be shown again, never hidden).
+const maxLedger = 10_000
+
+// noteDiffs records the diffs content shows, to repeat none of them, and
+// reports whether it shows one.
+func (f *Filter) noteDiffs(sid string, content []byte) (shows bool) {
+	if !bytes.Contains(content, []byte(`"diff"`)) {
+		return false
+	}
+	_ = rawjson.Elements(content, func(_ int, item []byte) bool {
+		if t, _ := rawjson.GetString(item, "type"); t != "diff" {
+			return true
+		}
+		shows = true
+		path, okP := rawjson.GetString(item, "path")
+		text, okT := rawjson.GetString(item, "newText")
+		if okP && okT {
+			sum := sha256.Sum256([]byte(text))
+			f.remember(sid, path, hex.EncodeToString(sum[:]))
+		}
+		return true
+	})
+	return shows
+}
+
+// remember records that the client was shown path holding the text of hash.
+func (f *Filter) remember(sid, path, hash string) {
+	l := f.shown[sid]
+	if l == nil || len(l.last) >= maxLedger {
+		l = &ledger{last: map[string]shownText{}}
+		f.shown[sid] = l
+	}
+	l.last[path] = shownText{hash: hash, at: f.clock.Load()}
+}
+
+// wasShown reports whether the client was shown, since at, a diff leaving
+// path with the text of hash.
+func (f *Filter) wasShown(sid, path, hash string, at int64) bool {
+	l := f.shown[sid]
+	if l == nil || hash == "" {
+		return false
+	}
+	s, ok := l.last[path]
+	return ok && s.hash == hash && s.at >= at
+}

@@ -1,0 +1,157 @@
+package changes
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
+
+// Filter is --show-changes. It runs last in the chain, so that it sees
+// each call as the client is sent it: the content it re-sends beside its
+// diffs is the content the client holds, and a diff the filters before it
+// showed (shell-to-patch's verified edits) counts as shown.
+//
+// Only the agent→client pump calls Apply; Tick and Drain act for that
+// direction only, under the same lock, so the state needs no lock of its
+// own. The scans run on goroutines of their own and hand their report to a
+// job, which Tick sends in the order the calls ended.
+type Filter struct {
+	// Limits bound what the filter copies and shows; zero: DefaultLimits.
+	Limits Limits
+	// Replaying: the commands did not run here (replay, view); reports
+	// come from the trace's "read" records only.
+	Replaying bool
+	Log       *slog.Logger // nil: no log
+	// Take takes a before-state; nil: the package's Take.
+	Take func(root string, lim Limits) Snapshot
+
+	disk  filters.Disk
+	calls map[callKey]*call
+	queue []*job // ended execute calls whose update is not sent yet, and lines held behind them
+	// held lines in the queue, their bytes, and when the first was held.
+	held      int
+	heldBytes int
+	holdStart time.Time
+	shown     map[string]*ledger
+	clock     atomic.Int64 // counts events, to tell what happened while a call ran (both pumps read it)
+	taking    int          // before-states taken by calls that found no rest, held
+	rests     rests        // each session's before-state at rest (both pumps)
+}
+
+var (
+	_ filters.Filter = (*Filter)(nil)
+	_ filters.Timed  = (*Filter)(nil)
+)
+
+// Bounds of the filter's memory.
+const (
+	maxCalls     = 256 // calls followed at once, per connection
+	maxSnapshots = 16  // before-states held at once
+	maxQueue     = 64  // ended calls awaiting their report
+	// pollInterval is how often Tick looks for a report while one is due.
+	pollInterval = 2 * time.Millisecond
+	// maxHold bounds how long the end of a turn (and what follows it)
+	// waits for the reports of its commands, and maxHeldBytes what it
+	// holds meanwhile; past either, the reports awaited are not sent.
+	maxHold      = 3 * time.Second
+	maxHeldBytes = 64 << 20
+	// drainWait bounds how long the end of the agent's output waits for
+	// the reports still being made.
+	drainWait = 5 * time.Second
+)
+
+func (f *Filter) Name() string { return "show-changes" }
+
+func (f *Filter) limits() Limits {
+	if f.Limits == (Limits{}) {
+		return DefaultLimits
+	}
+	return f.Limits
+}
+
+func (f *Filter) log() *slog.Logger {
+	if f.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return f.Log
+}
+
+// Apply follows the tool calls the agent reports; it never changes a
+// message.
+func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
+	if m.Dir != acp.AgentToClient {
+		if m.Method() == "session/prompt" {
+			f.prompted(m)
+		}
+		return nil
+	}
+	f.disk = m.Disk
+	if f.calls == nil {
+		f.calls, f.shown = map[callKey]*call{}, map[string]*ledger{}
+	}
+	if sid, ok := m.Caps.TurnEnded(&m.Message); ok {
+		f.endTurn(sid)
+		if f.waiting() {
+			return f.hold(m)
+		}
+		return nil
+	}
+	f.follow1(m)
+	if f.holding() {
+		return f.hold(m)
+	}
+	return nil
+}
+
+// follow1 follows the tool call m shows, if any.
+func (f *Filter) follow1(m *filters.Message) {
+	switch m.Method() {
+	case "session/update":
+		if m.Caps.Loading(m.SessionID()) {
+			return // a session/load replays history: those commands ran before
+		}
+		if u, ok := m.ToolUpdate(); ok {
+			f.update(m, m.SessionID(), u)
+		}
+	case "session/request_permission":
+		if u, ok := m.PermissionCall(); ok && u.ID != "" {
+			f.clock.Add(1)
+			f.follow(m, m.SessionID(), u)
+		}
+	}
+}
+
+// prompted takes the session's rest as its prompt goes to the agent: the
+// commands of the turn compare with it.
+func (f *Filter) prompted(m *filters.Message) {
+	sid := m.SessionID()
+	if cwd := m.Caps.Cwd(sid); sid != "" && cwd != "" {
+		f.rests.set(sid, &rest{snap: f.take(cwd), since: sincePrompt, at: f.clock.Load()})
+	}
+}
+
+// take starts taking the before-state of cwd; nil in a replay.
+func (f *Filter) take(cwd string) *shared {
+	if f.Replaying {
+		return nil
+	}
+	take := f.Take
+	if take == nil {
+		take = Take
+	}
+	return takeShared(take, cwd, f.limits())
+}
+
+// isExecute reports whether u shows a command: its kind, or a shell tool's
+// rawInput (an agent's, or one shell-to-patch shows as an edit).
+func isExecute(u acp.ToolUpdate) bool {
+	if u.Kind == "execute" {
+		return true
+	}
+	_, ok := rawjson.Get(u.RawInput, "command")
+	return ok
+}

@@ -1,0 +1,233 @@
+package changes
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// gitSnap is the before-state of a directory in a git work tree: what git
+// status listed, the text of the files whose work-tree copy git does not
+// hold (changed or untracked), and the index as it was, kept open: git
+// replaces the index by renaming a new file over it, so the open file
+// still reads the index of the call's start, which holds every other
+// file's text.
+type gitSnap struct {
+	root   string // the session's directory
+	prefix string // root relative to the work tree's top, "" or ending in "/"
+	lim    Limits
+	status map[string]statusEntry
+	dirty  map[string]version // the work-tree files the index does not hold
+	index  *os.File           // nil: the repository had no index
+	indexI os.FileInfo
+}
+
+// takeGit takes the before-state of root in a git work tree; ok is false
+// when root is in none (or git cannot run).
+func takeGit(root string, lim Limits) (Snapshot, bool) {
+	out, err := git(root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix")
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if err != nil || len(lines) < 2 || lines[0] != "true" {
+		return nil, false
+	}
+	s := &gitSnap{root: root, lim: lim}
+	if len(lines) > 2 {
+		s.prefix = lines[2]
+	}
+	if f, err := os.Open(filepath.Join(lines[1], "index")); err == nil {
+		s.index = f
+		s.indexI, _ = f.Stat()
+	}
+	if s.status, err = gitStatus(root, s.prefix); err != nil {
+		s.Close()
+		return failed{"git status failed before the command ran: " + err.Error()}, true
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		s.Close()
+		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}, true
+	}
+	defer r.Close()
+	s.dirty = map[string]version{}
+	budget := lim.MaxCopyBytes
+	for rel, e := range s.status {
+		if !e.worktreeDirty() {
+			continue
+		}
+		v := stat(r, rel)
+		if v.kind == regular && v.size <= lim.MaxFileBytes && v.size <= budget {
+			v = readVersion(r, rel, lim.MaxFileBytes)
+			budget -= v.size
+		} else if v.kind == regular {
+			v.why = notCopied(v, lim)
+		}
+		s.dirty[rel] = v
+	}
+	return s, true
+}
+
+func (s *gitSnap) Close() {
+	if s.index != nil {
+		s.index.Close()
+		s.index = nil
+	}
+}
+
+// Changes lists what git status lists now or listed then (and, when the
+// index changed, what it changed), and compares each file with its
+// before-state: the copy, or the blob the index held.
+func (s *gitSnap) Changes() Report {
+	now, err := gitStatus(s.root, s.prefix)
+	if err != nil {
+		return Report{Files: []Change{}, Note: "git status failed after the command ran: " + err.Error()}
+	}
+	oldIndex, indexChanged, cleanup, err := s.oldIndex()
+	if err != nil {
+		return Report{Files: []Change{}, Note: "the index before the command cannot be read: " + err.Error()}
+	}
+	defer cleanup()
+	cands := map[string]bool{}
+	for rel := range s.dirty {
+		cands[rel] = true
+	}
+	for rel, e := range now {
+		if indexChanged || e.worktreeDirty() || s.status[rel].worktreeDirty() {
+			cands[rel] = true
+		}
+	}
+	before, err := s.indexBefore(oldIndex, cands, indexChanged)
+	if err != nil {
+		return Report{Files: []Change{}, Note: "the index before the command cannot be read: " + err.Error()}
+	}
+	return s.compareAll(cands, before)
+}
+
+// oldIndex is the path of the index as it was at the call's start, and
+// whether it changed since: the repository's own when it did not, else a
+// copy of the file kept open, which cleanup removes.
+func (s *gitSnap) oldIndex() (path string, changed bool, cleanup func(), err error) {
+	cleanup = func() {}
+	if s.index == nil {
+		return "", false, cleanup, nil
+	}
+	fi, err := os.Stat(s.index.Name())
+	if err == nil && os.SameFile(fi, s.indexI) && fi.ModTime().Equal(s.indexI.ModTime()) && fi.Size() == s.indexI.Size() {
+		return "", false, cleanup, nil
+	}
+	tmp, err := os.CreateTemp("", "acp-proxy-index-")
+	if err != nil {
+		return "", true, cleanup, err
+	}
+	cleanup = func() { os.Remove(tmp.Name()) }
+	_, err = io.Copy(tmp, io.NewSectionReader(s.index, 0, s.indexI.Size()))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	return tmp.Name(), true, cleanup, err
+}
+
+// indexBefore is the before-state, from the index at oldIndex, of the
+// candidates whose work-tree file matched the index at the start. When the
+// index changed, the paths it changed become candidates too (a commit
+// leaves no trace in status).
+func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bool) (map[string]version, error) {
+	keep := func(rel string) bool { return cands[rel] && !s.status[rel].worktreeDirty() }
+	if changed {
+		keep = func(rel string) bool { return !skipped(rel) }
+	}
+	var only []string
+	if !changed && len(cands) <= maxPathspecs {
+		only = []string{}
+		for rel := range cands {
+			if !s.status[rel].worktreeDirty() {
+				only = append(only, rel)
+			}
+		}
+		if len(only) == 0 {
+			return map[string]version{}, nil
+		}
+	}
+	old, err := lsFiles(s.root, s.prefix, oldIndex, only, keep)
+	if err != nil {
+		return nil, err
+	}
+	if changed {
+		cur, err := lsFiles(s.root, s.prefix, "", nil, keep)
+		if err != nil {
+			return nil, err
+		}
+		for rel, e := range old {
+			if cur[rel] != e {
+				cands[rel] = true
+			}
+		}
+		for rel := range cur {
+			if _, ok := old[rel]; !ok {
+				cands[rel] = true
+			}
+		}
+	}
+	var oids []string
+	for rel, e := range old {
+		if cands[rel] && !s.status[rel].worktreeDirty() {
+			oids = append(oids, e.oid)
+		}
+	}
+	content, size, err := catBlobs(s.root, oids, s.lim.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	before := map[string]version{}
+	for rel, e := range old {
+		if cands[rel] && !s.status[rel].worktreeDirty() {
+			before[rel] = blobVersion(e, content, size, s.lim)
+		}
+	}
+	return before, nil
+}
+
+// maxPathspecs bounds the paths named to git ls-files; past it, it lists
+// the whole index, and the filter keeps what it needs.
+const maxPathspecs = 1000
+
+// blobVersion is the version of a file the index held as e.
+func blobVersion(e indexEntry, content map[string][]byte, size map[string]int64, lim Limits) version {
+	v := version{kind: regular, size: size[e.oid]}
+	switch e.mode {
+	case "120000":
+		return version{kind: symlink, link: string(content[e.oid]), why: "a symbolic link (to " + string(content[e.oid]) + "); the proxy never follows one"}
+	case "160000":
+		return version{kind: other, why: "a submodule"}
+	}
+	if c, ok := content[e.oid]; ok {
+		v.setContent(c)
+		return v
+	}
+	v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(lim.MaxFileBytes), v.size)
+	return v
+}
+
+// compareAll compares each candidate's before-state with the file now.
+func (s *gitSnap) compareAll(cands map[string]bool, before map[string]version) Report {
+	r, err := os.OpenRoot(s.root)
+	if err != nil {
+		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
+	}
+	defer r.Close()
+	var cs []Change
+	deleted := map[string]string{}
+	for rel := range cands {
+		b, ok := s.dirty[rel]
+		if !ok {
+			b = before[rel]
+		}
+		after := readVersion(r, rel, s.lim.MaxFileBytes)
+		if c, ok := compare(filepath.Join(s.root, filepath.FromSlash(rel)), b, after); ok {
+			cs = append(cs, c)
+			deleted[c.Path] = hashHex(b)
+		}
+	}
+	return finish(cs, deleted, s.lim, "")
+}

@@ -1,0 +1,189 @@
+package changes
+
+import (
+	"encoding/hex"
+	"slices"
+	"strings"
+)
+
+// Report is what changed under a session's directory while a call ran, as
+// the trace records it (a "read" record of kind "changes"), so that a
+// replay shows the same update on any machine.
+type Report struct {
+	Files []Change `json:"files"`
+	// More counts the changed files past Limits.MaxShown, not listed.
+	More int `json:"more,omitempty"`
+	// Note says what the scan could not look at (git failed, the file cap),
+	// so the update says it.
+	Note string `json:"note,omitempty"`
+	// Since is the moment the report counts from, as the update says it
+	// ("since the prompt was sent"): which before-state a command took
+	// depends on timing, so the trace keeps it.
+	Since string `json:"since,omitempty"`
+	// Earlier: the command compared with the rest before the one standing,
+	// which was still being taken as it started.
+	Earlier bool `json:"earlier,omitempty"`
+	// Later names the calls of the session that started after the command
+	// ended but before its report was made: the report may hold their
+	// first writes.
+	Later string `json:"later,omitempty"`
+}
+
+// Change is one file that changed.
+type Change struct {
+	Path string `json:"path"` // absolute
+	Op   string `json:"op"`   // created, modified, deleted
+	// Old and New are the text before and after, when the diff is shown:
+	// Old is absent for a created file, New is "" for a deleted one.
+	Old *string `json:"old,omitempty"`
+	New *string `json:"new,omitempty"`
+	// Hash is the SHA-256 of the file after (hex; "" when deleted or
+	// unread): the filter does not repeat a change a diff already showed.
+	Hash string `json:"hash,omitempty"`
+	// MovedFrom (a created file) and MovedTo (a deleted one) pair the two
+	// sides of a rename: the same content left one path and reached another.
+	MovedFrom string `json:"movedFrom,omitempty"`
+	MovedTo   string `json:"movedTo,omitempty"`
+	// Why says why the diff is not shown ("" when it is).
+	Why string `json:"why,omitempty"`
+}
+
+// Operations of a Change.
+const (
+	Created  = "created"
+	Modified = "modified"
+	Deleted  = "deleted"
+)
+
+// compare is the change of path from before to after, and whether there is
+// one. unsure is set when before's content is not known, so that only its
+// stat tells (a file not copied).
+func compare(path string, before, after version) (Change, bool) {
+	switch {
+	case before.kind == absent && after.kind == absent:
+		return Change{}, false
+	case before.read && after.read && before.kind == after.kind && before.hash == after.hash:
+		return Change{}, false
+	case !(before.read && after.read) && before.sameStat(after):
+		return Change{}, false
+	}
+	c := Change{Path: path, Op: Modified}
+	switch {
+	case before.kind == absent:
+		c.Op = Created
+	case after.kind == absent:
+		c.Op = Deleted
+	}
+	if after.read {
+		c.Hash = hex.EncodeToString(after.hash[:])
+	}
+	c.Why = whyNoDiff(c.Op, before, after)
+	if c.Why != "" {
+		return c, true
+	}
+	if c.Op != Created {
+		old := string(before.content)
+		c.Old = &old
+	}
+	now := string(after.content) // "" for a deleted file
+	c.New = &now
+	return c, true
+}
+
+// whyNoDiff says why the change of op from before to after has no diff, or
+// "" when both sides are text the proxy holds.
+func whyNoDiff(op string, before, after version) string {
+	side := func(v version) string {
+		switch {
+		case v.kind == absent || v.read && v.text:
+			return ""
+		case v.why != "":
+			return v.why
+		}
+		return "not read"
+	}
+	b, a := side(before), side(after)
+	switch {
+	case op == Created || b == "":
+		return a
+	case op == Deleted || a == "" || a == b:
+		return b
+	}
+	return "before: " + b + "; after: " + a
+}
+
+// pairRenames marks a deleted file and a created one with the same content
+// as the two sides of a rename (each shown, said in words).
+func pairRenames(cs []Change, deletedHash map[string]string) {
+	created := map[string]int{}
+	for i, c := range cs {
+		if c.Op == Created && c.Hash != "" {
+			if _, dup := created[c.Hash]; !dup {
+				created[c.Hash] = i
+			}
+		}
+	}
+	for i, c := range cs {
+		h := deletedHash[c.Path]
+		if c.Op != Deleted || h == "" {
+			continue
+		}
+		if j, ok := created[h]; ok && cs[j].MovedFrom == "" {
+			cs[i].MovedTo, cs[j].MovedFrom = cs[j].Path, c.Path
+		}
+	}
+}
+
+// finish sorts cs by path, pairs renames and keeps at most lim.MaxShown.
+func finish(cs []Change, deletedHash map[string]string, lim Limits, note string) Report {
+	slices.SortFunc(cs, func(a, b Change) int {
+		if a.Path < b.Path {
+			return -1
+		}
+		if a.Path > b.Path {
+			return 1
+		}
+		return 0
+	})
+	pairRenames(cs, deletedHash)
+	r := Report{Files: cs, Note: note}
+	if r.Files == nil {
+		r.Files = []Change{}
+	}
+	if lim.MaxShown > 0 && len(cs) > lim.MaxShown {
+		r.Files, r.More = cs[:lim.MaxShown], len(cs)-lim.MaxShown
+	}
+	return r
+}
+
+// hashHex is the hex SHA-256 a deleted version had, when it was read.
+func hashHex(v version) string {
+	if !v.read {
+		return ""
+	}
+	return hex.EncodeToString(v.hash[:])
+}
+
+// skipped reports whether rel (slash-separated, relative to the scanned
+// directory) lies in .git or in a dependency or build folder, which no scan
+// looks at.
+func skipped(rel string) bool {
+	for {
+		i := strings.IndexByte(rel, '/')
+		if i < 0 {
+			return false
+		}
+		if skipDirs[rel[:i]] {
+			return true
+		}
+		rel = rel[i+1:]
+	}
+}
+
+// skipDirs are the dependency and build folders no scan enters: what a
+// package manager or a build writes there is not the project's change.
+var skipDirs = map[string]bool{
+	".git": true, "node_modules": true, "target": true, "dist": true, "build": true, ".venv": true, "venv": true,
+	"__pycache__": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true, ".tox": true,
+	".next": true, ".nuxt": true, ".gradle": true, ".cache": true, ".terraform": true,
+}

@@ -1,0 +1,155 @@
+package changes
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
+
+// updateFor is the tool_call_update that shows r on j's call: the content
+// the client holds for the call, then a note saying what changed (and, for
+// a file without a diff, why), then a diff per file. nil when there is
+// nothing to show: no change, or only changes a diff already showed.
+func (f *Filter) updateFor(j *job, r Report) []byte {
+	c := j.call
+	from := c.from
+	if r.Earlier && !c.earlier { // a replay: the live proxy took the rest before
+		from = c.prevFrom
+	}
+	var shown []Change
+	for _, ch := range r.Files {
+		if f.wasShown(c.key.session, ch.Path, ch.Hash, from) {
+			continue
+		}
+		shown = append(shown, ch)
+	}
+	if len(shown) == 0 && r.More == 0 && r.Note == "" {
+		return nil
+	}
+	if c.bigContent {
+		f.log().Warn("show-changes: a command's content is too large to send again beside its changes; they are not shown",
+			"toolCallId", c.key.id, "files", len(shown)+r.More)
+		return nil
+	}
+	for _, ch := range shown {
+		if ch.Hash != "" {
+			f.remember(c.key.session, ch.Path, ch.Hash)
+		}
+	}
+	items := []byte{'['}
+	if existing := rawjson.TrimSpace(c.content); len(existing) > 2 && existing[0] == '[' {
+		items = append(items, existing[1:len(existing)-1]...)
+		items = append(items, ',')
+	}
+	items = appendText(items, f.note(j, shown, r))
+	for _, ch := range shown {
+		if ch.New != nil {
+			items = append(items, ',')
+			items = appendDiff(items, ch)
+		}
+	}
+	items = append(items, ']')
+	raw := rawjson.AppendQuote([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`), c.key.session)
+	raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
+	raw = rawjson.AppendQuote(raw, c.key.id)
+	raw = append(raw, `,"content":`...)
+	raw = append(raw, items...)
+	return append(raw, "}}}"...)
+}
+
+// note is the text that says what changed while j's call ran.
+func (f *Filter) note(j *job, shown []Change, r Report) string {
+	c := j.call
+	var b strings.Builder
+	n := len(shown) + r.More
+	b.WriteString("acp-proxy: ")
+	if j.status == "cancelled" {
+		b.WriteString("this command was cancelled, or never said it ended; ")
+	}
+	since := c.since
+	if r.Since != "" {
+		since = r.Since
+	}
+	fmt.Fprintf(&b, "%d %s under %s changed %s", n, plural(n, "file", "files"), c.cwd, since)
+	if len(c.others) > 0 {
+		b.WriteString("; other calls ran at the same time, so a change may be theirs: ")
+		b.WriteString(names(c.others, c.moreOthers))
+	}
+	if r.Later != "" {
+		b.WriteString("; calls that started before the proxy looked, so a change may be theirs: " + r.Later)
+	}
+	b.WriteString(":")
+	for _, ch := range shown {
+		b.WriteString("\n- " + ch.Op + " " + relTo(c.cwd, ch.Path))
+		switch {
+		case ch.MovedTo != "":
+			b.WriteString(" (moved to " + relTo(c.cwd, ch.MovedTo) + ")")
+		case ch.MovedFrom != "":
+			b.WriteString(" (moved from " + relTo(c.cwd, ch.MovedFrom) + ")")
+		}
+		if ch.Why != "" {
+			b.WriteString(": no diff, " + ch.Why)
+		}
+	}
+	if r.More > 0 {
+		fmt.Fprintf(&b, "\n- and %d more %s, not listed (one update shows at most %d)", r.More, plural(r.More, "file", "files"), f.limits().MaxShown)
+	}
+	if r.Note != "" {
+		b.WriteString("\n" + r.Note)
+	}
+	return b.String()
+}
+
+// names are the calls cs (and more others), by title when they have one.
+func names(cs []*call, more int) string {
+	var out []string
+	for _, o := range cs {
+		name := o.key.id
+		if o.title != "" {
+			name = fmt.Sprintf("%q (%s)", o.title, o.key.id)
+		}
+		out = append(out, name)
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(out, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// relTo is path relative to dir, for reading.
+func relTo(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+// appendText appends a text content item.
+func appendText(dst []byte, text string) []byte {
+	dst = append(dst, `{"type":"content","content":{"type":"text","text":`...)
+	return append(rawjson.AppendQuote(dst, text), "}}"...)
+}
+
+// appendDiff appends ch's diff item: no oldText for a created file, an
+// empty newText for a deleted one.
+func appendDiff(dst []byte, ch Change) []byte {
+	dst = append(dst, `{"type":"diff","path":`...)
+	dst = rawjson.AppendQuote(dst, ch.Path)
+	dst = append(dst, `,"oldText":`...)
+	if ch.Old != nil {
+		dst = rawjson.AppendQuote(dst, *ch.Old)
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"newText":`...)
+	return append(rawjson.AppendQuote(dst, *ch.New), '}')
+}

@@ -1,0 +1,154 @@
+package changes
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"unicode/utf8"
+)
+
+// Limits bound what a call's before-state and report hold.
+type Limits struct {
+	// MaxFileBytes is the largest file whose text is copied and shown.
+	MaxFileBytes int64
+	// MaxCopyBytes bounds the text a before-state copies: the files git
+	// already sees as changed, or, outside git, the small text files.
+	MaxCopyBytes int64
+	// MaxFiles bounds the files a scan outside git looks at.
+	MaxFiles int
+	// MaxShown bounds the files one update shows; the rest are counted.
+	MaxShown int
+}
+
+// DefaultLimits are the limits of --show-changes.
+var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 200_000, MaxShown: 50}
+
+// kind is what a path is.
+type kind uint8
+
+const (
+	absent kind = iota
+	regular
+	symlink
+	other // a directory where a file was, a FIFO, a device: never read
+)
+
+// version is one path at one time: what it is, its stat, and its text
+// when it was read.
+type version struct {
+	kind  kind
+	size  int64
+	mtime int64 // nanoseconds
+	mode  fs.FileMode
+	link  string // a symlink's target, as the link holds it
+	// read: content and hash hold the whole file; text says it is UTF-8
+	// without NUL bytes. Unread, why says why.
+	read    bool
+	text    bool
+	content []byte
+	hash    [sha256.Size]byte
+	why     string
+}
+
+// sameStat reports whether two versions look the same without their
+// content: what git's index and a stat scan compare.
+func (v version) sameStat(w version) bool {
+	return v.kind == w.kind && v.size == w.size && v.mtime == w.mtime && v.mode == w.mode && v.link == w.link
+}
+
+// stat is the version of rel under root without its content; it never
+// follows a symlink.
+func stat(root *os.Root, rel string) version {
+	fi, err := root.Lstat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return version{}
+		}
+		return version{kind: other, why: "cannot be read (" + unwrapPath(err) + ")"}
+	}
+	return versionOf(root, rel, fi)
+}
+
+// versionOf is the version fi (an Lstat of rel under root) says, without
+// the content.
+func versionOf(root *os.Root, rel string, fi fs.FileInfo) version {
+	v := version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		v.kind = symlink
+		v.link, _ = root.Readlink(rel)
+		v.why = "a symbolic link (to " + v.link + "); the proxy never follows one"
+	case fi.Mode().IsRegular():
+		v.kind = regular
+	default:
+		v.kind = other
+		v.why = "not a regular file (" + fi.Mode().Type().String() + ")"
+	}
+	return v
+}
+
+// readVersion is the version of rel under root with its text, when it is a
+// regular file of at most max bytes. A FIFO is never opened; a symlink
+// never followed.
+func readVersion(root *os.Root, rel string, max int64) version {
+	v := stat(root, rel)
+	if v.kind != regular {
+		return v
+	}
+	if v.size > max {
+		v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(max), v.size)
+		return v
+	}
+	f, err := root.OpenFile(rel, openFlags, 0)
+	if err != nil {
+		v.why = "cannot be read (" + unwrapPath(err) + ")"
+		return v
+	}
+	defer f.Close()
+	content, err := io.ReadAll(io.LimitReader(f, max+1))
+	switch {
+	case err != nil:
+		v.why = "cannot be read (" + unwrapPath(err) + ")"
+		return v
+	case int64(len(content)) > max:
+		v.why = fmt.Sprintf("larger than %s", sizeWords(max))
+		return v
+	}
+	v.setContent(content)
+	return v
+}
+
+// setContent makes content the version's text.
+func (v *version) setContent(content []byte) {
+	v.read, v.content, v.hash = true, content, sha256.Sum256(content)
+	v.text = utf8.Valid(content) && bytes.IndexByte(content, 0) < 0
+	v.why = ""
+	if !v.text {
+		v.why = "a binary file"
+	}
+}
+
+// unwrapPath is err's reason without the path os puts in front.
+func unwrapPath(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// sizeWords is n bytes as a reader says it.
+func sizeWords(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,38 @@
+package filters
+
+import "time"
+
+// Note is one thing a filter did that an observer may show beside the
+// messages, such as an OpenTelemetry span event: shell-to-patch showed a
+// command as an edit, found the file held what it showed, took it back.
+// Notes say what happened to which tool call; the messages themselves go
+// to the taps.
+type Note struct {
+	Time       time.Time // when: the time of the message being filtered
+	Filter     string    // the filter's name (Filter.Name)
+	Event      string    // what it did, in a few words ("edit shown")
+	SessionID  string
+	ToolCallID string
+	// Files is how many files the action concerns (0: none or not known).
+	Files int
+	// Detail says why, in words that may name files and commands: content
+	// an observer shows only when asked to. "" when there is nothing to
+	// add.
+	Detail string
+}
+
+// Note tells the chain's OnNote of n, at the message's time unless n has
+// one. Without an OnNote it does nothing and costs one comparison: a
+// filter that would work to fill in n asks Noting first.
+func (m *Message) Note(n Note) {
+	if m.onNote == nil {
+		return
+	}
+	if n.Time.IsZero() {
+		n.Time = m.Time
+	}
+	m.onNote(n)
+}
+
+// Noting reports whether anyone is told of m's notes.
+func (m *Message) Noting() bool { return m.onNote != nil }

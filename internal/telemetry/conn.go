@@ -1,0 +1,227 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
+
+// maxContent bounds each piece of message text a span holds with
+// --otel-content.
+const maxContent = 4096
+
+// ConnInfo is what a connection's span says of the proxy.
+type ConnInfo struct {
+	Agent []string // the agent's command line
+	Args  []string // the proxy's own arguments
+	// Chain is the relay's filter chain, whose figures end the span
+	// (nil: no filters).
+	Chain   *filters.Chain
+	Content bool // --otel-content: message text in spans
+}
+
+// Conn makes the spans of one connection from its messages. Only the
+// tap's goroutine uses it.
+type Conn struct {
+	tracer   trace.Tracer
+	info     ConnInfo
+	span     trace.Span // nil until the first message
+	ctx      context.Context
+	last     time.Time
+	counts   [2][2]acp.Count // by direction: before, after the filters
+	reqs     acp.Requests[*request]
+	sessions map[string]*session
+	calls    map[callKey]*call
+}
+
+// request is a request followed to its response.
+type request struct {
+	method  string
+	start   time.Time
+	span    trace.Span
+	ctx     context.Context
+	session *session          // session/new, /load, /resume: the session it opens
+	options map[string]string // a permission request's: optionId → kind
+}
+
+type session struct {
+	id   string
+	span trace.Span
+	ctx  context.Context
+	turn *turn
+}
+
+type turn struct {
+	span   trace.Span
+	ctx    context.Context
+	calls  []*call
+	counts [2]acp.Count // agent→client: before, after the filters
+}
+
+type callKey struct{ session, id string }
+
+type call struct {
+	key           callKey
+	span          trace.Span
+	ctx           context.Context
+	kind, status  string
+	before, after acp.Count
+	final         time.Time // when the agent first said it ended
+	ended         bool
+	notes         map[string]bool
+	sawRawInput   bool
+}
+
+// NewConn is a connection whose spans p exports.
+func (p *Provider) NewConn(info ConnInfo) *Conn {
+	return &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info,
+		reqs: acp.Requests[*request]{Max: 4096}, sessions: map[string]*session{}, calls: map[callKey]*call{}}
+}
+
+// start starts a span at t under parent, as a child of the remote span
+// context rc when it is valid (with the ID the Context filter chose for
+// it, when it chose one).
+func (c *Conn) start(parent context.Context, name string, t time.Time, rc trace.SpanContext, id trace.SpanID, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	if rc.IsValid() {
+		parent = trace.ContextWithRemoteSpanContext(context.Background(), rc)
+	}
+	if id.IsValid() {
+		parent = withSpanID(parent, id)
+	}
+	return c.tracer.Start(parent, name, append(opts, trace.WithTimestamp(t))...)
+}
+
+// own is the IDs the Context filter gave the proxy's span of a request
+// that carried no trace context (--otel-propagate): its trace, for a span
+// that starts one, and its span ID.
+func own(ctx context.Context, ev event, rc trace.SpanContext) (context.Context, trace.SpanID) {
+	sc := addedContext(rc, ev.out)
+	if !sc.IsValid() {
+		return ctx, trace.SpanID{}
+	}
+	return withTraceID(ctx, sc.TraceID()), sc.SpanID()
+}
+
+// handle makes what ev means of the spans.
+func (c *Conn) handle(ev event) {
+	if !ev.t.IsZero() {
+		c.last = ev.t
+	}
+	switch ev.kind {
+	case passed:
+		c.counts[ev.dir][0].Line(len(ev.line))
+		c.counts[ev.dir][1].Messages += int64(max(len(ev.out), 1))
+		c.counts[ev.dir][1].Bytes += int64(ev.outSize)
+		c.message(ev)
+	case added:
+		c.counts[ev.dir][1].Line(len(ev.line))
+		c.addedLine(ev)
+	case long:
+		c.counts[ev.dir][0].Messages++
+		c.counts[ev.dir][0].Bytes += int64(ev.outSize)
+		c.counts[ev.dir][1].Messages++
+		c.counts[ev.dir][1].Bytes += int64(ev.outSize)
+	case noted:
+		c.note(ev.note)
+	}
+}
+
+// message is a line read from either side.
+func (c *Conn) message(ev event) {
+	m := acp.NewMessage(ev.dir, ev.line, ev.t)
+	if !m.Valid() {
+		return
+	}
+	if m.Dir != acp.ClientToAgent || m.Method() != "initialize" { // which may name a parent
+		c.ensure(ev.t, trace.SpanContext{}, trace.SpanID{})
+	}
+	switch {
+	case m.IsRequest():
+		c.request(m, ev)
+	case m.IsResponse():
+		c.response(m)
+	case m.Method() == "session/update":
+		c.update(m, ev)
+	}
+}
+
+// ensure starts the connection's span at the first message, as a child of
+// rc (the initialize request's traceparent) when valid.
+func (c *Conn) ensure(t time.Time, rc trace.SpanContext, id trace.SpanID) {
+	c.ensureIn(context.Background(), t, rc, id)
+}
+
+// ensureIn is ensure, with the IDs base asks for (see own).
+func (c *Conn) ensureIn(base context.Context, t time.Time, rc trace.SpanContext, id trace.SpanID) {
+	if c.span != nil {
+		return
+	}
+	opts := []trace.SpanStartOption{trace.WithAttributes(
+		attribute.StringSlice("acp.agent.command", c.info.Agent), attribute.StringSlice("acp.proxy.args", c.info.Args))}
+	if !rc.IsValid() {
+		opts = append(opts, trace.WithNewRoot())
+	}
+	c.ctx, c.span = c.start(base, "acp.connection", t, rc, id, opts...)
+}
+
+// parentOf is the client's trace context on request m, and the span ID the
+// Context filter gave the proxy's span for it.
+func parentOf(m *acp.Message, ev event) (trace.SpanContext, trace.SpanID) {
+	rc := remote(m.Params())
+	if !rc.IsValid() || len(ev.out) != 1 {
+		return rc, trace.SpanID{}
+	}
+	return rc, spliced(rc, ev.out[0])
+}
+
+// request follows a request of either side to its response.
+func (c *Conn) request(m *acp.Message, ev event) {
+	rc, id := parentOf(m, ev)
+	base, ownID := own(context.Background(), ev, rc)
+	if ownID.IsValid() {
+		id = ownID
+	}
+	method := m.Method()
+	if method == "initialize" && m.Dir == acp.ClientToAgent {
+		c.ensureIn(base, ev.t, rc, id)
+		c.initialize(m)
+		return
+	}
+	r := &request{method: method, start: ev.t}
+	switch {
+	case m.Dir == acp.ClientToAgent && (method == "session/new" || method == "session/load" || method == "session/resume"):
+		c.openSession(m, r, ev.t, rc, id, base)
+	case m.Dir == acp.ClientToAgent && method == "session/prompt":
+		c.openTurn(m, r, ev.t, rc, id)
+	case m.Dir == acp.AgentToClient && method == "session/request_permission":
+		c.openPermission(m, r, ev.t)
+	default:
+		return
+	}
+	c.reqs.Open(m, r)
+}
+
+// initialize notes what the client says of itself.
+func (c *Conn) initialize(m *acp.Message) {
+	p := m.Params()
+	c.reqs.Open(m, &request{method: "initialize"})
+	attrs := []attribute.KeyValue{}
+	if v, ok := rawjson.Get(p, "protocolVersion"); ok {
+		attrs = append(attrs, attribute.String("acp.client.protocol_version", string(v)))
+	}
+	for _, info := range []string{"clientInfo", "info"} {
+		if n, ok := rawjson.GetString(p, info, "name"); ok {
+			attrs = append(attrs, attribute.String("acp.client.name", n))
+		}
+		if v, ok := rawjson.GetString(p, info, "version"); ok {
+			attrs = append(attrs, attribute.String("acp.client.version", v))
+		}
+	}
+	c.span.SetAttributes(attrs...)
+}

@@ -1,0 +1,17 @@
+// Package telemetry exports a connection as OpenTelemetry spans over OTLP:
+// the connection, each session, each prompt turn, each tool call and each
+// permission request, with the filters' actions (filters.Note) as span
+// events.
+//
+// It is an observer. Tap is a proxy.Tap that copies what it is told into a
+// queue bounded by bytes and returns; one goroutine of its own reads the
+// messages and makes the spans, with the times the relay read them, and the
+// SDK's batch processor exports them. A full queue drops what it cannot
+// hold (counted, and logged once); the relay never waits on the tap, the
+// SDK or the collector.
+//
+// The one thing it changes on the wire is the W3C trace context a client
+// sends (Context, a filter): a request whose params._meta carries a
+// traceparent reaches the agent with the proxy's span for that request as
+// the parent, so that the agent's spans nest under the proxy's.
+package telemetry

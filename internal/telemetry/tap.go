@@ -1,0 +1,216 @@
+package telemetry
+
+import (
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/proxy"
+)
+
+var timeZero time.Time
+
+func osGetenv(k string) string { return os.Getenv(k) }
+
+// DefaultQueueBytes bounds the bytes of messages the tap holds for its
+// goroutine; past it, messages are dropped from the spans (counted).
+const DefaultQueueBytes = 16 << 20
+
+// queueLen bounds the number of events held, whatever their size.
+const queueLen = 8192
+
+// event is one thing the tap was told, copied.
+type event struct {
+	kind    eventKind
+	dir     acp.Direction
+	t       time.Time
+	line    []byte   // the line as read (or as the proxy wrote it: added)
+	out     [][]byte // what was written for it, when a filter changed it
+	outSize int      // the bytes written for it, each line with its '\n'
+	note    filters.Note
+}
+
+type eventKind uint8
+
+const (
+	passed eventKind = iota
+	added
+	long
+	noted
+	ended
+)
+
+// Tap is the proxy.Tap that makes a connection's spans. Its methods copy
+// and queue, never wait; the spans are made on a goroutine of its own,
+// which Close ends. The queue is a slice the goroutine takes whole every
+// pollInterval, or as soon as it holds wakeEvents events or wakeBytes
+// bytes: a pump pays a copy, a lock and an append per message, not a
+// goroutine's wake-up (a futex call when the goroutine sleeps, which on a
+// quiet connection would be every message).
+type Tap struct {
+	mu      sync.Mutex
+	pending []event // queued, in order
+	queued  int64   // bytes in pending
+	closed  bool
+	wake    chan struct{} // one token: pending has something, or closed
+	max     int64
+	dropped atomic.Int64
+	warned  atomic.Bool
+	log     *slog.Logger
+	done    chan struct{}
+	ends    atomic.Int32
+}
+
+var _ proxy.Tap = (*Tap)(nil)
+
+// NewTap starts the goroutine that makes spans of conn's messages.
+func NewTap(conn *Conn, log *slog.Logger) *Tap {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := &Tap{wake: make(chan struct{}, 1), max: DefaultQueueBytes, log: log, done: make(chan struct{})}
+	go t.run(conn)
+	return t
+}
+
+// The goroutine's schedule: what it reads costs the spans nothing but
+// their delay in reaching the batch processor, which exports every 5 s.
+const (
+	pollInterval = 25 * time.Millisecond
+	wakeEvents   = 1024
+	wakeBytes    = 4 << 20
+)
+
+// run makes spans of what is queued, a batch at a time, until Close.
+func (t *Tap) run(conn *Conn) {
+	defer close(t.done)
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var batch []event
+	for {
+		select {
+		case <-tick.C:
+		case <-t.wake:
+		}
+		t.mu.Lock()
+		batch, t.pending = t.pending, batch[:0]
+		t.queued = 0
+		closed := t.closed
+		t.mu.Unlock()
+		for i := range batch {
+			conn.handle(batch[i])
+			batch[i] = event{} // the lines go as soon as they are read
+		}
+		if closed {
+			conn.finish(t.dropped.Load())
+			return
+		}
+	}
+}
+
+func outBytes(out [][]byte) (n int) {
+	for _, l := range out {
+		n += len(l)
+	}
+	return n
+}
+
+// put queues ev unless the queue is full (by bytes or by count; always,
+// when must): the tap drops rather than wait.
+func (t *Tap) put(ev event, must bool) {
+	size := int64(len(ev.line) + outBytes(ev.out))
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return
+	}
+	if !must && (t.queued+size > t.max || len(t.pending) >= queueLen) {
+		t.mu.Unlock()
+		t.drop()
+		return
+	}
+	t.pending = append(t.pending, ev)
+	t.queued += size
+	full := len(t.pending) == wakeEvents || t.queued >= wakeBytes && t.queued-size < wakeBytes
+	t.mu.Unlock()
+	if full {
+		t.signal()
+	}
+}
+
+// signal wakes the goroutine, unless it is already to wake.
+func (t *Tap) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Tap) drop() {
+	t.dropped.Add(1)
+	if t.warned.CompareAndSwap(false, true) {
+		t.log.Warn("otel: the span builder is behind; messages are left out of the spans (the relay goes on)")
+	}
+}
+
+func (t *Tap) Passed(p *proxy.Passage) {
+	ev := event{kind: passed, dir: p.Dir, t: p.Time, line: append([]byte(nil), p.Line...)}
+	for _, s := range p.Out {
+		ev.outSize += len(s.Line) + 1
+	}
+	if p.Changed() {
+		ev.out = make([][]byte, len(p.Out))
+		for i, s := range p.Out {
+			ev.out[i] = append([]byte(nil), s.Line...)
+		}
+	}
+	t.put(ev, false)
+}
+
+func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
+	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1}, false)
+}
+
+// Long counts a line too long to filter; nothing of it is read.
+func (t *Tap) Long(d acp.Direction) proxy.LongLine { return &longLine{t: t, d: d} }
+
+type longLine struct {
+	t *Tap
+	d acp.Direction
+	n int
+}
+
+func (l *longLine) Piece(b []byte) { l.n += len(b) }
+
+func (l *longLine) End(at time.Time, eol bool) {
+	if eol {
+		l.n++
+	}
+	l.t.put(event{kind: long, dir: l.d, t: at, outSize: l.n}, false)
+}
+
+// Note takes a filter's note (the chain's OnNote).
+func (t *Tap) Note(n filters.Note) { t.put(event{kind: noted, t: n.Time, note: n}, false) }
+
+// End ends the spans when both directions have ended.
+func (t *Tap) End(d acp.Direction) error {
+	t.put(event{kind: ended, dir: d, t: time.Now()}, true)
+	if t.ends.Add(1) == 2 {
+		t.Close()
+	}
+	return nil
+}
+
+// Close ends the goroutine once it has made the spans of what was queued
+// (the connection's spans end with it), and waits for it.
+func (t *Tap) Close() {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.signal()
+	<-t.done
+}
