@@ -58,8 +58,10 @@ func TestTheLivePageEndsAsTheViewOfTheRecordedTrace(t *testing.T) {
 			// One session, as a relay with --record and --serve would
 			// watch it: the replay is the relay.
 			var recorded bytes.Buffer
+			info := trace.ConnectionInfo{Agent: []string{"agent"}}
 			rec := trace.NewRecorder(&recorded, time.Time{})
-			tap := NewTap(time.Time{}, trace.ConnectionInfo{Agent: []string{"agent"}}, 1<<30)
+			require.NoError(t, rec.Begin(info), "the connection record, as --record writes it")
+			tap := NewTap(time.Time{}, info, 1<<30)
 			page := newPage(c.trace, flags, tap.q)
 			err = trace.Replay(context.Background(), trace.NewReader(f), func(int) trace.Connection {
 				return trace.Connection{Chain: chain, Sinks: []trace.Sink{recorderSink{rec}, tapSink{tap}}}
