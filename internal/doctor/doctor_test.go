@@ -263,6 +263,7 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 			"agent-shell (Emacs), as the command of the agent's configuration:",
 			`"agent_servers": {"my-agent (proxy)": {"type": "custom", "command": "/opt/acp-proxy"`,
 			`To watch a session live, add "--serve", ":0", "--log-file", "~/acp-proxy.log" before "--" in any`,
+			`To send its spans to Jaeger, Grafana Tempo or any OpenTelemetry collector, add "--otel-endpoint",`,
 		}},
 	}
 	for _, c := range cases {

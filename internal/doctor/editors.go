@@ -107,6 +107,9 @@ func (r *Report) writeEditors(w io.Writer) {
 	writeWrapped(w, "", "  ", `To watch a session live, add "--serve", ":0", "--log-file", "~/acp-proxy.log" `+
 		`before "--" in any config above, and open the URL the log gives as "live view" `+
 		`(README: Watching a session live).`)
+	writeWrapped(w, "", "  ", `To send its spans to Jaeger, Grafana Tempo or any OpenTelemetry collector, add `+
+		`"--otel-endpoint", "http://localhost:4318" before "--" in any config above, or set `+
+		`OTEL_EXPORTER_OTLP_ENDPOINT where the editor starts it (README: OpenTelemetry).`)
 	if r.ProxyTemporary != "" {
 		writeWrapped(w, "", "  ", "Warning: "+r.ProxyTemporary)
 	}
