@@ -72,7 +72,7 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 			fmt.Fprintf(stderr, "%s: no TRACE given, and stdin is a terminal: name a trace file, or pipe one in\n", prog)
 			return nil, "", nil, exitUsage
 		}
-		return &traceInput{r: trace.Decompress(stdin)}, "-", func() {}, -1
+		return &traceInput{r: trace.Decompress(stdin), src: stdin}, "-", func() {}, -1
 	}
 	name = fs.Arg(0)
 	f, err := os.Open(name)
@@ -85,13 +85,14 @@ func openTrace(prog string, fs *pflag.FlagSet, stdin io.Reader, stderr io.Writer
 		fmt.Fprintf(stderr, "%s: %s is a directory, not a trace\n", prog, name)
 		return nil, "", nil, 1
 	}
-	return &traceInput{r: trace.Decompress(f)}, name, func() { f.Close() }, -1
+	return &traceInput{r: trace.Decompress(f), src: f}, name, func() { f.Close() }, -1
 }
 
 // traceInput is a trace being read (decompressed when gzip'd), which knows
 // whether it held anything but blank space.
 type traceInput struct {
 	r        *trace.Input
+	src      io.Reader // what r decompresses: view --follow reads it anew as it grows
 	nonBlank bool
 }
 

@@ -59,7 +59,7 @@ func runView(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer done()
 	if *follow || fs.Changed("serve") {
-		return runFollow(fs, filterFlags, *follow, *serve, in, name, stderr)
+		return runFollow(fs, filterFlags, *follow, *serve, in.src, name, stderr)
 	}
 	dest := *output
 	if dest == "" {

@@ -1,6 +1,9 @@
 package live
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
 	"time"
@@ -22,11 +25,12 @@ func (s *Server) Relay(title string, filters []string, start time.Time, info tra
 
 // Follow serves the live page, titled title, of the trace in r, read from
 // its start and then as another proxy appends to it, until ctx is done
-// (nil) or the trace is malformed (the error).
+// (nil) or the trace is malformed (the error). A gzip'd trace (--record
+// FILE.gz) is followed too (see followed).
 func (s *Server) Follow(ctx context.Context, r io.Reader, title string) error {
 	q := newQueue(DefaultBudget, true)
 	s.serve(newPage(title, nil, q))
-	tr := trace.NewReader(&follower{r: r, ctx: ctx})
+	tr := trace.NewReader(followed(&follower{r: r, ctx: ctx}))
 	for {
 		rec, err := tr.Next()
 		if ctx.Err() != nil {
@@ -60,6 +64,47 @@ func (f *follower) Read(b []byte) (int, error) {
 		case <-f.ctx.Done():
 			return 0, io.EOF
 		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// followed is the trace a follower reads, decompressed when it is gzip'd
+// (its first two bytes say). --record FILE.gz writes one whole gzip member
+// per flush: each is read on its own, so that its records are shown as soon
+// as it is whole, not when the next member's header arrives (which a
+// multistream reader waits for at a member's end, beneath it the follower
+// waiting on the file).
+func followed(f *follower) io.Reader {
+	br := bufio.NewReader(f)
+	if magic, err := br.Peek(2); err != nil || !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return br
+	}
+	return &gzipMembers{br: br}
+}
+
+// gzipMembers reads a stream of gzip members one at a time.
+type gzipMembers struct {
+	br *bufio.Reader
+	z  *gzip.Reader // the member being read; nil between members
+}
+
+func (m *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		if m.z == nil {
+			z, err := gzip.NewReader(m.br)
+			if err != nil {
+				return 0, err
+			}
+			z.Multistream(false)
+			m.z = z
+		}
+		n, err := m.z.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		m.z = nil // this member is whole: the next one may not be written yet
+		if n > 0 {
+			return n, nil
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package live
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -48,6 +50,57 @@ func TestFollowShowsATraceAsItIsWritten(t *testing.T) {
 	require.NoError(t, err)
 	time.Sleep(3 * pollInterval) // a follower that read it now would fail on a broken record
 	_, err = w.WriteString(half[20:] + record(2))
+	require.NoError(t, err)
+	waitFor(3)
+
+	cancel()
+	assert.NoError(t, <-followed, "stopped, not failed")
+	srv.Close(0)
+}
+
+// view --follow of a trace --record FILE.gz is writing: a gzip member per
+// flush, one of them half-written when the follower reaches it.
+func TestFollowShowsAGzipTraceAsItIsWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl.gz")
+	w, err := os.Create(path)
+	require.NoError(t, err)
+	defer w.Close()
+	record := func(i int) string {
+		return fmt.Sprintf(`{"t":%d.5,"dir":"client->agent","msg":%s}`+"\n", i, prompt(i, fmt.Sprint("prompt ", i)))
+	}
+	member := func(text string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, err := zw.Write([]byte(text))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		return b.Bytes()
+	}
+	_, err = w.Write(member(record(0)))
+	require.NoError(t, err)
+
+	r, err := os.Open(path)
+	require.NoError(t, err)
+	defer r.Close()
+	srv, err := Listen(":0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	followed := make(chan error, 1)
+	go func() { followed <- srv.Follow(ctx, r, "s.jsonl.gz") }()
+
+	ev := openEvents(t, srv)
+	waitFor := func(n int64) {
+		t.Helper()
+		for d := ev.next(t); messages(d) < n; d = ev.next(t) {
+			require.True(t, d.Live.Running)
+		}
+	}
+	waitFor(1)
+	next := member(record(1) + record(2))
+	_, err = w.Write(next[:len(next)/2])
+	require.NoError(t, err)
+	time.Sleep(3 * pollInterval) // a follower that gave the decompressor the file's end now would stop
+	_, err = w.Write(next[len(next)/2:])
 	require.NoError(t, err)
 	waitFor(3)
 
