@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 )
 
 // A live page is tested in a browser that stays open while the session
@@ -45,12 +47,28 @@ func openInBrowser(t testing.TB, url string) *devtools {
 	require.NoError(t, err)
 	fromChrome, theirs, err := os.Pipe()
 	require.NoError(t, err)
-	cmd := exec.Command(chromium, append(chromiumFlags(filepath.Join(dir, "profile")), "--window-size=1400,1000", "--remote-debugging-pipe", "about:blank")...)
+	profile := filepath.Join(dir, "profile")
+	cmd := exec.Command(chromium, append(chromiumFlags(profile), "--window-size=1400,1000", "--remote-debugging-pipe", "about:blank")...)
 	cmd.ExtraFiles = []*os.File{toChrome, theirs} // its fd 3 and fd 4
+	procgroup.Set(cmd)
 	require.NoError(t, cmd.Start())
 	toChrome.Close()
 	theirs.Close()
-	t.Cleanup(func() { ours.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait(); fromChrome.Close() })
+	t.Cleanup(func() {
+		ours.Close()
+		// Chromium's own children (renderer, GPU, crash handler) write
+		// the profile too: stop them all, and remove the profile once the
+		// last is gone, before t.TempDir's cleanup would find it busy.
+		_ = procgroup.Signal(cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		fromChrome.Close()
+		for range 100 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 	d := &devtools{t: t, w: ours, r: bufio.NewReader(fromChrome)}
 
 	var target struct{ TargetID string }
