@@ -15,60 +15,12 @@ import (
 )
 
 // view --follow: a trace another proxy is still appending to is shown from
-// its start, then each record as it is written, a half-written record
-// once it is whole.
+// its start, then each record as it is written, a half-written record once
+// it is whole; as --record FILE.gz writes it too (a gzip member per flush,
+// one of them half-written when the follower reaches it).
 func TestFollowShowsATraceAsItIsWritten(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl")
-	w, err := os.Create(path)
-	require.NoError(t, err)
-	defer w.Close()
-	record := func(i int) string {
-		return fmt.Sprintf(`{"t":%d.5,"dir":"client->agent","msg":%s}`+"\n", i, prompt(i, fmt.Sprint("prompt ", i)))
-	}
-	_, err = w.WriteString(record(0))
-	require.NoError(t, err)
-
-	r, err := os.Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	srv, err := Listen(":0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	followed := make(chan error, 1)
-	go func() { followed <- srv.Follow(ctx, r, "s.jsonl") }()
-
-	ev := openEvents(t, srv)
-	waitFor := func(n int64) {
-		t.Helper()
-		for d := ev.next(t); messages(d) < n; d = ev.next(t) {
-			require.True(t, d.Live.Running)
-		}
-	}
-	waitFor(1)
-	half := record(1)
-	_, err = w.WriteString(half[:20]) // the writer is midway through a record
-	require.NoError(t, err)
-	time.Sleep(3 * pollInterval) // a follower that read it now would fail on a broken record
-	_, err = w.WriteString(half[20:] + record(2))
-	require.NoError(t, err)
-	waitFor(3)
-
-	cancel()
-	assert.NoError(t, <-followed, "stopped, not failed")
-	srv.Close(0)
-}
-
-// view --follow of a trace --record FILE.gz is writing: a gzip member per
-// flush, one of them half-written when the follower reaches it.
-func TestFollowShowsAGzipTraceAsItIsWritten(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.jsonl.gz")
-	w, err := os.Create(path)
-	require.NoError(t, err)
-	defer w.Close()
-	record := func(i int) string {
-		return fmt.Sprintf(`{"t":%d.5,"dir":"client->agent","msg":%s}`+"\n", i, prompt(i, fmt.Sprint("prompt ", i)))
-	}
-	member := func(text string) []byte {
+	plain := func(_ *testing.T, text string) []byte { return []byte(text) }
+	member := func(t *testing.T, text string) []byte {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
 		_, err := zw.Write([]byte(text))
@@ -76,37 +28,54 @@ func TestFollowShowsAGzipTraceAsItIsWritten(t *testing.T) {
 		require.NoError(t, zw.Close())
 		return b.Bytes()
 	}
-	_, err = w.Write(member(record(0)))
-	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		write func(*testing.T, string) []byte
+	}{
+		{"s.jsonl", plain},
+		{"s.jsonl.gz", member},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tc.name)
+			w, err := os.Create(path)
+			require.NoError(t, err)
+			defer w.Close()
+			record := func(i int) string {
+				return fmt.Sprintf(`{"t":%d.5,"dir":"client->agent","msg":%s}`+"\n", i, prompt(i, fmt.Sprint("prompt ", i)))
+			}
+			_, err = w.Write(tc.write(t, record(0)))
+			require.NoError(t, err)
 
-	r, err := os.Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	srv, err := Listen(":0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	followed := make(chan error, 1)
-	go func() { followed <- srv.Follow(ctx, r, "s.jsonl.gz") }()
+			r, err := os.Open(path)
+			require.NoError(t, err)
+			defer r.Close()
+			srv, err := Listen(":0")
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			followed := make(chan error, 1)
+			go func() { followed <- srv.Follow(ctx, r, tc.name) }()
 
-	ev := openEvents(t, srv)
-	waitFor := func(n int64) {
-		t.Helper()
-		for d := ev.next(t); messages(d) < n; d = ev.next(t) {
-			require.True(t, d.Live.Running)
-		}
+			ev := openEvents(t, srv)
+			waitFor := func(n int64) {
+				t.Helper()
+				for d := ev.next(t); messages(d) < n; d = ev.next(t) {
+					require.True(t, d.Live.Running)
+				}
+			}
+			waitFor(1)
+			next := tc.write(t, record(1)+record(2))
+			_, err = w.Write(next[:20]) // the writer is midway through a record
+			require.NoError(t, err)
+			time.Sleep(3 * pollInterval) // a follower that read it now, or stopped at it, would fail
+			_, err = w.Write(next[20:])
+			require.NoError(t, err)
+			waitFor(3)
+
+			cancel()
+			assert.NoError(t, <-followed, "stopped, not failed")
+			srv.Close(0)
+		})
 	}
-	waitFor(1)
-	next := member(record(1) + record(2))
-	_, err = w.Write(next[:len(next)/2])
-	require.NoError(t, err)
-	time.Sleep(3 * pollInterval) // a follower that gave the decompressor the file's end now would stop
-	_, err = w.Write(next[len(next)/2:])
-	require.NoError(t, err)
-	waitFor(3)
-
-	cancel()
-	assert.NoError(t, <-followed, "stopped, not failed")
-	srv.Close(0)
 }
 
 func TestFollowReportsABrokenTrace(t *testing.T) {
