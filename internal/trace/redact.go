@@ -69,9 +69,9 @@ func appendRedacted(dst []byte, rec Record) []byte {
 	}
 	if rec.HasLine {
 		dst = AppendLine(append(dst, ','), redactLine(rec.Line))
-		if !rec.EOL {
-			dst = append(dst, `,"eol":false`...)
-		}
+	}
+	if !rec.EOL { // kept as read, line or not: a redacted record has its record's shape
+		dst = append(dst, `,"eol":false`...)
 	}
 	if rec.HasOut {
 		dst = append(dst, `,"out":[`...)
@@ -85,6 +85,8 @@ func appendRedacted(dst []byte, rec Record) []byte {
 	}
 	if rec.Src >= 0 {
 		dst = appendSource(dst, rec.Src, rec.Timer)
+	} else if rec.Timer { // kept as read: a redacted record has its record's shape
+		dst = append(dst, `,"timer":true`...)
 	}
 	return append(dst, '}', '\n')
 }
