@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
@@ -47,7 +48,7 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 	for _, ch := range shown {
 		if ch.New != nil {
 			items = append(items, ',')
-			items = appendDiff(items, ch)
+			items = acp.AppendDiff(items, ch.Path, ch.Old, *ch.New) // no oldText: created; empty newText: deleted
 		}
 	}
 	items = append(items, ']')
@@ -137,19 +138,4 @@ func relTo(dir, path string) string {
 func appendText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"content","content":{"type":"text","text":`...)
 	return append(rawjson.AppendQuote(dst, text), "}}"...)
-}
-
-// appendDiff appends ch's diff item: no oldText for a created file, an
-// empty newText for a deleted one.
-func appendDiff(dst []byte, ch Change) []byte {
-	dst = append(dst, `{"type":"diff","path":`...)
-	dst = rawjson.AppendQuote(dst, ch.Path)
-	dst = append(dst, `,"oldText":`...)
-	if ch.Old != nil {
-		dst = rawjson.AppendQuote(dst, *ch.Old)
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"newText":`...)
-	return append(rawjson.AppendQuote(dst, *ch.New), '}')
 }

@@ -47,17 +47,12 @@ func (f shownFile) oldText() (text string, exists bool) {
 }
 
 func diffItem(path string, old []byte, exists bool, newText string) []byte {
-	diff := []byte(`{"type":"diff","path":`)
-	diff = rawjson.AppendQuote(diff, path)
-	diff = append(diff, `,"oldText":`...)
+	var oldText *string
 	if exists {
-		diff = rawjson.AppendQuote(diff, string(old))
-	} else {
-		diff = append(diff, "null"...)
+		s := string(old)
+		oldText = &s
 	}
-	diff = append(diff, `,"newText":`...)
-	diff = rawjson.AppendQuote(diff, newText)
-	return append(diff, '}')
+	return acp.AppendDiff(nil, path, oldText, newText)
 }
 
 // newEdit is the edit of a command that writes files: one diff per file, in the order the command
