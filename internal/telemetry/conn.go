@@ -211,17 +211,24 @@ func (c *Conn) request(m *acp.Message, ev event) {
 func (c *Conn) initialize(m *acp.Message) {
 	p := m.Params()
 	c.reqs.Open(m, &request{method: "initialize"})
+	c.span.SetAttributes(peerAttrs(p, "clientInfo", "acp.client.protocol_version", "acp.client.")...)
+}
+
+// peerAttrs are what a peer's initialize says of it: the protocol version
+// it names (as versionAttr) and its name and version, under infoKey (v1)
+// or "info" (v2), as prefix+"name" and prefix+"version".
+func peerAttrs(obj []byte, infoKey, versionAttr, prefix string) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{}
-	if v, ok := rawjson.Get(p, "protocolVersion"); ok {
-		attrs = append(attrs, attribute.String("acp.client.protocol_version", string(v)))
+	if v, ok := rawjson.Get(obj, "protocolVersion"); ok {
+		attrs = append(attrs, attribute.String(versionAttr, string(v)))
 	}
-	for _, info := range []string{"clientInfo", "info"} {
-		if n, ok := rawjson.GetString(p, info, "name"); ok {
-			attrs = append(attrs, attribute.String("acp.client.name", n))
+	for _, info := range []string{infoKey, "info"} {
+		if n, ok := rawjson.GetString(obj, info, "name"); ok {
+			attrs = append(attrs, attribute.String(prefix+"name", n))
 		}
-		if v, ok := rawjson.GetString(p, info, "version"); ok {
-			attrs = append(attrs, attribute.String("acp.client.version", v))
+		if v, ok := rawjson.GetString(obj, info, "version"); ok {
+			attrs = append(attrs, attribute.String(prefix+"version", v))
 		}
 	}
-	c.span.SetAttributes(attrs...)
+	return attrs
 }

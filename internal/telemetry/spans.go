@@ -146,20 +146,7 @@ func (c *Conn) response(m *acp.Message) {
 
 // initialized notes what the agent says of itself.
 func (c *Conn) initialized(m *acp.Message) {
-	res := m.Result()
-	var attrs []attribute.KeyValue
-	if v, ok := rawjson.Get(res, "protocolVersion"); ok {
-		attrs = append(attrs, attribute.String("acp.protocol_version", string(v)))
-	}
-	for _, info := range []string{"agentInfo", "info"} {
-		if n, ok := rawjson.GetString(res, info, "name"); ok {
-			attrs = append(attrs, attribute.String("acp.agent.name", n))
-		}
-		if v, ok := rawjson.GetString(res, info, "version"); ok {
-			attrs = append(attrs, attribute.String("acp.agent.version", v))
-		}
-	}
-	c.span.SetAttributes(attrs...)
+	c.span.SetAttributes(peerAttrs(m.Result(), "agentInfo", "acp.protocol_version", "acp.agent.")...)
 	c.failed(c.span, m)
 }
 
