@@ -26,14 +26,7 @@ import (
 // acp.el is not installed by CI (it is on no registry CI reaches): set
 // ACP_EL_DIR to a checkout (v0.12.2 was run). It needs emacs on PATH.
 func TestAgentShellACPLayerConnectsWithDoctorsConfig(t *testing.T) {
-	dir := os.Getenv("ACP_EL_DIR")
-	if dir == "" {
-		t.Skip("ACP_EL_DIR (a checkout of xenodium/acp.el) is not set: agent-shell's ACP layer is not run")
-	}
-	emacs, err := exec.LookPath("emacs")
-	if err != nil {
-		t.Skip("emacs not on PATH: agent-shell's ACP layer is not run")
-	}
+	dir, emacs := editorCheckout(t, "ACP_EL_DIR", "a checkout of xenodium/acp.el", "emacs", "agent-shell's ACP layer")
 	agent := realagent.Codex(t, "0.16", realagent.CodexOptions{ModelBaseURL: deadURL})
 	out, stderr, err := runDoctor(t, agent, "codex-acp")
 	require.NoError(t, err, "stderr: %s", stderr)
@@ -59,4 +52,20 @@ func TestAgentShellACPLayerConnectsWithDoctorsConfig(t *testing.T) {
 	require.NoError(t, err, "%s", got.String())
 	assert.Contains(t, got.String(), "agent=codex-acp\n")
 	assert.Regexp(t, `session=[0-9a-f-]{36}\n`, got.String())
+}
+
+// editorCheckout is the source checkout the variable env names and the
+// program that runs it, found on PATH; without either, the test of what
+// (an editor's code no registry CI reaches provides) skips, saying why.
+func editorCheckout(t *testing.T, env, checkout, program, what string) (dir, path string) {
+	t.Helper()
+	dir = os.Getenv(env)
+	if dir == "" {
+		t.Skipf("%s (%s) is not set: %s is not run", env, checkout, what)
+	}
+	path, err := exec.LookPath(program)
+	if err != nil {
+		t.Skipf("%s not on PATH: %s is not run", program, what)
+	}
+	return dir, path
 }

@@ -30,14 +30,7 @@ import (
 // on PATH; testdata/codecompanion/shims.lua stands in for what Neovim
 // 0.8–0.11 adds that codecompanion uses, and changes nothing on 0.11.
 func TestCodecompanionItselfConnectsWithDoctorsConfig(t *testing.T) {
-	dir := os.Getenv("CODECOMPANION_DIR")
-	if dir == "" {
-		t.Skip("CODECOMPANION_DIR (a checkout of codecompanion.nvim v19.22.0) is not set: codecompanion's own connection is not run")
-	}
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Skip("nvim not on PATH: codecompanion's own connection is not run")
-	}
+	dir, nvim := editorCheckout(t, "CODECOMPANION_DIR", "a checkout of codecompanion.nvim v19.22.0", "nvim", "codecompanion's own connection")
 	agent := realagent.Codex(t, "0.16", realagent.CodexOptions{ModelBaseURL: deadURL})
 	agent.Env = append(agent.Env, "CODEX_API_KEY=dummy")
 	out, stderr, err := runDoctor(t, agent, "codex-acp")
@@ -108,14 +101,7 @@ func codecompanionConnect(t *testing.T, nvim, dir string, agent *realagent.Agent
 // line; --terminal-output changes what reaches it, which shows only in the
 // verbose_output line.
 func TestCodecompanionShowsWhatOnlyShellToPatchChanges(t *testing.T) {
-	dir := os.Getenv("CODECOMPANION_DIR")
-	if dir == "" {
-		t.Skip("CODECOMPANION_DIR (a checkout of codecompanion.nvim v19.22.0) is not set: codecompanion's formatter is not run")
-	}
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Skip("nvim not on PATH: codecompanion's formatter is not run")
-	}
+	dir, nvim := editorCheckout(t, "CODECOMPANION_DIR", "a checkout of codecompanion.nvim v19.22.0", "nvim", "codecompanion's formatter")
 	shows := func(t *testing.T, trace string, flags ...string) map[string]codecompanionLine {
 		return codecompanionShows(t, nvim, dir, trace, flags...)
 	}
