@@ -138,6 +138,10 @@ func TestAgentsAreRecognised(t *testing.T) {
 		{[]string{"npx", "-y", "pi-acp"}, "pi-acp", "0.0.34", 1, true, "pi-acp 0.0", "pi-acp"},
 		{[]string{"npx", "-y", "pi-acp@0.1.0"}, "pi-acp", "0.1.0", 1, false, "pi-acp 0.1.0: outside", "pi-acp"},
 		{[]string{"goose", "acp"}, "goose", "1.46.0", 1, false, "not one the proxy is proven against", "goose"},
+		// Registry agents the snapshot of 30 (a probe report) lacked.
+		{[]string{"npx", "-y", "@qoder-ai/qodercli", "--acp"}, "qodercli", "0.2.14", 1, false, "not one the proxy is proven against", "qoder"},
+		{[]string{"/opt/vibe/vibe-acp"}, "vibe", "2.24.1", 1, false, "not one the proxy is proven against", "mistral-vibe"},
+		{[]string{"npx", "@tencent-ai/codebuddy-code", "--acp"}, "", "", 1, false, "not one the proxy is proven against", "codebuddy-code"},
 		{[]string{"/opt/kimi/kimi", "acp"}, "Kimi Code CLI", "1.49.0", 1, false, "not one the proxy is proven against", "kimi"},
 		{[]string{"claude-agent-acp"}, "@agentclientprotocol/claude-agent-acp", "0.101.0", 2, true, "an ACP v2 agent", "claude-acp"},
 		{[]string{"my-agent"}, "my-agent", "1.0", 1, false, "not one the proxy is proven against", ""},
@@ -211,7 +215,7 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 			`Agent:      codex-acp 0.13.0 ("T")`,
 			"Known as:   codex-acp 0.13 (@zed-industries/codex-acp)\n" +
 				"Proven:     yes: the project's real-agent tests run @zed-industries/codex-acp 0.13.0\n" +
-				"Registry:   not an agent of the ACP registry (its 30 agents as of 2026-08-20)\n",
+				"Registry:   not an agent of the ACP registry (its 40 agents as of 2026-08-22)\n",
 			"Protocol:   ACP v1",
 			"  _meta: x\n  auth\n  loadSession\n  mcpCapabilities: none\n  promptCapabilities: image\n",
 			"  key (env_var): Use KEY.",
@@ -238,7 +242,7 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 		{"@agentclientprotocol/codex-acp", "2.6.0", []string{Deltas}, []string{
 			"Known as:   codex-acp 2.6 (@agentclientprotocol/codex-acp, the registry's Codex)\n" +
 				"Proven:     yes: the project's real-agent tests run @agentclientprotocol/codex-acp 2.6.0\n" +
-				`Registry:   codex-acp ("Codex"): @agentclientprotocol/codex-acp, as of 2026-08-20` + "\n",
+				`Registry:   codex-acp ("Codex"): @agentclientprotocol/codex-acp, as of 2026-08-22` + "\n",
 			"Note: It answers ACP v2 to a client that asks for protocol version 2",
 			"You gave --deltas: for this agent it changes nothing.",
 			"  Zed (Zed-like):                                --shell-to-patch\n",
@@ -247,12 +251,12 @@ func TestReportSaysWhatHelpsAndTheFlagsForEachEditor(t *testing.T) {
 		{"@agentclientprotocol/claude-agent-acp", "0.49.0", nil, []string{
 			"Known as:   @agentclientprotocol/claude-agent-acp 0.49.0: outside the releases the proxy is proven against",
 			"Proven:     no: 0.49.0 is outside the proven releases of @agentclientprotocol/claude-agent-acp\n            (0.100–0.101)\n",
-			`Registry:   claude-acp ("Claude Agent"): @agentclientprotocol/claude-agent-acp, as of 2026-08-20` + "\n",
+			`Registry:   claude-acp ("Claude Agent"): @agentclientprotocol/claude-agent-acp, as of 2026-08-22` + "\n",
 		}},
 		{"@augmentcode/auggie", "0.35.0", nil, []string{
 			"Known as:   not one the proxy is proven against: this is the general advice",
 			"Proven:     no: the project's real-agent tests do not run it; this is the general advice\n",
-			`Registry:   auggie ("Auggie CLI"): @augmentcode/auggie, as of 2026-08-20` + "\n",
+			`Registry:   auggie ("Auggie CLI"): @augmentcode/auggie, as of 2026-08-22` + "\n",
 		}},
 		{"my-agent", "1.0", nil, []string{
 			"Known as:   not one the proxy is proven against: this is the general advice",

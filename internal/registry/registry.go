@@ -53,12 +53,17 @@ type Distribution struct {
 // published registry, the bare name in the snapshot.
 type Package struct {
 	Package string `json:"package"`
+	// Args are the arguments the registry starts it with ("--acp"): without
+	// them some agents are an interactive CLI, not an ACP agent.
+	Args []string `json:"args,omitempty"`
 }
 
 // Target is one platform's archive of a binary distribution.
 type Target struct {
-	// Cmd is the executable inside the archive, "./goose".
-	Cmd string `json:"cmd"`
+	// Cmd is the executable inside the archive, "./goose"; Args the
+	// arguments it is started with.
+	Cmd  string   `json:"cmd"`
+	Args []string `json:"args,omitempty"`
 }
 
 // Parse reads a registry.json.
@@ -104,7 +109,25 @@ func (e Entry) Installs() string {
 	case d.Binary != nil:
 		return "binary"
 	}
-	return "nothing it can install"
+	return Unrecorded
+}
+
+// Unrecorded is what Installs says of an entry whose distribution the
+// snapshot does not record (the registry listed the agent, but its
+// agent.json could not be read).
+const Unrecorded = "a distribution the snapshot does not record"
+
+// Args are the arguments the registry starts the entry's agent with: its
+// npx package's, else its uvx package's, else its linux-x86_64 binary's.
+func (e Entry) Args() []string {
+	d := e.Distribution
+	switch {
+	case d.Npx != nil:
+		return d.Npx.Args
+	case d.Uvx != nil:
+		return d.Uvx.Args
+	}
+	return d.Binary["linux-x86_64"].Args
 }
 
 // Commands are the base names of the entry's binary executables.

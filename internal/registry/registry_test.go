@@ -20,17 +20,22 @@ func TestTestdataIsTheEmbeddedSnapshot(t *testing.T) {
 	assert.Equal(t, string(snapshotJSON), string(b))
 }
 
+// The snapshot lists the 40 agents of the registry's newest full list
+// readable here (2026-08-22), each once; only crow-cli's distribution is
+// not recorded.
 func TestSnapshotListsEveryAgentOnce(t *testing.T) {
 	r := Snapshot()
-	require.Len(t, r.Agents, 30)
-	assert.Equal(t, "2026-08-20", r.Date)
+	require.Len(t, r.Agents, 40)
+	assert.Equal(t, "2026-08-22", r.Date)
 	seen := map[string]bool{}
 	for _, e := range r.Agents {
 		assert.False(t, seen[e.ID], "%s twice", e.ID)
 		seen[e.ID] = true
 		assert.NotEmpty(t, e.Name, e.ID)
 		assert.NotEmpty(t, e.Version, e.ID)
-		assert.NotEqual(t, "nothing it can install", e.Installs(), e.ID)
+		if e.ID != "crow-cli" {
+			assert.NotEqual(t, Unrecorded, e.Installs(), e.ID)
+		}
 		if e.Distribution.Npx != nil {
 			assert.Equal(t, e.Distribution.Npx.Package, PackageName(e.Distribution.Npx.Package),
 				"%s: the snapshot keeps package names, without versions", e.ID)
@@ -40,10 +45,35 @@ func TestSnapshotListsEveryAgentOnce(t *testing.T) {
 
 func TestSnapshotLookups(t *testing.T) {
 	r := Snapshot()
+	// Listed since February 2026; the probe report the snapshot once
+	// copied had not run it.
+	qoder, ok := r.ByPackage("@qoder-ai/qodercli@0.2.14")
+	require.True(t, ok)
+	assert.Equal(t, "qoder", qoder.ID)
+	assert.Equal(t, []string{"--acp"}, qoder.Args())
+	for id, installs := range map[string]string{
+		"agoragentic-acp": "agoragentic-mcp", "codebuddy-code": "@tencent-ai/codebuddy-code", "deepagents": "deepagents-acp",
+		"fast-agent": "uvx fast-agent-acp", "minion-code": "uvx minion-code", "antigravity": "binary", "mistral-vibe": "binary",
+		"vtcode": "binary", "crow-cli": Unrecorded,
+	} {
+		e, ok := r.ByID(id)
+		if assert.True(t, ok, id) {
+			assert.Equal(t, installs, e.Installs(), id)
+		}
+	}
+	vibe, ok := r.ByCommand("vibe-acp")
+	require.True(t, ok)
+	assert.Equal(t, "mistral-vibe", vibe.ID)
+	droid, _ := r.ByID("factory-droid")
+	assert.Equal(t, []string{"exec", "--output-format", "acp-daemon"}, droid.Args())
+	antigravity, _ := r.ByID("antigravity")
+	assert.Equal(t, []string{"acp", "--print"}, antigravity.Args())
+
 	codex, ok := r.ByPackage("@agentclientprotocol/codex-acp@2.6.0")
 	require.True(t, ok)
 	assert.Equal(t, "codex-acp", codex.ID)
 	assert.Equal(t, "Codex", codex.Name)
+	assert.Equal(t, "2.6.0", codex.Version, "newer than the list: 2.x is the registry's Codex")
 	_, ok = r.ByPackage("@zed-industries/codex-acp")
 	assert.False(t, ok, "the registry's Codex is not the Rust adapter")
 

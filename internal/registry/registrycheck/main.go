@@ -4,8 +4,10 @@
 //	                         DIR PACKAGE PINNED REGISTRY-ID (- when none), the
 //	                         package of a registry agent as the snapshot names it
 //	registrycheck live       compares the live registry with the snapshot:
-//	                         prints MOVED/GONE lines; exits 1 on any, 2 when
-//	                         the registry cannot be read
+//	                         prints NEW/MOVED/GONE lines; exits 1 on any, 2
+//	                         when the registry cannot be read
+//	registrycheck file F     the same against F, a registry.json read before
+//	                         (for a machine that cannot reach the registry)
 package main
 
 import (
@@ -29,8 +31,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case len(args) == 1 && args[0] == "live":
 		client := &http.Client{Timeout: time.Minute}
 		return live(context.Background(), client, registry.PublishedURL, registry.AgentFileURL, stdout, stderr)
+	case len(args) == 2 && args[0] == "file":
+		return file(args[1], stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "usage: registrycheck pins DIR | registrycheck live")
+	fmt.Fprintln(stderr, "usage: registrycheck pins DIR | registrycheck live | registrycheck file REGISTRY.JSON")
 	return 2
 }
 
@@ -55,21 +59,42 @@ func pins(dir string, stdout, stderr io.Writer) int {
 }
 
 func live(ctx context.Context, client *http.Client, publishedURL, agentFileURL string, stdout, stderr io.Writer) int {
-	snap := registry.Snapshot()
-	now, from, err := registry.Live(ctx, client, publishedURL, agentFileURL, snap.IDs())
+	now, from, err := registry.Live(ctx, client, publishedURL, agentFileURL, registry.Snapshot().IDs())
 	if err != nil {
 		fmt.Fprintln(stderr, "registrycheck:", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "registry: %d agents in the snapshot of %s, %d live (%s)\n", len(snap.Agents), snap.Date, len(now.Agents), from)
-	for _, a := range registry.Added(snap, now) {
+	return compare(now, from, stdout)
+}
+
+func file(path string, stdout, stderr io.Writer) int {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		var now *registry.Registry
+		if now, err = registry.Parse(data); err == nil {
+			return compare(now, path, stdout)
+		}
+	}
+	fmt.Fprintln(stderr, "registrycheck:", err)
+	return 2
+}
+
+// compare prints how now (read from from) differs from the snapshot: an
+// agent it lists that the snapshot does not (doctor would call it "not an
+// agent of the ACP registry"), and one whose package moved or is gone.
+// Each fails the check.
+func compare(now *registry.Registry, from string, stdout io.Writer) int {
+	snap := registry.Snapshot()
+	fmt.Fprintf(stdout, "registry: %d agents in the snapshot of %s, %d in %s\n", len(snap.Agents), snap.Date, len(now.Agents), from)
+	added := registry.Added(snap, now)
+	for _, a := range added {
 		fmt.Fprintln(stdout, "NEW:", a)
 	}
 	moves := registry.Moves(snap, now)
 	for _, c := range moves {
 		fmt.Fprintln(stdout, c)
 	}
-	if len(moves) > 0 {
+	if len(added)+len(moves) > 0 {
 		fmt.Fprintln(stdout, "registry: update internal/registry/registry.json (and the pins in testdata/agents) to follow it")
 		return 1
 	}
