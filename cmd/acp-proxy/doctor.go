@@ -40,7 +40,9 @@ Examples:
   acp-proxy doctor -- gemini --acp
 
 Exit status: 0 when the agent answered; the agent's start failure (127 not found, 126 not
-executable); 1 when it exited or did not answer in time; 2 for a usage error.
+executable); 1 when it exited or did not answer in time, or, without starting it, when
+its command lacks the argument that makes it an ACP agent (opencode without acp, qwen
+without --acp); 2 for a usage error.
 
 Flags:
 `
@@ -65,6 +67,11 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case fs.ArgsLenAtDash() != 0 || len(agent) == 0:
 		return doctorUsageError(stderr, errors.New("missing agent command after --"))
 	}
+	if fix := doctor.CommandMistake(agent); fix != "" {
+		// It would wait as an interactive CLI until the timeout: said now.
+		fmt.Fprintf(stderr, "acp-proxy doctor: %s\n", fix)
+		return 1
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	answer, err := doctor.Probe(ctx, agent, nil, timeout)
@@ -74,15 +81,15 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if errors.As(err, &se) {
 			return se.Code
 		}
-		var node *doctor.NodeScript
+		var script *doctor.Script
 		if path, rerr := (proxy.Agent{Argv: agent}).Resolve(); rerr == nil {
-			node = doctor.FindNodeScript(path)
+			script = doctor.FindScript(path)
 		}
-		doctor.WriteFailure(stderr, agent, err, node)
+		doctor.WriteFailure(stderr, agent, err, script)
 		return 1
 	}
 	report := doctor.NewReport(answer, agent, selfPath(), cfg.Flags())
-	report.Node = doctor.FindNodeScript(answer.Path)
+	report.Script = doctor.FindScript(answer.Path)
 	report.ProxyTemporary = temporaryBuild(report.Proxy)
 	if err := report.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
@@ -110,18 +117,38 @@ func selfPath() string {
 	return "acp-proxy"
 }
 
-// temporaryBuild says, when path is a binary go run built (in a go-build
-// directory under the temporary directory, deleted when go run ends), that
-// editor configs must not name it and how to install one that stays; ""
-// otherwise.
+// temporaryBuild says, when path is a binary go run built, that editor
+// configs must not name it and how to install one that stays; "" otherwise.
+// go run builds in a go-build directory under the temporary directory,
+// deleted when go run ends; since Go 1.24 it also keeps the binary in the
+// build cache (GOCACHE/XX/HASH-d/NAME), where the next change to the source
+// builds another and the cache's trimming, or go clean -cache, removes it.
 func temporaryBuild(path string) string {
 	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '/' || r == '\\' })
 	for i, p := range parts {
 		if strings.HasPrefix(p, "go-build") && i+2 < len(parts) && slices.Contains(parts[i+1:], "exe") {
 			return "this acp-proxy is go run's temporary build (" + path + "), which go deletes when it exits: " +
-				"the configs name a file that will be gone. Install one that stays, from the clone: " +
-				"GOBIN=~/.local/bin go install ./cmd/acp-proxy, then run ~/.local/bin/acp-proxy doctor again."
+				"the configs name a file that will be gone. " + installOneThatStays
 		}
 	}
+	if n := len(parts); n >= 3 && cachedRunBinary(parts[n-3], parts[n-2]) {
+		return "this acp-proxy is go run's build in Go's build cache (" + path + "): the next change to the source " +
+			"builds another, and go clean -cache or the cache's trimming removes this one, so the configs would name " +
+			"a file that goes stale or goes away. " + installOneThatStays
+	}
 	return ""
+}
+
+const installOneThatStays = "Install one that stays, from the clone: " +
+	"GOBIN=~/.local/bin go install ./cmd/acp-proxy, then run ~/.local/bin/acp-proxy doctor again."
+
+// cachedRunBinary reports whether prefix/dir are the build cache's
+// directories of an executable go run keeps: "16" and
+// "164d52…6216-d", the action's hash (64 hex digits) under its first two.
+func cachedRunBinary(prefix, dir string) bool {
+	hash, ok := strings.CutSuffix(dir, "-d")
+	if !ok || len(hash) != 64 || !strings.HasPrefix(hash, prefix) || len(prefix) != 2 {
+		return false
+	}
+	return strings.Trim(hash, "0123456789abcdef") == ""
 }

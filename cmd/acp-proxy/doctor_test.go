@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,11 +69,59 @@ func TestDoctorRunsTheAgent(t *testing.T) {
 	}
 }
 
+// A command that visibly lacks its ACP argument is said at once, without
+// starting it (it would wait as an interactive CLI until the timeout).
+func TestDoctorSaysAMissingACPArgumentAtOnce(t *testing.T) {
+	bin := t.TempDir()
+	started := filepath.Join(t.TempDir(), "started")
+	for _, name := range []string{"opencode", "qwen"} {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\ntouch '"+started+"'\nexec sleep 60\n"), 0o755))
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for argv, says := range map[string]string{
+		"opencode": "acp-proxy doctor: opencode is an ACP agent only with acp: acp-proxy doctor -- opencode acp\n",
+		"qwen -y":  "acp-proxy doctor: qwen is an ACP agent only with --acp: acp-proxy doctor -- qwen -y --acp\n",
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"doctor", "--"}, strings.Fields(argv)...), strings.NewReader(""), &stdout, &stderr)
+		assert.Equal(t, 1, code, argv)
+		assert.Equal(t, says, stderr.String(), argv)
+		assert.NoFileExists(t, started, "%s was started", argv)
+	}
+}
+
 // go run builds into a go-build directory it deletes afterwards: configs
-// naming that binary would break as soon as doctor ends.
+// naming that binary would break as soon as doctor ends. Since Go 1.24 a
+// second go run runs the binary it keeps in the build cache instead.
 func TestDoctorKnowsGoRunsTemporaryBuild(t *testing.T) {
+	cached := "/root/.cache/go-build/16/164d5250052669e8895380b292130d265a8eb45b8d6ea469af0ac58ec4bc6216-d/acp-proxy"
+	assert.Contains(t, temporaryBuild(cached), "go run's build in Go's build cache ("+cached+")")
+	assert.Contains(t, temporaryBuild(cached), "GOBIN=~/.local/bin go install ./cmd/acp-proxy")
+	assert.Contains(t, temporaryBuild(`C:\Users\me\AppData\Local\go-build\0a\0a4d5250052669e8895380b292130d265a8eb45b8d6ea469af0ac58ec4bc6216-d\acp-proxy.exe`), "build cache")
+	assert.Empty(t, temporaryBuild("/root/.cache/go-build/16/164d-d/acp-proxy"), "not a hash")
+	assert.Empty(t, temporaryBuild("/root/.cache/go-build/17/164d5250052669e8895380b292130d265a8eb45b8d6ea469af0ac58ec4bc6216-d/acp-proxy"), "not under its prefix")
 	assert.Contains(t, temporaryBuild("/tmp/go-build3315874939/b001/exe/acp-proxy"), "GOBIN=~/.local/bin go install ./cmd/acp-proxy")
 	assert.Contains(t, temporaryBuild(`C:\Users\me\AppData\Local\Temp\go-build1\b001\exe\acp-proxy.exe`), "go run's temporary build")
 	assert.Empty(t, temporaryBuild("/home/you/.local/bin/acp-proxy"))
 	assert.Empty(t, temporaryBuild("/home/you/src/go-build-tools/acp-proxy"))
+}
+
+// What go run really runs, the first time and the second (from the build
+// cache since Go 1.24), is known as go run's.
+func TestDoctorKnowsWhatGoRunRuns(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/self\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(
+		"package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tp, _ := os.Executable()\n\tfmt.Print(p)\n}\n"), 0o644))
+	for _, run := range []string{"first", "second"} {
+		cmd := exec.Command(goCmd, "run", ".")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		assert.NotEmpty(t, temporaryBuild(string(out)), "%s go run: %s", run, out)
+	}
 }

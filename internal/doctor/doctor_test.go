@@ -67,6 +67,12 @@ func TestProbeFailures(t *testing.T) {
 		{"never answers", []string{fakeAgent(t)}, 0, "fakeagent did not answer initialize within 200ms (--timeout to wait longer)"},
 		{"refuses", emitting(t, `{"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"bad version"}}`+"\n"), 0, "the agent refused initialize: bad version (code -32602)"},
 		{"closes stdout", []string{fakeAgent(t), "--close-stdout", "--exit", "4"}, 0, "fakeagent exited (status 4) before answering initialize"},
+		// A coloured message (chalk's codes, a window title, a spinner
+		// rewritten with \r) is shown as a terminal shows it.
+		{"colours its stderr", []string{"sh", "-c", `printf '\033]0;agent\007\033[1;31mError:\033[0m \033[33mno API key\033[39m\n' >&2; exit 3`}, 0,
+			"sh exited (status 3) before answering initialize; its stderr ended with: Error: no API key"},
+		{"spinner", []string{"sh", "-c", `printf 'loading |\rloading /\rfailed: \033[2Koffline\r\n' >&2; exit 3`}, 0,
+			"its stderr ended with: failed: offline"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

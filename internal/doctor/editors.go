@@ -96,9 +96,10 @@ func (r *Report) writeEditors(w io.Writer) {
 	r.writeCodecompanion(w)
 	fmt.Fprintln(w, "acpx (a one-shot prompt; acpx keys sessions by this command, so keep it stable):")
 	fmt.Fprintf(w, "  acpx --agent %s exec 'hello'\n", shellQuote(commandLine(append([]string{r.Proxy}, r.proxyArgs(plain)...))))
-	if r.Node != nil {
-		if argv := r.Node.Command(r.Argv); argv != nil {
-			fmt.Fprintln(w, "An editor without node on its PATH: after \"--\" in any config above, name node by its path,")
+	if r.Script != nil {
+		if argv := r.Script.Command(r.Argv); argv != nil {
+			interp := r.Script.Interpreter
+			fmt.Fprintf(w, "An editor without %s on its PATH: after \"--\" in any config above, name %s by its path,\n", interp, interp)
 			fmt.Fprintln(w, "as in Zed's:")
 			fmt.Fprintf(w, "  \"agent_servers\": {%s: {\"type\": \"custom\", \"command\": %s, \"args\": %s}}\n",
 				jsonString(name), jsonString(r.Proxy), jsonList(append(append(r.flagsFor(zedLike), "--"), argv...)))

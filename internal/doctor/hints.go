@@ -26,12 +26,18 @@ var acpModes = []acpMode{
 	{[]string{"qwen"}, []string{"@qwen-code/qwen-code"}, []string{"--acp", "--experimental-acp"}},
 }
 
-// missingACPArg is the argument argv lacks to run a known agent (who: its
-// command or package) as an ACP agent; "" when it lacks none, or the agent
-// is not one of those.
-func missingACPArg(argv []string) (arg, who string) {
+// missingACPArgs are the arguments argv lacks to run a known agent (who:
+// its command or package) as an ACP agent: one of acpModes, or a registry
+// agent its command names (an npx or uvx package, a binary's executable)
+// that the registry starts with arguments, none of which argv has. nil when
+// it lacks none, or the agent is not one of those.
+func missingACPArgs(argv []string) (args []string, who string) {
+	name := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(filepath.Base(argv[0])), ".cmd"), ".exe")
+	has := func(want []string) bool {
+		return slices.ContainsFunc(argv[1:], func(a string) bool { return slices.Contains(want, a) })
+	}
 	for _, m := range acpModes {
-		name := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(filepath.Base(argv[0])), ".cmd"), ".exe")
+		who = ""
 		if slices.Contains(m.commands, name) {
 			who = name
 		}
@@ -40,22 +46,61 @@ func missingACPArg(argv []string) (arg, who string) {
 				who = p
 			}
 		}
-		if who == "" {
-			continue
+		if who != "" {
+			if has(m.args) {
+				return nil, ""
+			}
+			return m.args[:1], who
 		}
-		if slices.ContainsFunc(argv[1:], func(a string) bool { return slices.Contains(m.args, a) }) {
-			return "", ""
-		}
-		return m.args[0], who
 	}
-	return "", ""
+	e, who := registryCommand(name, argv[1:])
+	if who == "" || len(e.Args()) == 0 || has(e.Args()) {
+		return nil, ""
+	}
+	return e.Args(), who
+}
+
+// registryCommand is the registry agent whose package args name (npx's or
+// uvx's argument), or whose binary's executable is name, and that package
+// or name (who); who is "" when there is none.
+func registryCommand(name string, args []string) (e registry.Entry, who string) {
+	reg := registry.Snapshot()
+	for _, a := range args {
+		p := registry.PackageName(a)
+		for _, e := range reg.Agents {
+			d := e.Distribution
+			if p != "" && ((d.Npx != nil && registry.PackageName(d.Npx.Package) == p) ||
+				(d.Uvx != nil && registry.PackageName(d.Uvx.Package) == p)) {
+				return e, p
+			}
+		}
+	}
+	if e, ok := reg.ByCommand(name); ok {
+		return e, name
+	}
+	return registry.Entry{}, ""
+}
+
+// CommandMistake says, when argv visibly lacks the arguments that make a
+// known agent an ACP agent (opencode without acp, qwen without --acp), which
+// and the command that has them; "" when it lacks none. Such a command
+// never answers initialize: it waits as an interactive CLI, or prints its
+// usage, so doctor says so before starting it.
+func CommandMistake(argv []string) string {
+	args, who := missingACPArgs(argv)
+	if args == nil {
+		return ""
+	}
+	fixed := commandLine(append(slices.Clone(argv), args...))
+	return fmt.Sprintf("%s is an ACP agent only with %s: acp-proxy doctor -- %s", who, strings.Join(args, " "), fixed)
 }
 
 // WriteFailure writes what doctor knows about an agent that did not
 // answer (err, from Probe): what it printed on stdout instead of ACP, and
 // the fix in one line for the usual mistakes (an interactive CLI started
-// without its ACP argument; a Node too old for the agent).
-func WriteFailure(w io.Writer, argv []string, err error, node *NodeScript) {
+// without its ACP argument; an interpreter its #! line runs that is not on
+// PATH; a Node too old for the agent).
+func WriteFailure(w io.Writer, argv []string, err error, script *Script) {
 	var pe *ProbeError
 	if errors.As(err, &pe) && len(pe.Stdout) > 0 {
 		fmt.Fprintln(w, "It wrote on stdout, where an editor reads only ACP:")
@@ -63,13 +108,14 @@ func WriteFailure(w io.Writer, argv []string, err error, node *NodeScript) {
 			fmt.Fprintf(w, "  | %s\n", clip(line, 200))
 		}
 	}
-	if arg, who := missingACPArg(argv); arg != "" {
-		fixed := commandLine(append(slices.Clone(argv), arg))
-		fmt.Fprintf(w, "Fix: %s is an ACP agent only with %s: acp-proxy doctor -- %s\n", who, arg, fixed)
+	if fix := CommandMistake(argv); fix != "" {
+		fmt.Fprintln(w, "Fix: "+fix)
 	}
-	if node != nil {
-		if p := node.EnginesProblem(); p != "" {
-			writeWrapped(w, "Fix: ", "  ", p)
+	if script != nil {
+		for _, p := range []string{script.NotFound(), script.EnginesProblem()} {
+			if p != "" {
+				writeWrapped(w, "Fix: ", "  ", p)
+			}
 		}
 	}
 }

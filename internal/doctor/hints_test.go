@@ -3,6 +3,8 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,7 +31,7 @@ func onPath(t *testing.T, scripts map[string]string) string {
 func TestAFailedProbeShowsWhatTheAgentPrintedAndTheFix(t *testing.T) {
 	onPath(t, map[string]string{
 		"opencode": "#!/bin/sh\necho 'Usage: opencode [command]'\necho '  acp    start an ACP server'\nexec sleep 60\n",
-		"gemini":   "#!/bin/sh\necho 'Usage: gemini [options]'\nexit 1\n",
+		"gemini":   "#!/bin/sh\nprintf '\\033[1mUsage:\\033[0m gemini [options]\\n'\nexit 1\n",
 	})
 	cases := []struct {
 		argv     []string
@@ -57,19 +59,29 @@ func TestAFailedProbeShowsWhatTheAgentPrintedAndTheFix(t *testing.T) {
 	}
 }
 
-func TestMissingACPArg(t *testing.T) {
-	cases := map[string][2]string{
-		"opencode acp":                {"", ""},
-		"gemini --experimental-acp":   {"", ""},
-		"npx -y @google/gemini-cli":   {"--acp", "@google/gemini-cli"},
-		"/usr/local/bin/qwen":         {"--acp", "qwen"},
-		"kilo.cmd":                    {"acp", "kilo"},
-		"codex-acp":                   {"", ""},
-		"npx opencode-ai@1.18.33 acp": {"", ""},
+// The arguments that make an agent an ACP agent, known for the usual
+// CLIs and, for any other registry agent, from the registry.
+func TestCommandMistakes(t *testing.T) {
+	cases := map[string]string{
+		"opencode acp":                              "",
+		"gemini --experimental-acp":                 "",
+		"npx -y @google/gemini-cli":                 "@google/gemini-cli is an ACP agent only with --acp: acp-proxy doctor -- npx -y @google/gemini-cli --acp",
+		"/usr/local/bin/qwen":                       "qwen is an ACP agent only with --acp: acp-proxy doctor -- /usr/local/bin/qwen --acp",
+		"qwen -y":                                   "qwen is an ACP agent only with --acp: acp-proxy doctor -- qwen -y --acp",
+		"kilo.cmd":                                  "kilo is an ACP agent only with acp: acp-proxy doctor -- kilo.cmd acp",
+		"opencode":                                  "opencode is an ACP agent only with acp: acp-proxy doctor -- opencode acp",
+		"codex-acp":                                 "",
+		"npx opencode-ai@1.18.33 acp":               "",
+		"npx -y @qoder-ai/qodercli":                 "@qoder-ai/qodercli is an ACP agent only with --acp: acp-proxy doctor -- npx -y @qoder-ai/qodercli --acp",
+		"npx -y @qoder-ai/qodercli --acp":           "",
+		"npx -y @xai-official/grok":                 "@xai-official/grok is an ACP agent only with agent stdio: acp-proxy doctor -- npx -y @xai-official/grok agent stdio",
+		"uvx fast-agent-acp":                        "fast-agent-acp is an ACP agent only with -x: acp-proxy doctor -- uvx fast-agent-acp -x",
+		"/opt/vtcode/vtcode":                        "vtcode is an ACP agent only with acp: acp-proxy doctor -- /opt/vtcode/vtcode acp",
+		"npx -y pi-acp":                             "",
+		"npx @agentclientprotocol/claude-agent-acp": "",
 	}
 	for line, want := range cases {
-		arg, who := missingACPArg(splitWords(line))
-		assert.Equal(t, want, [2]string{arg, who}, line)
+		assert.Equal(t, want, CommandMistake(splitWords(line)), line)
 	}
 }
 
@@ -97,12 +109,13 @@ func TestANodeScriptAgentIsToldAboutPATHAndItsNode(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "agent")
 	require.NoError(t, os.Symlink(script, link))
 
-	n := FindNodeScript(link)
+	n := FindScript(link)
 	require.NotNil(t, n)
 	realScript, err := filepath.EvalSymlinks(script)
 	require.NoError(t, err)
-	assert.Equal(t, NodeScript{Script: realScript, Node: filepath.Join(bin, "node"), NodeVersion: "v20.1.0",
-		Package: "@scope/agent", Version: "0.101.0", Engines: ">=22"}, *n)
+	assert.Equal(t, Script{Script: realScript, Interpreter: "node", Args: []string{}, ViaEnv: true,
+		Path: filepath.Join(bin, "node"), Version: "v20.1.0",
+		Package: "@scope/agent", PackageVersion: "0.101.0", Engines: ">=22"}, *n)
 	assert.Contains(t, n.EnginesProblem(), "@scope/agent 0.101.0 needs Node >=22 (engines.node in its package.json), but node on PATH is v20.1.0")
 	assert.Equal(t, []string{filepath.Join(bin, "node"), realScript, "--acp"}, n.Command([]string{"agent", "--acp"}))
 	assert.Contains(t, n.Notes()[0], "node is on the editor's PATH too")
@@ -112,7 +125,44 @@ func TestANodeScriptAgentIsToldAboutPATHAndItsNode(t *testing.T) {
 
 	sh := filepath.Join(bin, "sh-agent")
 	require.NoError(t, os.WriteFile(sh, []byte("#!/bin/sh\n"), 0o755))
-	assert.Nil(t, FindNodeScript(sh), "a shell script is not a Node script")
+	assert.Nil(t, FindScript(sh), "a script its #! line runs by path needs no PATH")
+}
+
+// Any interpreter a #! line runs through env is found on PATH, or said not
+// to be: python3, bun through env -S, an interpreter that is not installed.
+func TestAScriptRunThroughEnvIsToldAboutItsInterpreter(t *testing.T) {
+	bin := onPath(t, map[string]string{"python3": "#!/bin/sh\n", "bun": "#!/bin/sh\n"})
+	dir := t.TempDir()
+	cases := []struct {
+		shebang, interpreter string
+		args                 []string
+		found                bool
+	}{
+		{"#!/usr/bin/env python3", "python3", []string{}, true},
+		{"#!/usr/bin/env -S bun run", "bun", []string{"run"}, true},
+		{"#!/usr/bin/env -S NODE_OPTIONS=--x python3 -u", "python3", []string{"-u"}, true},
+		{"#!/usr/bin/env acp-proxy-no-such-interpreter", "acp-proxy-no-such-interpreter", []string{}, false},
+	}
+	for i, c := range cases {
+		path := filepath.Join(dir, fmt.Sprint("agent", i))
+		require.NoError(t, os.WriteFile(path, []byte(c.shebang+"\nprint('hi')\n"), 0o755))
+		s := FindScript(path)
+		require.NotNil(t, s, c.shebang)
+		assert.Equal(t, c.interpreter, s.Interpreter, c.shebang)
+		assert.Equal(t, c.args, s.Args, c.shebang)
+		assert.Contains(t, s.Notes()[0], "the agent is a "+c.interpreter+" script", c.shebang)
+		if !c.found {
+			assert.Nil(t, s.Command([]string{"agent"}), c.shebang)
+			assert.Contains(t, s.NotFound(), "its #! line runs "+c.interpreter+" through env, and "+c.interpreter+" is not on this shell's PATH")
+			var out bytes.Buffer
+			WriteFailure(&out, []string{path}, errors.New("exited"), s)
+			assert.Contains(t, out.String(), "Fix: its #! line runs "+c.interpreter+" through env")
+			continue
+		}
+		assert.Empty(t, s.NotFound(), c.shebang)
+		assert.Equal(t, append(append([]string{filepath.Join(bin, c.interpreter)}, c.args...), path, "--acp"),
+			s.Command([]string{"agent", "--acp"}), c.shebang)
+	}
 }
 
 func TestSatisfies(t *testing.T) {

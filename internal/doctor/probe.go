@@ -253,7 +253,7 @@ func parseLine(line []byte, notJSON *notJSONLines) (a *Answer, done bool, err er
 	}
 	if json.Unmarshal(line, &msg) != nil {
 		// A usage message's indentation is kept; its blank lines are not.
-		if text := strings.TrimRight(string(line), " \t\r\n"); text != "" {
+		if text := strings.TrimRight(plainText(string(line)), " \t\n"); text != "" {
 			notJSON.add(text)
 		}
 		return nil, false, nil

@@ -24,8 +24,9 @@ type Report struct {
 	Proxy string
 	// Given are the filter flags doctor was given.
 	Given []string
-	// Node is the agent as a Node script (nil when it is not one).
-	Node *NodeScript
+	// Script is the agent as a script its #! line runs through env, or on
+	// node (nil when it is not one).
+	Script *Script
 	// ProxyTemporary says that Proxy is a build that will not stay (go
 	// run's), and how to install one that does.
 	ProxyTemporary string
@@ -90,8 +91,8 @@ func (r *Report) writeAgent(w io.Writer) {
 	for _, note := range r.Agent.Notes {
 		writeWrapped(w, "", "  ", "Note: "+note)
 	}
-	if r.Node != nil {
-		for _, note := range r.Node.Notes() {
+	if r.Script != nil {
+		for _, note := range r.Script.Notes() {
 			writeWrapped(w, "", "  ", "Note: "+note)
 		}
 	}

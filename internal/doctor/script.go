@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,73 +15,97 @@ import (
 	"time"
 )
 
-// NodeScript is an agent that is a Node script run through its #! line
-// (`#!/usr/bin/env node`), as every npm agent's command is on Unix: it runs
-// only where node is on PATH, and only on the Node its package asks for.
-type NodeScript struct {
+// Script is an agent that is a script run through its #! line. Run through
+// env (`#!/usr/bin/env node`, as every npm agent's command is on Unix;
+// `#!/usr/bin/env python3`, `#!/usr/bin/env -S bun run`), it runs only where
+// its interpreter is on PATH, and an editor's PATH is often smaller than a
+// shell's. A Node script runs only on the Node its package asks for.
+type Script struct {
 	// Script is the script, its links resolved.
 	Script string
-	// Node is node as this shell finds it on PATH, absolute ("" when it
-	// is not found), NodeVersion what it says it is ("v22.1.0").
-	Node, NodeVersion string
-	// Package, Version and Engines are the name, version and engines.node
-	// of the package.json nearest the script (the agent's package).
-	Package, Version, Engines string
+	// Interpreter is the program its #! line runs ("node", "python3"),
+	// Args the words after it there ("run" of `-S bun run`); ViaEnv says
+	// that env finds it on PATH.
+	Interpreter string
+	Args        []string
+	ViaEnv      bool
+	// Path is the interpreter as this shell finds it, absolute ("" when it
+	// is not found); Version what node says it is ("v22.1.0"; other
+	// interpreters are not asked).
+	Path, Version string
+	// Package, PackageVersion and Engines are the name, version and
+	// engines.node of the package.json nearest a Node script (the agent's
+	// package).
+	Package, PackageVersion, Engines string
 }
 
-// FindNodeScript is the Node script at path (an agent's executable), or nil
-// when it is not one.
-func FindNodeScript(path string) *NodeScript {
+// FindScript is the script at path (an agent's executable) when its #! line
+// runs an interpreter through env, or runs node; nil otherwise.
+func FindScript(path string) *Script {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil
 	}
-	if !runsOnNode(real) {
+	s := readShebang(real)
+	if s == nil || (!s.ViaEnv && !s.isNode()) {
 		return nil
 	}
-	n := &NodeScript{Script: real}
-	if node, err := exec.LookPath("node"); err == nil {
-		if n.Node, err = filepath.Abs(node); err != nil {
-			n.Node = node
+	if s.ViaEnv {
+		if p, err := exec.LookPath(s.Interpreter); err == nil {
+			if s.Path, err = filepath.Abs(p); err != nil {
+				s.Path = p
+			}
 		}
+	}
+	if s.isNode() && s.Path != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if out, err := exec.CommandContext(ctx, n.Node, "--version").Output(); err == nil {
-			n.NodeVersion = strings.TrimSpace(string(out))
+		if out, err := exec.CommandContext(ctx, s.Path, "--version").Output(); err == nil {
+			s.Version = strings.TrimSpace(string(out))
 		}
+		s.readPackage()
 	}
-	n.readPackage()
-	return n
+	return s
 }
 
-// runsOnNode reports whether the file at path starts with a #! line that
-// runs node (directly, or through env).
-func runsOnNode(path string) bool {
+// readShebang reads the #! line of the file at path: the interpreter and
+// its arguments, through env or not (nil when there is none).
+func readShebang(path string) *Script {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
+	line, _ := bufio.NewReader(io.LimitReader(f, 4<<10)).ReadString('\n')
 	rest, ok := strings.CutPrefix(line, "#!")
-	if !ok {
-		return false
+	words := strings.Fields(rest)
+	if !ok || len(words) == 0 {
+		return nil
 	}
-	for _, word := range strings.Fields(rest) {
-		switch base := filepath.Base(word); {
-		case base == "env" || strings.HasPrefix(word, "-"):
-			continue
-		default:
-			return base == "node" || base == "nodejs"
-		}
+	s := &Script{Script: path}
+	if filepath.Base(words[0]) != "env" {
+		s.Interpreter, s.Path, s.Args = filepath.Base(words[0]), words[0], words[1:]
+		return s
 	}
-	return false
+	// env's options (-S splits the rest into words, as Fields did) come
+	// before the interpreter; an assignment NAME=VALUE sets its variable.
+	words = words[1:]
+	for len(words) > 0 && (strings.HasPrefix(words[0], "-") || strings.Contains(words[0], "=")) {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	s.Interpreter, s.Args, s.ViaEnv = words[0], words[1:], true
+	return s
 }
+
+func (s *Script) isNode() bool { return s.Interpreter == "node" || s.Interpreter == "nodejs" }
 
 // readPackage reads the package.json nearest the script, in its directory
 // or above it, up to the package's own directory in node_modules.
-func (n *NodeScript) readPackage() {
-	for dir := filepath.Dir(n.Script); ; dir = filepath.Dir(dir) {
+func (s *Script) readPackage() {
+	for dir := filepath.Dir(s.Script); ; dir = filepath.Dir(dir) {
 		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
 		if err == nil {
 			var pkg struct {
@@ -88,7 +113,7 @@ func (n *NodeScript) readPackage() {
 				Engines       struct{ Node string } `json:"engines"`
 			}
 			if json.Unmarshal(b, &pkg) == nil && pkg.Name != "" {
-				n.Package, n.Version, n.Engines = pkg.Name, pkg.Version, pkg.Engines.Node
+				s.Package, s.PackageVersion, s.Engines = pkg.Name, pkg.Version, pkg.Engines.Node
 				return
 			}
 		}
@@ -98,46 +123,63 @@ func (n *NodeScript) readPackage() {
 	}
 }
 
-// Notes are what a user of this agent should know about running it on Node,
-// each in a sentence or two: that node must be on the editor's PATH too, and
-// when the Node found does not satisfy the package's engines.node.
-func (n *NodeScript) Notes() []string {
-	notes := []string{fmt.Sprintf("the agent is a Node script (%s, run by the node on PATH): an editor "+
-		"starts it only if node is on the editor's PATH too, and a GUI editor's PATH is often smaller than "+
-		"your shell's. If the editor says node was not found, use the command below, which names node by its path.", n.Script)}
-	if n.Node == "" {
-		notes = append(notes, "node is not on this shell's PATH either: install Node, or put its directory on PATH.")
+// Notes are what a user of this agent should know about its interpreter,
+// each in a sentence or two: that the interpreter must be on the editor's
+// PATH too, and when the Node found does not satisfy the package's
+// engines.node.
+func (s *Script) Notes() []string {
+	var notes []string
+	if s.ViaEnv {
+		notes = append(notes, fmt.Sprintf("the agent is a %s script (%s, run by the %s on PATH through its #! line): "+
+			"an editor starts it only if %s is on the editor's PATH too, and a GUI editor's PATH is often smaller than "+
+			"your shell's. If the editor says %s was not found, use the command below, which names %s by its path.",
+			s.Interpreter, s.Script, s.Interpreter, s.Interpreter, s.Interpreter, s.Interpreter))
 	}
-	if p := n.EnginesProblem(); p != "" {
+	if p := s.NotFound(); p != "" {
+		notes = append(notes, p)
+	}
+	if p := s.EnginesProblem(); p != "" {
 		notes = append(notes, p)
 	}
 	return notes
 }
 
+// NotFound is a sentence saying that the interpreter env runs is not on
+// this shell's PATH, and the fix; "" when it is, or env does not run it.
+func (s *Script) NotFound() string {
+	if !s.ViaEnv || s.Path != "" {
+		return ""
+	}
+	return fmt.Sprintf("its #! line runs %s through env, and %s is not on this shell's PATH: "+
+		"install it, or put its directory on PATH (the editor's too).", s.Interpreter, s.Interpreter)
+}
+
 // EnginesProblem is a sentence saying that the running Node does not
 // satisfy the agent's engines.node, and the fix; "" when it does, or when
 // either is unknown.
-func (n *NodeScript) EnginesProblem() string {
-	if n.Engines == "" || n.NodeVersion == "" {
+func (s *Script) EnginesProblem() string {
+	if s.Engines == "" || s.Version == "" {
 		return ""
 	}
-	ok, known := satisfies(n.NodeVersion, n.Engines)
+	ok, known := satisfies(s.Version, s.Engines)
 	if !known || ok {
 		return ""
 	}
 	return fmt.Sprintf("%s %s needs Node %s (engines.node in its package.json), but node on PATH is %s (%s): "+
 		"install a Node that satisfies it, then reinstall the agent (npm picks the newest release "+
 		"the running Node allows, so it may also have installed an older one).",
-		n.Package, n.Version, n.Engines, n.NodeVersion, n.Node)
+		s.Package, s.PackageVersion, s.Engines, s.Version, s.Path)
 }
 
-// Command is argv with the script run by node's absolute path: a command
-// that works whatever the editor's PATH. nil when node was not found.
-func (n *NodeScript) Command(argv []string) []string {
-	if n.Node == "" {
+// Command is argv with the script run by its interpreter's absolute path:
+// a command that works whatever the editor's PATH. nil when the
+// interpreter was not found, or the #! line names it by path already.
+func (s *Script) Command(argv []string) []string {
+	if !s.ViaEnv || s.Path == "" {
 		return nil
 	}
-	return append([]string{n.Node, n.Script}, argv[1:]...)
+	cmd := append(append([]string{s.Path}, s.Args...), s.Script)
+	return append(cmd, argv[1:]...)
 }
 
 // satisfies reports whether version ("v20.11.1") satisfies the npm range
