@@ -23,9 +23,10 @@ import (
 
 const doctorSynopsis = "acp-proxy doctor [filter flags] [--timeout D] -- AGENT [ARGS...]"
 
-const doctorUsage = `acp-proxy doctor starts AGENT as an editor would, asks it to initialize (nothing
-else: no session, nothing written in your project; it runs in a temporary directory), and
-says what it is, what it advertises, which filters help it for a client that renders
+const doctorUsage = `acp-proxy doctor starts AGENT as an editor would, in a temporary directory, asks it
+to initialize and for a session there (no prompt: nothing written in your project), and
+says what it is, whether it starts a session as things are (and how to sign it in when it
+needs that first), what it advertises, which filters help it for a client that renders
 terminal output (Zed) and for one that does not (agent-shell, codecompanion, acpx), and
 each editor's config, with what that editor shows; codecompanion's names the sign-in
 method (auth_method) that fits the agent and the API keys set in this environment.

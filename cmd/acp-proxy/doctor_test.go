@@ -39,7 +39,8 @@ func TestDoctorUsageErrorsAreOneLine(t *testing.T) {
 func TestDoctorRunsTheAgent(t *testing.T) {
 	answer := filepath.Join(t.TempDir(), "answer.jsonl")
 	require.NoError(t, os.WriteFile(answer, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,`+
-		`"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","title":"Codex","version":"0.16.0"},"authMethods":[]}}`+"\n"), 0o644))
+		`"agentCapabilities":{"loadSession":true},"agentInfo":{"name":"codex-acp","title":"Codex","version":"0.16.0"},"authMethods":[]}}`+"\n"+
+		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s-1"}}`+"\n"), 0o644))
 	cases := []struct {
 		name   string
 		args   []string

@@ -1,7 +1,9 @@
 package doctor
 
 import (
+	"cmp"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -24,30 +26,39 @@ type SignIn struct {
 	Method, Why string
 }
 
-// signIn picks the method among the agent's answer that fits this
-// environment: the first API-key method whose variable is set; else the
-// first method that signs in the agent's own way (not a key, not one the
-// client must run in a terminal); else the first.
+// signIn picks the method among the agent's answer that starts a session
+// in this environment: the first API-key method whose variable is set; else
+// a method whose login is stored here; else, when the agent's own sign-in
+// is one that waits for a login that is not stored (codex's ChatGPT, which
+// starts no session then), its first API-key method, saying which variable
+// to set and what the other needs; else the first method that signs in the
+// agent's own way (not a key, not one the client must run in a terminal);
+// else the first.
 func (r *Report) signIn() SignIn {
 	methods := r.Answer.AuthMethods
 	if len(methods) == 0 {
 		return SignIn{}
 	}
-	lookup := r.LookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
 	var unset []string
-	for _, m := range methods {
+	var firstKey *AuthMethod
+	for i, m := range methods {
 		vars := methodVars(m, r.Agent.AuthKeys)
 		for _, v := range vars {
-			if val, ok := lookup(v); ok && val != "" {
+			if val, ok := r.lookupEnv(v); ok && val != "" {
 				return SignIn{m.ID, v + " is set here, and " + m.ID + " reads it; the editor must see it too " +
 					"(a Neovim started from this shell does)."}
 			}
 		}
 		if len(vars) > 0 {
 			unset = append(unset, m.ID+" ("+strings.Join(vars, " or ")+")")
+			if firstKey == nil {
+				firstKey = &methods[i]
+			}
+		}
+	}
+	for _, m := range methods {
+		if path := r.storedLogin(m.ID); path != "" {
+			return SignIn{m.ID, "a login is stored here (" + path + "), and " + m.ID + " uses it: it answers authenticate at once."}
 		}
 	}
 	pick := methods[0]
@@ -57,13 +68,41 @@ func (r *Report) signIn() SignIn {
 			break
 		}
 	}
+	if firstKey != nil && len(r.Agent.Logins[pick.ID]) > 0 {
+		return SignIn{firstKey.ID, r.noWayYet(*firstKey, pick)}
+	}
+	return SignIn{pick.ID, r.ownWay(pick, unset)}
+}
+
+// noWayYet is why key is named when neither it nor login can start a
+// session yet: no key is set, and login's is not stored.
+func (r *Report) noWayYet(key, login AuthMethod) string {
+	vars := strings.Join(methodVars(key, r.Agent.AuthKeys), " or ")
+	where := ""
+	if p := r.loginPath(login.ID); p != "" {
+		where = " (" + p + ")"
+	}
+	why := "No method starts a session here yet: no API key it reads is set, and no login is stored for " +
+		login.ID + where + ". With " + vars + " set where the editor sees it, " + key.ID +
+		" (below) answers at once. " + login.ID + " works instead once " +
+		cmp.Or(r.Agent.LoginCommand, "the agent's own sign-in") + " has stored a login"
+	if note := r.Agent.SignInNotes[login.ID]; note != "" {
+		why += ": " + note
+	}
+	return why + "."
+}
+
+// ownWay is why pick, a method that signs in the agent's own way (or the
+// first the agent advertises), is named; unset are the API-key methods
+// whose variables are not set.
+func (r *Report) ownWay(pick AuthMethod, unset []string) string {
 	if vars := methodVars(pick, r.Agent.AuthKeys); len(vars) > 0 {
-		return SignIn{pick.ID, pick.ID + " reads " + strings.Join(vars, " or ") +
-			", which is not set here: set it where the editor sees it."}
+		return pick.ID + " reads " + strings.Join(vars, " or ") +
+			", which is not set here: set it where the editor sees it."
 	}
 	if pick.Type == "env_var" {
-		return SignIn{pick.ID, pick.ID + " reads an environment variable its answer does not name (" +
-			strings.TrimSpace(pick.Name+". "+pick.Description) + "): set it where the editor sees it."}
+		return pick.ID + " reads an environment variable its answer does not name (" +
+			strings.TrimSpace(pick.Name+". "+pick.Description) + "): set it where the editor sees it."
 	}
 	why := pick.ID + " signs in the agent's own way"
 	if note := r.Agent.SignInNotes[pick.ID]; note != "" {
@@ -74,7 +113,45 @@ func (r *Report) signIn() SignIn {
 		why += " No API key it reads is set here; to use one instead, set it where the editor sees it and name its method: " +
 			strings.Join(unset, ", ") + "."
 	}
-	return SignIn{pick.ID, why}
+	return why
+}
+
+func (r *Report) lookupEnv(name string) (string, bool) {
+	if r.LookupEnv != nil {
+		return r.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
+}
+
+// loginPath is the file where the agent keeps a login for method (its
+// Logins: the first whose variable is set, "$VAR/…", else "~/…" in HOME);
+// "" when it keeps none doctor knows.
+func (r *Report) loginPath(method string) string {
+	for _, p := range r.Agent.Logins[method] {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home, ok := r.lookupEnv("HOME"); ok && home != "" {
+				return filepath.Join(home, rest)
+			}
+			continue
+		}
+		name, rest, _ := strings.Cut(strings.TrimPrefix(p, "$"), "/")
+		if dir, ok := r.lookupEnv(name); ok && dir != "" {
+			return filepath.Join(dir, rest)
+		}
+	}
+	return ""
+}
+
+// storedLogin is the file of a login stored for method, "" when none is.
+func (r *Report) storedLogin(method string) string {
+	p := r.loginPath(method)
+	if p == "" {
+		return ""
+	}
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
 }
 
 // methodVars are the variables method m reads: those its answer names

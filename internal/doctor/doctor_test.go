@@ -38,12 +38,15 @@ func emitting(t *testing.T, lines ...string) []string {
 	return []string{fakeAgent(t), "--emit", f}
 }
 
+// sessionLine is an agent's answer to doctor's session/new.
+const sessionLine = `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s-1"}}` + "\n"
+
 func TestProbeReadsTheAnswerToInitialize(t *testing.T) {
 	argv := emitting(t,
 		"starting up...\n",
 		`{"jsonrpc":"2.0","method":"session/update","params":{}}`+"\n",
 		`{"jsonrpc":"2.0","id":7,"result":{}}`+"\n",
-		answerLine("codex-acp", "0.13.0", 1))
+		answerLine("codex-acp", "0.13.0", 1), sessionLine)
 	a, err := Probe(context.Background(), argv, nil, time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.ProtocolVersion)
@@ -51,6 +54,49 @@ func TestProbeReadsTheAnswerToInitialize(t *testing.T) {
 	assert.Equal(t, []AuthMethod{{ID: "key", Name: "Use KEY", Type: "env_var"}}, a.AuthMethods)
 	assert.Equal(t, []string{"starting up..."}, a.NotJSON, "a line an editor could not read")
 	assert.Equal(t, argv[0], a.Path)
+	assert.False(t, a.NoInfo)
+	assert.Equal(t, &Session{ID: "s-1"}, a.Session)
+}
+
+// After initialize doctor asks for a session in its temporary directory:
+// an agent that needs a sign-in first refuses it, which is not an agent
+// that works as it is.
+func TestProbeTriesANewSession(t *testing.T) {
+	const noInfo = `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}` + "\n"
+	cases := []struct {
+		name  string
+		argv  []string
+		want  Session
+		auth  bool
+		owing string // what NoAnswer says
+	}{
+		{"started", emitting(t, noInfo, sessionLine), Session{ID: "s-1"}, false, ""},
+		{"authentication required", emitting(t, noInfo, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Authentication required"}}`+"\n"),
+			Session{Refused: &RPCError{Code: -32000, Message: "Authentication required"}}, true, ""},
+		{"login named", emitting(t, noInfo, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":{"details":"Please run /login"}}}`+"\n"),
+			Session{Refused: &RPCError{Code: -32603, Message: "Internal error", Data: json.RawMessage(`{"details":"Please run /login"}`)}}, true, ""},
+		{"other error", emitting(t, noInfo, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"cwd must be absolute"}}`+"\n"),
+			Session{Refused: &RPCError{Code: -32602, Message: "cwd must be absolute"}}, false, ""},
+		{"no answer", emitting(t, noInfo), Session{}, false, "fakeagent did not answer session/new within 2s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			timeout := time.Minute
+			if c.owing != "" {
+				timeout = 2 * time.Second
+			}
+			a, err := Probe(context.Background(), c.argv, nil, timeout)
+			require.NoError(t, err)
+			assert.True(t, a.NoInfo, "no agentInfo")
+			require.NotNil(t, a.Session)
+			assert.Equal(t, c.auth, a.Session.AuthRequired())
+			if c.owing != "" {
+				assert.Contains(t, a.Session.NoAnswer, c.owing)
+				return
+			}
+			assert.Equal(t, c.want, *a.Session)
+		})
+	}
 }
 
 // An agent that cannot start, exits first, refuses, or keeps silent gives

@@ -141,6 +141,10 @@ func (r *Report) writeCodecompanion(w io.Writer) {
 		writeWrapped(w, "  ", "  ", "auth_method: codecompanion authenticates with it before the first session and stops "+
 			"when the agent does not advertise it. "+sign.Why)
 	}
+	if r.Answer.Session.AuthRequired() {
+		writeWrapped(w, "  ", "  ", "The agent refused doctor's session until it is signed in (Session, above): "+
+			"no config starts a session until it is signed in.")
+	}
 	shows := "What it shows: each tool call as one line, \"Kind: target\" (the file, or the command), and never " +
 		"the call's output (with opts = { verbose_output = true } in the adapter, a finished call adds up to 100 " +
 		"characters of its text); so of the flags only --shell-to-patch changes what you see: a shell write's line " +

@@ -58,11 +58,22 @@ func TestSignInIsAnAdvertisedMethodThatFitsTheEnvironment(t *testing.T) {
 			"openai-api-key", nil},
 		{"codex 0.16, both: the agent's order", "codex-acp", "0.16.0", codexRustMethods, map[string]string{"OPENAI_API_KEY": "k", "CODEX_API_KEY": "k"},
 			"codex-api-key", nil},
-		{"codex 0.16, no key", "codex-acp", "0.16.0", codexRustMethods, nil,
-			"chatgpt", []string{"chatgpt signs in the agent's own way: codex-acp answers authenticate with it once a ChatGPT login is stored",
-				"name its method: codex-api-key (CODEX_API_KEY), openai-api-key (OPENAI_API_KEY)."}},
+		// With no key and no ChatGPT login, chatgpt starts no session in
+		// codecompanion (it waits for a login); the key method does once
+		// its key is set.
+		{"codex 0.16, no key, no login", "codex-acp", "0.16.0", codexRustMethods, map[string]string{"HOME": t.TempDir()},
+			"codex-api-key", []string{"No method starts a session here yet", "no login is stored for chatgpt (",
+				"With CODEX_API_KEY set where the editor sees it, codex-api-key (below) answers at once.",
+				"chatgpt works instead once `codex login` (the Codex CLI, @openai/codex), run in a terminal, has stored a login: " +
+					"codex-acp answers authenticate with it once a ChatGPT login is stored; without one it did not answer within 20 s"}},
 		{"codex 0.16, an empty key is no key", "codex-acp", "0.16.0", codexRustMethods, map[string]string{"CODEX_API_KEY": ""},
-			"chatgpt", nil},
+			"codex-api-key", nil},
+		{"codex 0.16, a ChatGPT login stored", "codex-acp", "0.16.0", codexRustMethods, map[string]string{"HOME": homeWith(t, ".codex/auth.json")},
+			"chatgpt", []string{"a login is stored here (", ".codex/auth.json), and chatgpt uses it: it answers authenticate at once."}},
+		{"codex 0.16, a login in CODEX_HOME", "codex-acp", "0.16.0", codexRustMethods,
+			map[string]string{"HOME": t.TempDir(), "CODEX_HOME": filepath.Join(homeWith(t, "codex/auth.json"), "codex")}, "chatgpt", nil},
+		{"codex 0.16, CODEX_HOME without a login, ~/.codex with one", "codex-acp", "0.16.0", codexRustMethods,
+			map[string]string{"HOME": homeWith(t, ".codex/auth.json"), "CODEX_HOME": t.TempDir()}, "codex-api-key", nil},
 		{"codex 0.13, CODEX_API_KEY", "codex-acp", "0.13.0", codexRustMethods, map[string]string{"CODEX_API_KEY": "k"},
 			"codex-api-key", nil},
 		{"codex 2.6, OPENAI_API_KEY", "@agentclientprotocol/codex-acp", "2.6.0", codexAppServerMethods, map[string]string{"OPENAI_API_KEY": "k"},
@@ -70,11 +81,16 @@ func TestSignInIsAnAdvertisedMethodThatFitsTheEnvironment(t *testing.T) {
 		{"codex 2.6, CODEX_API_KEY", "@agentclientprotocol/codex-acp", "2.6.0", codexAppServerMethods, map[string]string{"CODEX_API_KEY": "k"},
 			"api-key", nil},
 		{"codex 2.6, no key", "@agentclientprotocol/codex-acp", "2.6.0", codexAppServerMethods, nil,
-			"chat-gpt", []string{"api-key (CODEX_API_KEY or OPENAI_API_KEY)"}},
+			"api-key", []string{"With CODEX_API_KEY or OPENAI_API_KEY set where the editor sees it, api-key (below) answers at once.",
+				"chat-gpt works instead once `codex login`"}},
+		{"codex 2.6, a ChatGPT login stored", "@agentclientprotocol/codex-acp", "2.6.0", codexAppServerMethods,
+			map[string]string{"HOME": homeWith(t, ".codex/auth.json")}, "chat-gpt", nil},
 		{"gemini, GEMINI_API_KEY", "gemini-cli", "0.61.0", geminiMethods, map[string]string{"GEMINI_API_KEY": "k"},
 			"gemini-api-key", nil},
 		{"gemini, no key", "gemini-cli", "0.61.0", geminiMethods, nil,
-			"oauth-personal", []string{"writes a login URL on stdout", "gemini-api-key (GEMINI_API_KEY)"}},
+			"gemini-api-key", []string{"writes a login URL on stdout", "With GEMINI_API_KEY set where the editor sees it, gemini-api-key"}},
+		{"gemini, a Google login stored", "gemini-cli", "0.61.0", geminiMethods, map[string]string{"HOME": homeWith(t, ".gemini/oauth_creds.json")},
+			"oauth-personal", nil},
 		{"qwen, OPENAI_API_KEY", "qwen-code", "0.24.4", qwenMethods, map[string]string{"OPENAI_API_KEY": "k"}, "openai", nil},
 		{"qwen, no key: its only method", "qwen-code", "0.24.4", qwenMethods, nil,
 			"openai", []string{"openai reads OPENAI_API_KEY, which is not set here"}},
@@ -98,6 +114,14 @@ func TestSignInIsAnAdvertisedMethodThatFitsTheEnvironment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// homeWith is a new home directory holding the file rel.
+func homeWith(t *testing.T, rel string) string {
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(home, rel)), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(home, rel), []byte("{}"), 0o600))
+	return home
 }
 
 func advertised(a *Answer) []string {

@@ -73,6 +73,12 @@ type Agent struct {
 	// is). SignInNotes say what its other methods do, by method id.
 	AuthKeys    map[string][]string
 	SignInNotes map[string]string
+	// Logins are the files where the agent keeps a login it signed in to
+	// its own way, by method id: "$VAR/file" where VAR names its
+	// directory, else "~/…"; LoginCommand is what stores one. SignInHow
+	// says how a user signs it in outside an editor.
+	Logins                  map[string][]string
+	LoginCommand, SignInHow string
 }
 
 func both(helps bool, why string) Advice {
@@ -302,8 +308,22 @@ func codex() Agent {
 			"the registry's Codex (id codex-acp) is another one, @agentclientprotocol/codex-acp 2.x."},
 		AgentShellVar: "agent-shell-openai-codex-acp-command", CodecompanionAdapter: "codex",
 		SignInNotes: map[string]string{"chatgpt": chatGPTNote},
+		Logins:      map[string][]string{"chatgpt": codexLogin},
+		SignInHow:   codexSignInHow, LoginCommand: codexLoginCommand,
 	}
 }
+
+// codexLogin is where codex keeps the ChatGPT login both codex-acp lines
+// use: CODEX_HOME, else ~/.codex.
+var codexLogin = []string{"$CODEX_HOME/auth.json", "~/.codex/auth.json"}
+
+// codexLoginCommand stores the ChatGPT login; codexSignInHow is how a
+// codex user signs in outside the editor.
+const (
+	codexLoginCommand = "`codex login` (the Codex CLI, @openai/codex), run in a terminal,"
+	codexSignInHow    = "set CODEX_API_KEY or OPENAI_API_KEY where the editor sees it, or run `codex login` " +
+		"(the Codex CLI, @openai/codex) in a terminal to store a ChatGPT login"
+)
 
 // chatGPTNote is what codex-acp's ChatGPT sign-in does (measured with
 // 0.16.0 and 2.6.0 offline).
@@ -335,6 +355,8 @@ func codexAppServer() Agent {
 		// Its answer names no variable; authenticate's error names both.
 		AuthKeys:    map[string][]string{"api-key": {"CODEX_API_KEY", "OPENAI_API_KEY"}},
 		SignInNotes: map[string]string{"chat-gpt": chatGPTNote},
+		Logins:      map[string][]string{"chat-gpt": codexLogin},
+		SignInHow:   codexSignInHow, LoginCommand: codexLoginCommand,
 	}
 }
 
@@ -385,6 +407,9 @@ func gemini() Agent {
 		AuthKeys: map[string][]string{"gemini-api-key": {"GEMINI_API_KEY"}},
 		SignInNotes: map[string]string{"oauth-personal": "without a stored Google login, gemini-cli 0.61 writes a login URL " +
 			"on stdout, where the editor reads only ACP, and waits for a code"},
+		Logins:       map[string][]string{"oauth-personal": {"~/.gemini/oauth_creds.json"}},
+		LoginCommand: "`gemini`, run once in a terminal to sign in with Google,",
+		SignInHow:    "set GEMINI_API_KEY where the editor sees it, or run `gemini` in a terminal once and sign in with Google",
 	}
 }
 

@@ -61,13 +61,21 @@ func (r *Report) writeAgent(w io.Writer) {
 	if a.Info.Title != "" {
 		name += fmt.Sprintf(" (%q)", a.Info.Title)
 	}
+	if a.NoInfo {
+		name = "no agentInfo in its answer (ACP leaves it optional): known by its command only"
+	}
 	fmt.Fprintf(w, "Agent:      %s\n", name)
 	fmt.Fprintf(w, "Known as:   %s\n", r.Agent.Name)
-	writeWrapped(w, "Proven:     ", "            ", r.Agent.Proven)
+	proven := r.Agent.Proven
+	if a.Session != nil && !r.works() && strings.HasPrefix(proven, "yes") {
+		proven += "; but here it started no session (Session, below): it does not work as things are"
+	}
+	writeWrapped(w, "Proven:     ", "            ", proven)
 	writeWrapped(w, "Registry:   ", "            ", r.registryLine())
 	fmt.Fprintf(w, "Command:    %s\n", strings.Join(r.command(), " "))
-	fmt.Fprintf(w, "            started in a temporary directory; only initialize was sent, as a client\n")
-	fmt.Fprintf(w, "            without the terminal-output extension, with protocol version 1\n")
+	fmt.Fprintf(w, "            started in a temporary directory; initialize and session/new were sent, as\n")
+	fmt.Fprintf(w, "            a client without the terminal-output extension, with protocol version 1\n")
+	writeWrapped(w, "Session:    ", "            ", r.sessionLine())
 	fmt.Fprintf(w, "Protocol:   ACP v%d\n", a.ProtocolVersion)
 	fmt.Fprintln(w, "Advertises:")
 	for _, line := range capabilityLines(a.Capabilities) {
@@ -75,7 +83,8 @@ func (r *Report) writeAgent(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Sign-in methods:")
 	if len(a.AuthMethods) == 0 {
-		fmt.Fprintln(w, "  none")
+		writeWrapped(w, "  ", "    ", "none advertised: no editor can sign it in (codecompanion sends no authenticate); "+
+			"it works only once it is signed in its own way, or needs no sign-in")
 	}
 	for _, m := range a.AuthMethods {
 		kind := ""

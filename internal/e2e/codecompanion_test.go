@@ -42,41 +42,47 @@ func TestCodecompanionConfigFromDoctorConnectsToEachRealAgent(t *testing.T) {
 		env   []string // set where doctor and the editor run
 		// method is the auth_method doctor must name ("" for none);
 		// answers says the agent answers authenticate with it offline
-		// (a ChatGPT login waits for a browser, cline asks its service).
-		method  string
-		answers bool
+		// (a ChatGPT login waits for a browser, cline asks its service),
+		// in the editor's environment: env, and then editorEnv, what
+		// doctor said to set where the editor sees it.
+		method    string
+		answers   bool
+		editorEnv []string
 	}{
-		{"codex 0.13, CODEX_API_KEY", codex("0.13"), []string{"codex-acp"}, []string{"CODEX_API_KEY=dummy"}, "codex-api-key", true},
-		{"codex 0.16, CODEX_API_KEY", codex("0.16"), []string{"codex-acp"}, []string{"CODEX_API_KEY=dummy"}, "codex-api-key", true},
-		{"codex 0.16, OPENAI_API_KEY", codex("0.16"), []string{"codex-acp"}, []string{"OPENAI_API_KEY=dummy"}, "openai-api-key", true},
-		{"codex 0.16, no key", codex("0.16"), []string{"codex-acp"}, nil, "chatgpt", false},
-		{"codex 2.6, OPENAI_API_KEY", codex("2.6"), []string{"codex-acp"}, []string{"OPENAI_API_KEY=dummy"}, "api-key", true},
-		{"codex 2.6, no key", codex("2.6"), []string{"codex-acp"}, nil, "chat-gpt", false},
+		{"codex 0.13, CODEX_API_KEY", codex("0.13"), []string{"codex-acp"}, []string{"CODEX_API_KEY=dummy"}, "codex-api-key", true, nil},
+		{"codex 0.16, CODEX_API_KEY", codex("0.16"), []string{"codex-acp"}, []string{"CODEX_API_KEY=dummy"}, "codex-api-key", true, nil},
+		{"codex 0.16, OPENAI_API_KEY", codex("0.16"), []string{"codex-acp"}, []string{"OPENAI_API_KEY=dummy"}, "openai-api-key", true, nil},
+		// No key and no ChatGPT login: chatgpt would start no session (it
+		// waits for a login); doctor names the key method and says to
+		// set its key, with which the config starts one.
+		{"codex 0.16, no key", codex("0.16"), []string{"codex-acp"}, nil, "codex-api-key", true, []string{"CODEX_API_KEY=dummy"}},
+		{"codex 2.6, OPENAI_API_KEY", codex("2.6"), []string{"codex-acp"}, []string{"OPENAI_API_KEY=dummy"}, "api-key", true, nil},
+		{"codex 2.6, no key", codex("2.6"), []string{"codex-acp"}, nil, "api-key", true, []string{"OPENAI_API_KEY=dummy"}},
 		{"claude 0.23", func(t *testing.T) *realagent.Agent {
 			return realagent.Claude(t, realagent.ClaudeOptions{Version: "0.23", ModelURL: deadURL})
-		}, []string{"claude-agent-acp"}, nil, "", true},
+		}, []string{"claude-agent-acp"}, nil, "", true, nil},
 		{"claude 0.101", func(t *testing.T) *realagent.Agent {
 			return realagent.Claude(t, realagent.ClaudeOptions{Version: "0.101", ModelURL: deadURL})
-		}, []string{"claude-agent-acp"}, nil, "", true},
+		}, []string{"claude-agent-acp"}, nil, "", true, nil},
 		// realagent gives gemini and qwen a dummy key: the key method fits.
 		{"gemini", func(t *testing.T) *realagent.Agent {
 			return realagent.Gemini(t, realagent.GeminiOptions{ModelURL: deadURL})
-		}, []string{"gemini", "--acp"}, nil, "gemini-api-key", true},
+		}, []string{"gemini", "--acp"}, nil, "gemini-api-key", true, nil},
 		{"opencode", func(t *testing.T) *realagent.Agent {
 			return realagent.Opencode(t, realagent.OpencodeOptions{ModelBaseURL: deadURL})
-		}, []string{"opencode", "acp"}, nil, "opencode-login", true},
+		}, []string{"opencode", "acp"}, nil, "opencode-login", true, nil},
 		{"kilo", func(t *testing.T) *realagent.Agent {
 			return realagent.Kilo(t, realagent.KiloOptions{ModelBaseURL: deadURL})
-		}, []string{"kilo", "acp"}, nil, "kilo-login", true},
+		}, []string{"kilo", "acp"}, nil, "kilo-login", true, nil},
 		{"qwen", func(t *testing.T) *realagent.Agent {
 			return realagent.Qwen(t, realagent.QwenOptions{ModelBaseURL: deadURL})
-		}, []string{"qwen", "--acp"}, nil, "openai", true},
+		}, []string{"qwen", "--acp"}, nil, "openai", true, nil},
 		{"cline", func(t *testing.T) *realagent.Agent {
 			return realagent.Cline(t, realagent.ClineOptions{ModelBaseURL: deadURL})
-		}, []string{"cline", "--acp"}, nil, "cline", false},
+		}, []string{"cline", "--acp"}, nil, "cline", false, nil},
 		{"pi-acp", func(t *testing.T) *realagent.Agent {
 			return realagent.Pi(t, realagent.PiOptions{ModelBaseURL: deadURL})
-		}, []string{"pi-acp"}, nil, "pi_terminal_login", true},
+		}, []string{"pi-acp"}, nil, "pi_terminal_login", true, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,7 +95,14 @@ func TestCodecompanionConfigFromDoctorConnectsToEachRealAgent(t *testing.T) {
 			bin := filepath.Join(nodeModules(t, agent), ".bin")
 			require.Equal(t, filepath.Join(bin, c.argv[0]), command[slices.Index(command, "--")+1], "the agent, by its absolute path")
 
-			client := acpclient.Start(t, acpclient.Options{Argv: command, Env: withPath(agent.Env, bin), Dir: agent.Dir})
+			if c.editorEnv != nil {
+				words := strings.Join(strings.Fields(out), " ")
+				for _, kv := range c.editorEnv {
+					name, _, _ := strings.Cut(kv, "=")
+					assert.Regexp(t, `With (\S+ or )?`+name+`( or \S+)? set where the editor sees it, `+method, words, "doctor says to set it")
+				}
+			}
+			client := acpclient.Start(t, acpclient.Options{Argv: command, Env: withPath(append(agent.Env, c.editorEnv...), bin), Dir: agent.Dir})
 			var init struct {
 				AuthMethods []struct{ ID string } `json:"authMethods"`
 			}

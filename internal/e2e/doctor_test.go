@@ -124,6 +124,9 @@ func TestDoctorKnowsEveryRealAgentByName(t *testing.T) {
 			for _, want := range c.want {
 				assert.Contains(t, out, want)
 			}
+			// Offline, with the mock model's provider and a dummy key
+			// where the agent needs one, each starts a session.
+			assert.Contains(t, out, "Session:    session/new started one (")
 			bin := filepath.Join(nodeModules(t, agent), ".bin", c.argv[0])
 			assert.Contains(t, out, `"--", "`+bin+`"`, "the config names the agent by its absolute path")
 			assert.Contains(t, out, `"command": "`+proxyBin(t)+`"`, "and acp-proxy by its own")
@@ -180,4 +183,36 @@ func nodeModules(t *testing.T, agent *realagent.Agent) string {
 	}
 	require.FailNowf(t, "no node_modules in the agent's command line", "%q", agent.Argv)
 	return ""
+}
+
+// Each registry agent that installs here and refuses a session until its
+// user signs in (auggie, Copilot, droid, grok, qoder), started as a user
+// who has not signed in: doctor's session/new gets "authentication
+// required", and the report says it does not work as things are, and how
+// to sign in; not that it works. grok-build answers with no agentInfo,
+// auggie advertises no sign-in method: each gets a line saying so.
+func TestDoctorSaysHowToSignInToEachRegistryAgent(t *testing.T) {
+	says := map[string][]string{
+		"auggie":             {"To sign in: run `auggie login` in a terminal", "Sign-in methods: none advertised: no editor can sign it in"},
+		"github-copilot-cli": {"To sign in: run `copilot login` in a terminal, or set COPILOT_GITHUB_TOKEN"},
+		"github-copilot":     {"To sign in: an editor that authenticates with github_oauth"},
+		"factory-droid":      {"To sign in: set FACTORY_API_KEY"},
+		"grok-build": {"Agent:      no agentInfo in its answer (ACP leaves it optional): known by its command only\n",
+			"To sign in: run `grok login` in a terminal"},
+		"qoder": {"To sign in: run `qodercli login` in a terminal"},
+	}
+	for _, a := range realagent.SignInAgents {
+		t.Run(a.ID, func(t *testing.T) {
+			agent := realagent.NotSignedIn(t, a)
+			out, stderr, err := runDoctor(t, agent, append([]string{filepath.Base(agent.Argv[0])}, agent.Argv[1:]...)...)
+			require.NoError(t, err, "stderr: %s", stderr)
+			assert.Contains(t, out, "Registry:   "+a.ID+" (")
+			assert.Contains(t, out, "Session:    refused: it needs a sign-in first (")
+			assert.NotContains(t, out, "Session:    session/new started one")
+			words := strings.Join(strings.Fields(out), " ") // as it reads, wrapped or not
+			for _, want := range append(says[a.ID], "no config starts a session until it is signed in") {
+				assert.Contains(t, words, strings.Join(strings.Fields(want), " "))
+			}
+		})
+	}
 }
