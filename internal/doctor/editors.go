@@ -125,8 +125,11 @@ func (r *Report) writeAgentShell(w io.Writer) {
 		fmt.Fprintln(w, "agent-shell (Emacs):")
 		fmt.Fprintf(w, "  (setq %s '%s)\n", r.Agent.AgentShellVar, list)
 	}
-	writeWrapped(w, "  ", "  ", "What it shows: each tool call collapsed to its title line "+
-		"(agent-shell-tool-use-expand-by-default is nil); expanded, its text content, the output without the ``` fence lines. "+
+	writeWrapped(w, "  ", "  ", "What it shows (agent-shell 0.63.6 in Emacs 30, with codex-acp 0.16 through this config): "+
+		"a turn's tool calls under one header that starts collapsed, \"▶ Ran a command\" "+
+		"(agent-shell-activity-group-expand-by-default is nil); expanded, each call's status and title, "+
+		"\"[✓][run] printf …\", itself collapsed (agent-shell-tool-use-expand-by-default is nil); expanded, "+
+		"the command and its output, each in a block labelled by its fence's language. "+
 		"It does not declare the terminal-output extension: output an agent sends only as terminal _meta "+
 		"reaches it, as text, only through --terminal-output.")
 }
