@@ -355,3 +355,59 @@ func TestVersionBelow(t *testing.T) {
 	}
 	assert.Equal(t, "0.17", nextMinor("0.16"))
 }
+
+// The Session line says whether the agent started a session; one that
+// refused until its user signs in is not called working, even a proven
+// release, and the report says how to sign it in. An answer without
+// agentInfo or sign-in methods says so.
+func TestReportSaysWhetherTheAgentStartedASession(t *testing.T) {
+	authRequired := &Session{Refused: &RPCError{Code: -32000, Message: "Authentication required"}}
+	cases := []struct {
+		name    string
+		answer  Answer
+		argv    []string
+		want    []string
+		notWant []string
+	}{
+		{"started", Answer{Info: AgentInfo{Name: "codex-acp", Version: "0.16.0"}, Session: &Session{ID: "s-1"}}, []string{"codex-acp"},
+			[]string{"Proven:     yes: the project's real-agent tests run @zed-industries/codex-acp 0.16.0\n",
+				"Session:    session/new started one (s-1): an editor that starts it as things are gets a session\n"},
+			[]string{"does not work as things are"}},
+		{"a proven release that needs a sign-in", Answer{Info: AgentInfo{Name: "codex-acp", Version: "0.16.0"}, Session: authRequired,
+			AuthMethods: []AuthMethod{{ID: "chatgpt"}, {ID: "codex-api-key", Type: "env_var", Vars: []AuthVar{{"CODEX_API_KEY"}}}}},
+			[]string{"codex-acp"},
+			[]string{"but here it started no session (Session, below): it does not work as things are",
+				"Session:    refused: it needs a sign-in first (Authentication required (code -32000)). To sign in: set CODEX_API_KEY",
+				"no config starts a session until it is signed in."},
+			[]string{"started one"}},
+		{"no agentInfo, no sign-in methods", Answer{NoInfo: true, Session: authRequired},
+			[]string{"npx", "@augmentcode/auggie", "--acp"},
+			[]string{"Agent:      no agentInfo in its answer (ACP leaves it optional): known by its command only\n",
+				"Sign-in methods:\n  none advertised: no editor can sign it in",
+				"To sign in: run `auggie login` in a terminal"},
+			nil},
+		{"refused otherwise", Answer{Info: AgentInfo{Name: "x"}, Session: &Session{Refused: &RPCError{Code: -32602, Message: "cwd must be absolute"}}},
+			[]string{"x"}, []string{"Session:    refused: cwd must be absolute (code -32602); an editor gets the same answer\n"}, []string{"To sign in"}},
+		{"no answer", Answer{Info: AgentInfo{Name: "x"}, Session: &Session{NoAnswer: "x did not answer session/new within 30s"}},
+			[]string{"x"}, []string{"Session:    no session: x did not answer session/new within 30s\n"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewReport(&c.answer, c.argv, "/opt/acp-proxy", nil)
+			r.LookupEnv = func(string) (string, bool) { return "", false }
+			var out bytes.Buffer
+			require.NoError(t, r.WriteText(&out))
+			words := strings.Join(strings.Fields(out.String()), " ")
+			for _, want := range c.want {
+				if strings.Contains(want, "\n") {
+					assert.Contains(t, out.String(), want)
+				} else {
+					assert.Contains(t, words, strings.Join(strings.Fields(want), " "))
+				}
+			}
+			for _, not := range c.notWant {
+				assert.NotContains(t, words, not)
+			}
+		})
+	}
+}
