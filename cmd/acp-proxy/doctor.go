@@ -55,7 +55,7 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var cfg filterset.Config
 	addFilterFlags(fs, &cfg)
 	var timeout time.Duration
-	durationVar(fs, &timeout, "timeout", doctor.DefaultTimeout, 0, "how long the agent gets to answer initialize")
+	durationVar(fs, &timeout, "timeout", doctor.DefaultTimeout, 0, "how long the agent gets to answer initialize, and then session/new")
 	if code := parseTraceFlags(fs, args, doctorUsage, doctorSynopsis, stdout, stderr); code >= 0 {
 		return code
 	}
