@@ -96,6 +96,18 @@ func runProxy(t *testing.T, stdin []byte, args ...string) (stdout, stderr []byte
 	return o.Bytes(), e.Bytes(), cmd.ProcessState.ExitCode()
 }
 
+// binaryVersion is the version the proxy binary the tests run says it has. It is not the test
+// binary's versionString(): go build stamps a clean checkout's commit into the binaries it
+// builds (-buildvcs=auto, Go's default) and go test does not stamp the test binary.
+func binaryVersion(t *testing.T) string {
+	t.Helper()
+	out, stderr, code := runProxy(t, nil, "--version")
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	v, ok := strings.CutPrefix(strings.TrimSuffix(string(out), "\n"), "acp-proxy ")
+	require.True(t, ok, "--version printed %q", out)
+	return v
+}
+
 func corpus(t *testing.T) []byte {
 	b, err := os.ReadFile("../../testdata/transparency/corpus.jsonl")
 	require.NoError(t, err)
