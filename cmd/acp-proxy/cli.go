@@ -47,6 +47,7 @@ Usage:
   acp-proxy view [filter flags] [TRACE|-]    make an HTML page of a recorded trace
   acp-proxy COMMAND --help                   the flags and examples of doctor, replay, view
   acp-proxy help [COMMAND]                   the same, as go help does
+  acp-proxy version                          print the version (also --version)
 
 Which flags your editor and agent want: run acp-proxy doctor with the agent's command, or see
 the README's "Which filters to enable" (Zed, JetBrains, agent-shell, codecompanion, acpx).
@@ -81,9 +82,24 @@ type options struct {
 
 // subcommands are acp-proxy's commands besides the live proxy.
 var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
-	"replay": runReplay,
-	"view":   runView,
-	"doctor": runDoctor,
+	"replay":  runReplay,
+	"view":    runView,
+	"doctor":  runDoctor,
+	"version": runVersion,
+}
+
+// runVersion is `acp-proxy version`, which is `acp-proxy --version`.
+func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		fmt.Fprintln(stdout, "usage: acp-proxy version (the same as acp-proxy --version): print the version and exit")
+		return 0
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "acp-proxy version: takes no arguments (usage: acp-proxy version)\n")
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "acp-proxy %s\n", versionString())
+	return 0
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -175,7 +191,7 @@ func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 1 && subcommands[args[0]] != nil:
 		return subcommands[args[0]]([]string{"--help"}, stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
+	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, version, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
 	return exitUsage
 }
 
@@ -221,8 +237,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 		return opts, nil, 0
 	}
 	if opts.version {
-		fmt.Fprintf(stdout, "acp-proxy %s\n", versionString())
-		return opts, nil, 0
+		return opts, nil, runVersion(nil, nil, stdout, stderr)
 	}
 	dash := fs.ArgsLenAtDash()
 	rest := fs.Args()

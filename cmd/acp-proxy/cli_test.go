@@ -23,6 +23,8 @@ func TestHelpAndVersionAnswerOnTheGivenStdout(t *testing.T) {
 		"--help":        {[]string{"--help"}, "acp-proxy relays the Agent Client Protocol"},
 		"-h":            {[]string{"-h"}, "acp-proxy relays the Agent Client Protocol"},
 		"--version":     {[]string{"--version"}, "acp-proxy "},
+		"version":       {[]string{"version"}, "acp-proxy "},
+		"help version":  {[]string{"help", "version"}, "usage: acp-proxy version"},
 		"replay --help": {[]string{"replay", "--help"}, "acp-proxy replay"},
 		"flags, --help": {[]string{"--stats", "--help"}, "acp-proxy relays the Agent Client Protocol"},
 		// As go help and gh help: help [COMMAND] is COMMAND --help.
@@ -78,7 +80,7 @@ func TestHelpOfAnUnknownCommandIsAUsageError(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, exitUsage, run([]string{"help", "nope"}, strings.NewReader(""), &stdout, &stderr))
 	assert.Empty(t, stdout.String())
-	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
+	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, replay, version, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
 }
 
 // An editor's JSON config has no shell: "--record", "~/acp.jsonl" reaches
