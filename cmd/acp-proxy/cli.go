@@ -229,7 +229,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 		err = checkFlagNeeds(fs)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "acp-proxy: %v (%s)\n", err, liveSynopsis)
+		fmt.Fprintf(stderr, "acp-proxy: %v (%s)\n", didYouMean(fs, err), liveSynopsis)
 		return opts, nil, exitUsage
 	}
 	if *help {

@@ -105,3 +105,34 @@ func TestPathFlagsExpandALeadingTilde(t *testing.T) {
 		assert.Equal(t, filepath.Clean(want), filepath.Clean(got), in)
 	}
 }
+
+// A mistyped flag is answered with the flag it most likely meant, on the one line of the usage
+// error: a typo, a long flag with one dash, the start of a flag's name; a name like none gets
+// no guess.
+func TestAMistypedFlagSaysWhichOneItMeant(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" : no guess
+	}{
+		{[]string{"--recrod", "x.jsonl", "--", "cat"}, "acp-proxy: unknown flag: --recrod; did you mean --record? ("},
+		{[]string{"--log_file", "x", "--", "cat"}, "did you mean --log-file?"},
+		{[]string{"-record", "x.jsonl", "--", "cat"}, "did you mean --record?"},
+		{[]string{"-record=x.jsonl", "--", "cat"}, "did you mean --record?"},
+		{[]string{"--terminal-outptu", "--", "cat"}, "did you mean --terminal-output?"},
+		{[]string{"--expand", "--", "cat"}, "did you mean --expand-persisted-output?"},
+		{[]string{"doctor", "--timout", "1s", "--", "cat"}, "acp-proxy doctor: unknown flag: --timout; did you mean --timeout? ("},
+		{[]string{"replay", "--delta", "x.jsonl"}, "did you mean --deltas?"},
+		{[]string{"view", "--folow", "x.jsonl"}, "did you mean --follow?"},
+		{[]string{"--no-such-flag", "--", "cat"}, ""},
+		{[]string{"-x", "--", "cat"}, ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, exitUsage, run(c.args, strings.NewReader(""), &stdout, &stderr), "%q", c.args)
+		assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "%q: one line: %s", c.args, stderr.String())
+		if c.want == "" {
+			assert.NotContains(t, stderr.String(), "did you mean", "%q", c.args)
+		} else {
+			assert.Contains(t, stderr.String(), c.want, "%q", c.args)
+		}
+	}
+}
