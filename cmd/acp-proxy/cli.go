@@ -17,6 +17,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/internal/doctor"
 	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/proxy"
@@ -148,7 +149,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		var se *proxy.StartError
 		if errors.As(err, &se) {
-			fmt.Fprintf(stderr, "acp-proxy: %v\n", se)
+			fmt.Fprintf(stderr, "acp-proxy: %v%s\n", se, installHint(se, agentArgv))
 			return se.Code
 		}
 		fmt.Fprintf(stderr, "acp-proxy: %v\n", err)
@@ -249,7 +250,38 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 		fmt.Fprintf(stderr, "acp-proxy: %s (%s)\n", what, liveSynopsis)
 		return opts, nil, exitUsage
 	}
-	return opts, rest, -1
+	agent, err = expandAgentHome(rest)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-proxy: the agent command: %v\n", err)
+		return opts, nil, exitUsage
+	}
+	return opts, agent, -1
+}
+
+// expandAgentHome is the agent's command line with each word that is "~" or starts with "~/"
+// beginning in the home directory, as a shell would have it: an editor's JSON config has no
+// shell to expand it (see expandHome).
+func expandAgentHome(argv []string) ([]string, error) {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		var err error
+		if out[i], err = expandHome(a); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// installHint ends the error of an agent that could not be started because its command was
+// not found: how to install it, when doctor knows the command ("" otherwise).
+func installHint(se *proxy.StartError, agentArgv []string) string {
+	if se.Code != 127 || len(agentArgv) == 0 {
+		return ""
+	}
+	if hint := doctor.InstallHint(agentArgv[0]); hint != "" {
+		return "; " + hint
+	}
+	return ""
 }
 
 // helpColumns is the width help fits in.

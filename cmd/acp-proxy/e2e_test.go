@@ -326,6 +326,41 @@ func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {
 	assert.Equal(t, 4, <-done)
 }
 
+// An agent that is not installed, whose command doctor knows, gets the package it comes with
+// and the line that installs it, on the one line of the error, from the proxy and from doctor.
+func TestAnAgentNotInstalledGetsItsInstallLine(t *testing.T) {
+	proxyBin(t) // built with go, which the PATH below has not
+	t.Setenv("PATH", t.TempDir())
+	const want = "codex-acp: command not found; codex-acp comes with the npm package @agentclientprotocol/codex-acp " +
+		"(or @zed-industries/codex-acp): npm install -g --prefix ~/.local @agentclientprotocol/codex-acp\n"
+	_, stderr, code := runProxy(t, nil, "--", "codex-acp")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "acp-proxy: "+want, string(stderr))
+	_, stderr, code = runProxy(t, nil, "doctor", "--", "codex-acp")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "acp-proxy doctor: "+want, string(stderr))
+}
+
+// An editor's config has no shell to expand ~: the proxy expands it in the agent's command line
+// as in --record, the command and its arguments alike, and doctor does too.
+func TestTildeInTheAgentCommandIsTheHomeDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	require.NoError(t, os.Mkdir(filepath.Join(home, "bin"), 0o755))
+	require.NoError(t, os.Symlink(fakeAgent(t), filepath.Join(home, "bin", "agent")))
+	line := `{"jsonrpc":"2.0","method":"from/the/file"}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(home, "emit.jsonl"), []byte(line), 0o644))
+	out, stderr, code := runProxy(t, nil, "--", "~/bin/agent", "--emit", "~/emit.jsonl")
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Equal(t, line, string(out))
+
+	answer := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":"codex-acp","title":"Codex","version":"0.16.0"},"authMethods":[]}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(home, "answer.jsonl"), []byte(answer), 0o644))
+	out, stderr, code = runProxy(t, nil, "doctor", "--", "~/bin/agent", "--emit", "~/answer.jsonl")
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Contains(t, string(out), `Agent:      codex-acp 0.16.0 ("Codex")`)
+}
+
 func TestMissingOrNonExecutableAgent(t *testing.T) {
 	_, stderr, code := runProxy(t, nil, "--", "acp-proxy-no-such-agent")
 	assert.Equal(t, 127, code)
