@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 )
 
 // run writes only to the streams it is given: main passes the process's,
@@ -135,4 +139,20 @@ func TestAMistypedFlagSaysWhichOneItMeant(t *testing.T) {
 			assert.Contains(t, stderr.String(), c.want, "%q", c.args)
 		}
 	}
+}
+
+// --help says what --shell-to-patch does in the README's words (its flags table): every file a
+// command provably writes, not one.
+func TestHelpDescribesShellToPatchAsTheREADMEDoes(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile("(?m)^\\| `--shell-to-patch` \\| off \\| (.*) \\|$").FindSubmatch(readme)
+	require.NotNil(t, m, "the README's flags table has a --shell-to-patch row")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"--help"}, strings.NewReader(""), &stdout, &stderr))
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	addFilterFlags(fs, &filterset.Config{})
+	usage := fs.Lookup("shell-to-patch").Usage
+	assert.Equal(t, strings.ReplaceAll(string(m[1]), "`", ""), usage)
+	assert.Contains(t, strings.Join(strings.Fields(stdout.String()), " "), usage, "--help shows it")
 }

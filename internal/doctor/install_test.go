@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,6 +50,25 @@ func TestEveryProvenPackageHasItsCommands(t *testing.T) {
 			}
 			slices.Sort(bins)
 			assert.Equal(t, bins, slices.Sorted(slices.Values(npmBins[r.pkg])), m)
+		}
+	}
+}
+
+// doctor says what --shell-to-patch does as the README and --help do: every file a command
+// provably writes shows as a diff (the command is an edit only when writing is all it does).
+func TestShellToPatchAdviceSaysEveryFile(t *testing.T) {
+	agents := []Agent{unknown(), protocolV2(2)}
+	for _, r := range proven {
+		agents = append(agents, r.advice())
+	}
+	for _, a := range agents {
+		adv := a.Filters[ShellToPatch]
+		for _, v := range []Verdict{adv.ZedLike, adv.Plain} {
+			assert.NotContains(t, v.Why, "one file", a.Name)
+			assert.NotContains(t, v.Why, "as edits", a.Name)
+			if v.Helps && strings.Contains(v.Why, "diff") {
+				assert.Contains(t, v.Why, "every file", a.Name)
+			}
 		}
 	}
 }
