@@ -17,6 +17,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/internal/doctor"
 	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/proxy"
@@ -47,6 +48,7 @@ Usage:
   acp-proxy view [filter flags] [TRACE|-]    make an HTML page of a recorded trace
   acp-proxy COMMAND --help                   the flags and examples of doctor, replay, view
   acp-proxy help [COMMAND]                   the same, as go help does
+  acp-proxy version                          print the version (also --version)
 
 Which flags your editor and agent want: run acp-proxy doctor with the agent's command, or see
 the README's "Which filters to enable" (Zed, JetBrains, agent-shell, codecompanion, acpx).
@@ -81,9 +83,24 @@ type options struct {
 
 // subcommands are acp-proxy's commands besides the live proxy.
 var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
-	"replay": runReplay,
-	"view":   runView,
-	"doctor": runDoctor,
+	"replay":  runReplay,
+	"view":    runView,
+	"doctor":  runDoctor,
+	"version": runVersion,
+}
+
+// runVersion is `acp-proxy version`, which is `acp-proxy --version`.
+func runVersion(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		fmt.Fprintln(stdout, "usage: acp-proxy version (the same as acp-proxy --version): print the version and exit")
+		return 0
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "acp-proxy version: takes no arguments (usage: acp-proxy version)\n")
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "acp-proxy %s\n", versionString())
+	return 0
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -132,7 +149,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		var se *proxy.StartError
 		if errors.As(err, &se) {
-			fmt.Fprintf(stderr, "acp-proxy: %v\n", se)
+			fmt.Fprintf(stderr, "acp-proxy: %v%s\n", se, installHint(se, agentArgv))
 			return se.Code
 		}
 		fmt.Fprintf(stderr, "acp-proxy: %v\n", err)
@@ -175,7 +192,7 @@ func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 1 && subcommands[args[0]] != nil:
 		return subcommands[args[0]]([]string{"--help"}, stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
+	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, version, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
 	return exitUsage
 }
 
@@ -213,7 +230,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 		err = checkFlagNeeds(fs)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "acp-proxy: %v (%s)\n", err, liveSynopsis)
+		fmt.Fprintf(stderr, "acp-proxy: %v (%s)\n", didYouMean(fs, err), liveSynopsis)
 		return opts, nil, exitUsage
 	}
 	if *help {
@@ -221,8 +238,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 		return opts, nil, 0
 	}
 	if opts.version {
-		fmt.Fprintf(stdout, "acp-proxy %s\n", versionString())
-		return opts, nil, 0
+		return opts, nil, runVersion(nil, nil, stdout, stderr)
 	}
 	dash := fs.ArgsLenAtDash()
 	rest := fs.Args()
@@ -234,7 +250,38 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 		fmt.Fprintf(stderr, "acp-proxy: %s (%s)\n", what, liveSynopsis)
 		return opts, nil, exitUsage
 	}
-	return opts, rest, -1
+	agent, err = expandAgentHome(rest)
+	if err != nil {
+		fmt.Fprintf(stderr, "acp-proxy: the agent command: %v\n", err)
+		return opts, nil, exitUsage
+	}
+	return opts, agent, -1
+}
+
+// expandAgentHome is the agent's command line with each word that is "~" or starts with "~/"
+// beginning in the home directory, as a shell would have it: an editor's JSON config has no
+// shell to expand it (see expandHome).
+func expandAgentHome(argv []string) ([]string, error) {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		var err error
+		if out[i], err = expandHome(a); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// installHint ends the error of an agent that could not be started because its command was
+// not found: how to install it, when doctor knows the command ("" otherwise).
+func installHint(se *proxy.StartError, agentArgv []string) string {
+	if se.Code != 127 || len(agentArgv) == 0 {
+		return ""
+	}
+	if hint := doctor.InstallHint(agentArgv[0]); hint != "" {
+		return "; " + hint
+	}
+	return ""
 }
 
 // helpColumns is the width help fits in.

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
 )
 
 // run writes only to the streams it is given: main passes the process's,
@@ -23,6 +27,8 @@ func TestHelpAndVersionAnswerOnTheGivenStdout(t *testing.T) {
 		"--help":        {[]string{"--help"}, "acp-proxy relays the Agent Client Protocol"},
 		"-h":            {[]string{"-h"}, "acp-proxy relays the Agent Client Protocol"},
 		"--version":     {[]string{"--version"}, "acp-proxy "},
+		"version":       {[]string{"version"}, "acp-proxy "},
+		"help version":  {[]string{"help", "version"}, "usage: acp-proxy version"},
 		"replay --help": {[]string{"replay", "--help"}, "acp-proxy replay"},
 		"flags, --help": {[]string{"--stats", "--help"}, "acp-proxy relays the Agent Client Protocol"},
 		// As go help and gh help: help [COMMAND] is COMMAND --help.
@@ -78,7 +84,7 @@ func TestHelpOfAnUnknownCommandIsAUsageError(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, exitUsage, run([]string{"help", "nope"}, strings.NewReader(""), &stdout, &stderr))
 	assert.Empty(t, stdout.String())
-	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
+	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, replay, version, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
 }
 
 // An editor's JSON config has no shell: "--record", "~/acp.jsonl" reaches
@@ -102,4 +108,51 @@ func TestPathFlagsExpandALeadingTilde(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, filepath.Clean(want), filepath.Clean(got), in)
 	}
+}
+
+// A mistyped flag is answered with the flag it most likely meant, on the one line of the usage
+// error: a typo, a long flag with one dash, the start of a flag's name; a name like none gets
+// no guess.
+func TestAMistypedFlagSaysWhichOneItMeant(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" : no guess
+	}{
+		{[]string{"--recrod", "x.jsonl", "--", "cat"}, "acp-proxy: unknown flag: --recrod; did you mean --record? ("},
+		{[]string{"--log_file", "x", "--", "cat"}, "did you mean --log-file?"},
+		{[]string{"-record", "x.jsonl", "--", "cat"}, "did you mean --record?"},
+		{[]string{"-record=x.jsonl", "--", "cat"}, "did you mean --record?"},
+		{[]string{"--terminal-outptu", "--", "cat"}, "did you mean --terminal-output?"},
+		{[]string{"--expand", "--", "cat"}, "did you mean --expand-persisted-output?"},
+		{[]string{"doctor", "--timout", "1s", "--", "cat"}, "acp-proxy doctor: unknown flag: --timout; did you mean --timeout? ("},
+		{[]string{"replay", "--delta", "x.jsonl"}, "did you mean --deltas?"},
+		{[]string{"view", "--folow", "x.jsonl"}, "did you mean --follow?"},
+		{[]string{"--no-such-flag", "--", "cat"}, ""},
+		{[]string{"-x", "--", "cat"}, ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, exitUsage, run(c.args, strings.NewReader(""), &stdout, &stderr), "%q", c.args)
+		assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "%q: one line: %s", c.args, stderr.String())
+		if c.want == "" {
+			assert.NotContains(t, stderr.String(), "did you mean", "%q", c.args)
+		} else {
+			assert.Contains(t, stderr.String(), c.want, "%q", c.args)
+		}
+	}
+}
+
+// --help says what --shell-to-patch does in the README's words (its flags table): every file a
+// command provably writes, not one.
+func TestHelpDescribesShellToPatchAsTheREADMEDoes(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile("(?m)^\\| `--shell-to-patch` \\| off \\| (.*) \\|$").FindSubmatch(readme)
+	require.NotNil(t, m, "the README's flags table has a --shell-to-patch row")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"--help"}, strings.NewReader(""), &stdout, &stderr))
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	addFilterFlags(fs, &filterset.Config{})
+	usage := fs.Lookup("shell-to-patch").Usage
+	assert.Equal(t, strings.ReplaceAll(string(m[1]), "`", ""), usage)
+	assert.Contains(t, strings.Join(strings.Fields(stdout.String()), " "), usage, "--help shows it")
 }

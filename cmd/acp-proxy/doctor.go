@@ -59,7 +59,10 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if code := parseTraceFlags(fs, args, doctorUsage, doctorSynopsis, stdout, stderr); code >= 0 {
 		return code
 	}
-	agent := fs.Args()
+	agent, err := expandAgentHome(fs.Args())
+	if err != nil {
+		return doctorUsageError(stderr, fmt.Errorf("the agent command: %w", err))
+	}
 	switch {
 	case timeout == 0:
 		return doctorUsageError(stderr, errors.New("--timeout must be more than 0"))
@@ -77,11 +80,12 @@ func runDoctor(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	answer, err := doctor.Probe(ctx, agent, nil, timeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
 		var se *proxy.StartError
 		if errors.As(err, &se) {
+			fmt.Fprintf(stderr, "acp-proxy doctor: %v%s\n", err, installHint(se, agent))
 			return se.Code
 		}
+		fmt.Fprintf(stderr, "acp-proxy doctor: %v\n", err)
 		var script *doctor.Script
 		if path, rerr := (proxy.Agent{Argv: agent}).Resolve(); rerr == nil {
 			script = doctor.FindScript(path)

@@ -96,6 +96,18 @@ func runProxy(t *testing.T, stdin []byte, args ...string) (stdout, stderr []byte
 	return o.Bytes(), e.Bytes(), cmd.ProcessState.ExitCode()
 }
 
+// binaryVersion is the version the proxy binary the tests run says it has. It is not the test
+// binary's versionString(): go build stamps a clean checkout's commit into the binaries it
+// builds (-buildvcs=auto, Go's default) and go test does not stamp the test binary.
+func binaryVersion(t *testing.T) string {
+	t.Helper()
+	out, stderr, code := runProxy(t, nil, "--version")
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	v, ok := strings.CutPrefix(strings.TrimSuffix(string(out), "\n"), "acp-proxy ")
+	require.True(t, ok, "--version printed %q", out)
+	return v
+}
+
 func corpus(t *testing.T) []byte {
 	b, err := os.ReadFile("../../testdata/transparency/corpus.jsonl")
 	require.NoError(t, err)
@@ -312,6 +324,41 @@ func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {
 	}
 	require.NoError(t, s.stdin.Close())
 	assert.Equal(t, 4, <-done)
+}
+
+// An agent that is not installed, whose command doctor knows, gets the package it comes with
+// and the line that installs it, on the one line of the error, from the proxy and from doctor.
+func TestAnAgentNotInstalledGetsItsInstallLine(t *testing.T) {
+	proxyBin(t) // built with go, which the PATH below has not
+	t.Setenv("PATH", t.TempDir())
+	const want = "codex-acp: command not found; codex-acp comes with the npm package @agentclientprotocol/codex-acp " +
+		"(or @zed-industries/codex-acp): npm install -g --prefix ~/.local @agentclientprotocol/codex-acp\n"
+	_, stderr, code := runProxy(t, nil, "--", "codex-acp")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "acp-proxy: "+want, string(stderr))
+	_, stderr, code = runProxy(t, nil, "doctor", "--", "codex-acp")
+	assert.Equal(t, 127, code)
+	assert.Equal(t, "acp-proxy doctor: "+want, string(stderr))
+}
+
+// An editor's config has no shell to expand ~: the proxy expands it in the agent's command line
+// as in --record, the command and its arguments alike, and doctor does too.
+func TestTildeInTheAgentCommandIsTheHomeDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	require.NoError(t, os.Mkdir(filepath.Join(home, "bin"), 0o755))
+	require.NoError(t, os.Symlink(fakeAgent(t), filepath.Join(home, "bin", "agent")))
+	line := `{"jsonrpc":"2.0","method":"from/the/file"}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(home, "emit.jsonl"), []byte(line), 0o644))
+	out, stderr, code := runProxy(t, nil, "--", "~/bin/agent", "--emit", "~/emit.jsonl")
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Equal(t, line, string(out))
+
+	answer := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":"codex-acp","title":"Codex","version":"0.16.0"},"authMethods":[]}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(home, "answer.jsonl"), []byte(answer), 0o644))
+	out, stderr, code = runProxy(t, nil, "doctor", "--", "~/bin/agent", "--emit", "~/answer.jsonl")
+	assert.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Contains(t, string(out), `Agent:      codex-acp 0.16.0 ("Codex")`)
 }
 
 func TestMissingOrNonExecutableAgent(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // proxy and replay share them, so a replay shows what the live proxy does.
 func addFilterFlags(fs *pflag.FlagSet, cfg *filterset.Config) {
 	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
-		"show shell commands that provably write one file (cat <<'EOF' > f, printf … > f, echo … > f) as edit calls with a diff")
+		"every file a shell command provably writes is shown as a diff beside the command (cat <<'EOF' > f, echo … >> f, sed -i, several in one script), or as an edit when writing is all it does")
 	sizeVar(fs, &cfg.MaxPatchBytes, "max-patch-bytes", shellpatch.DefaultMaxPatchBytes,
 		"with --shell-to-patch: what it holds for the edits of all calls in progress together (old and new text); a write that does not fit is not rewritten, one that fits beside the others evicts the oldest")
 	fs.BoolVar(&cfg.PatchOutsideCwd, "patch-outside-cwd", false,

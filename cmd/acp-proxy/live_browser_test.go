@@ -200,6 +200,11 @@ func TestLivePageInBrowser(t *testing.T) {
 	w := startWatched(t, "--serve", ":0", "--", fakeAgent(t), "-echo")
 	page := openInBrowser(t, w.url)
 	page.wait(bodyHas("live · updating as messages pass"))
+	// Without --record nothing is recorded: the page says how the proxy was run.
+	page.wait(bodyHas("run by acp-proxy "))
+	var recordedBy bool
+	page.eval(bodyHas("recorded by")+` || `+bodyHas("recorded as"), &recordedBy)
+	assert.False(t, recordedBy, "a session served without --record is not recorded")
 
 	// The agent echoes what the client sends: a tool call, then a prompt.
 	send := func(line string) {

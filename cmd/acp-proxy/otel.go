@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -25,7 +28,7 @@ type otelOptions struct {
 const otelExitWait = 2 * time.Second
 
 func addOtelFlags(fs *pflag.FlagSet, o *otelOptions) {
-	fs.StringVar(&o.endpoint, "otel-endpoint", "", "export OpenTelemetry spans over OTLP to this collector (base URL, as OTEL_EXPORTER_OTLP_ENDPOINT, which also turns export on)")
+	fs.Var(endpointValue{&o.endpoint}, "otel-endpoint", "export OpenTelemetry spans over OTLP to this collector: its base URL (http://localhost:4318, as OTEL_EXPORTER_OTLP_ENDPOINT, which also turns export on), host:port, or the traces URL …/v1/traces")
 	fs.BoolVar(&o.propagate, "otel-propagate", false, "give a request that carries no W3C trace context (_meta.traceparent) the proxy's, so the agent's spans join the session's trace")
 	fs.BoolVar(&o.content, "otel-content", false, "put message text into the spans: prompts, tool inputs, error messages, why an edit was taken back (also OTEL_ACP_PROXY_CONTENT=true)")
 }
@@ -85,4 +88,43 @@ func (e *otelExport) close() {
 		e.tap.Close()
 	}
 	e.provider.Close(otelExitWait, e.log)
+}
+
+// endpointValue is --otel-endpoint, stored as the collector's base URL, to which the exporter
+// adds the signal's path (/v1/traces). It takes the forms people type: the base URL, host:port
+// (http://host:port, as collectors listen without TLS by default), and the traces URL itself,
+// whose path would otherwise be doubled; it refuses anything else with one line.
+type endpointValue struct{ p *string }
+
+func (v endpointValue) Set(s string) error {
+	base, err := otelBaseURL(s)
+	if err != nil {
+		return err
+	}
+	*v.p = base
+	return nil
+}
+
+func (v endpointValue) String() string { return *v.p }
+func (v endpointValue) Type() string   { return "url" }
+
+// otelBaseURL is the collector's base URL endpoint names (see endpointValue).
+func otelBaseURL(endpoint string) (string, error) {
+	refused := errors.New("not a collector's address: give its URL (http://localhost:4318, https://otel.example.com) or host:port (localhost:4318)")
+	raw := strings.TrimSpace(endpoint)
+	if raw == "" {
+		return "", nil // off, as without the flag
+	}
+	schemed := strings.Contains(raw, "://")
+	if !schemed {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Hostname() == "" ||
+		!schemed && u.Port() == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", refused
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1/traces")
+	u.RawPath = ""
+	return u.String(), nil
 }

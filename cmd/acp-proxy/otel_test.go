@@ -23,13 +23,17 @@ func TestOtelExportFromTheBinary(t *testing.T) {
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"_meta":{"traceparent":"00-` + clientTrace + `-` + clientSpan + `-01","baggage":"k=v"}}}`
 	newSession := `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`
 	in := initialize + "\n" + newSession + "\n"
-	for _, how := range []string{"flag", "variable", "off"} {
+	for _, how := range []string{"flag", "flag host:port", "flag traces URL", "variable", "off"} {
 		t.Run(how, func(t *testing.T) {
 			r := otlptest.New(t)
 			args := []string{"--", fakeAgent(t), "--echo"}
 			switch how {
 			case "flag":
 				args = append([]string{"--otel-endpoint", r.URL}, args...)
+			case "flag host:port":
+				args = append([]string{"--otel-endpoint", strings.TrimPrefix(r.URL, "http://")}, args...)
+			case "flag traces URL":
+				args = append([]string{"--otel-endpoint", r.URL + "/v1/traces"}, args...)
 			case "variable":
 				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.URL)
 			}
@@ -51,4 +55,39 @@ func TestOtelExportFromTheBinary(t *testing.T) {
 			assert.Equal(t, want, lines[0], "the agent's parent is the proxy's span; baggage as it was")
 		})
 	}
+}
+
+// --otel-endpoint takes the forms people type and stores the collector's base URL, to which the
+// exporter adds /v1/traces; anything else is refused.
+func TestOtelEndpointForms(t *testing.T) {
+	for _, c := range []struct{ typed, base string }{ // base "" : refused
+		{"http://localhost:4318", "http://localhost:4318"},
+		{"http://localhost:4318/", "http://localhost:4318"},
+		{"localhost:4318", "http://localhost:4318"},
+		{"127.0.0.1:4317", "http://127.0.0.1:4317"},
+		{"[::1]:4318", "http://[::1]:4318"},
+		{"http://localhost:4318/v1/traces", "http://localhost:4318"},
+		{"https://otel.example.com/otlp/v1/traces/", "https://otel.example.com/otlp"},
+		{"https://otel.example.com", "https://otel.example.com"},
+		{"https://otel.example.com/otlp", "https://otel.example.com/otlp"},
+		{"localhost", ""},
+		{":4318", ""},
+		{"ftp://otel.example.com", ""},
+		{"http://", ""},
+		{"http://user:secret@otel.example.com", ""},
+		{"localhost:4318?x=1", ""},
+		{"localhost:port", ""},
+	} {
+		base, err := otelBaseURL(c.typed)
+		if c.base == "" {
+			assert.Error(t, err, c.typed)
+			continue
+		}
+		require.NoError(t, err, c.typed)
+		assert.Equal(t, c.base, base, c.typed)
+	}
+	_, stderr, code := runProxy(t, nil, "--otel-endpoint", "ftp://otel.example.com", "--", "cat")
+	assert.Equal(t, exitUsage, code)
+	assert.Equal(t, 1, strings.Count(string(stderr), "\n"), "one line: %s", stderr)
+	assert.Contains(t, string(stderr), "not a collector's address")
 }

@@ -95,7 +95,7 @@ func TestReplaySummaryOfAFilteredRecordingSaysHowItWasMade(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(js), &report))
 	require.NotNil(t, report.Recording)
 	assert.Equal(t, []string{"--record", rec, "--deltas", "--terminal-output"}, report.Recording.Args)
-	assert.Equal(t, versionString(), report.Recording.Proxy)
+	assert.Equal(t, binaryVersion(t), report.Recording.Proxy)
 	assert.True(t, report.AfterAsRecorded)
 	assert.Equal(t, int64(12), report.Directions[1].After.Messages)
 }
@@ -160,12 +160,12 @@ func TestViewOfARecordingShowsHowItWasMade(t *testing.T) {
 	assert.Empty(t, d.Session.Agent, "it never answered initialize")
 	assert.Equal(t, agent+" --wait-lines 1 --exit 3", d.Recording.Agent)
 	assert.Equal(t, "acp-proxy --record "+path+" --deltas -- "+agent+" --wait-lines 1 --exit 3", d.Recording.Command)
-	assert.Equal(t, versionString(), d.Recording.Proxy)
+	assert.Equal(t, binaryVersion(t), d.Recording.Proxy)
 
 	browser(t)
 	r := loadPage(t, page, false, "")
 	assert.Empty(t, r.Errors)
 	assert.Contains(t, r.BodyText, agent+" --wait-lines 1 --exit 3 (never named itself) ⇄ ")
-	assert.Contains(t, r.BodyText, "recorded by acp-proxy "+versionString()+" on ")
+	assert.Contains(t, r.BodyText, "recorded by acp-proxy "+binaryVersion(t)+" on ")
 	assert.NotContains(t, r.BodyText, "unknown ⇄")
 }

@@ -52,7 +52,7 @@ func parseTraceFlags(fs *pflag.FlagSet, args []string, usage, synopsis string, s
 		err = checkFlagNeeds(fs)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v (usage: %s)\n", fs.Name(), err, synopsis)
+		fmt.Fprintf(stderr, "%s: %v (usage: %s)\n", fs.Name(), didYouMean(fs, err), synopsis)
 		return exitUsage
 	}
 	return -1

@@ -148,12 +148,15 @@ func TestExpansionNeedsTheAgentsOwnWholePreview(t *testing.T) {
 		name, agent, update string
 		expanded            bool
 	}{
-		{"claude's own note, after the first 30,000 characters", claude101Agent,
-			claude101Data("t1", "terminal_output", truncatedOutput(full[:30000], path, len(full))), true},
+		// full's 30,000th byte is a newline, which the CLI trims.
+		{"claude's own note, after the first 30,000 bytes", claude101Agent,
+			claude101Data("t1", "terminal_output", truncatedOutput(full[:29999], path, len(full))), true},
 		{"a note after one byte of the file", claude101Agent,
 			claude101Data("t1", "terminal_output", truncatedOutput(full[:1], path, len(full))), false},
-		{"a note after 29,999 characters", claude101Agent,
-			claude101Data("t1", "terminal_output", truncatedOutput(full[:29999], path, len(full))), false},
+		{"a note after 29,998 bytes", claude101Agent,
+			claude101Data("t1", "terminal_output", truncatedOutput(full[:29998], path, len(full))), false},
+		{"a note after 30,000 bytes with their newline", claude101Agent,
+			claude101Data("t1", "terminal_output", truncatedOutput(full[:30000], path, len(full))), false},
 		{"claude's note in codex's output", codexAgent,
 			out("t1", truncatedOutput(full[:30000], path, len(full))), false},
 		{"claude's own block", claudeAgent,

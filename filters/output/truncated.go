@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -12,15 +14,15 @@ import (
 )
 
 // claude-agent-acp ≥0.100 no longer shows the <persisted-output> block for
-// a command: it shows the first 30,000 characters of stdout (the structured
-// result the CLI clips when it saves the output) followed by one line,
+// a command: it shows the first 30,000 bytes of stdout, trimmed (the structured
+// result the CLI clips when it saves the output; claudeClip) followed by one line,
 //
 //	[Output truncated (373905 bytes total): full output saved to /…/tool-results/b1.txt]
 //
 // in the terminal data, or in the ```console fence of a client without the
 // extension (docs/agents.md). The text is already clean; with Expand, the
 // clipped text and the note are replaced by the saved file, when the file is
-// safe to read (savedFile) and begins with exactly the clipped text.
+// safe to read (savedFile) and its clip is exactly the clipped text.
 
 // truncatedTag starts the note.
 const truncatedTag = "[Output truncated"
@@ -93,63 +95,81 @@ func (f *PersistedOutput) expandTruncated(body string) (string, bool) {
 	}
 	clipped, path := body[:i], m[1]
 	saved, ok := f.savedFile(path, f.ConfigDirs, claudeToolResult)
-	// The proof is the whole clip: the saved output's first 30,000 UTF-16
-	// code units, as the CLI cuts it (or that and a stderr apart).
-	if !ok || clipped != clipUnits(saved, clipStdoutUnits) && !clipsStdout(clipped, saved) {
+	// The proof is the whole clip, as the agent shows it (or that and a stderr apart).
+	if !ok {
+		return "", false
+	}
+	clip, ok := claudeClip(saved)
+	if !ok || clipped != clip && !clipsStdout(clipped, clip, saved) {
 		return "", false
 	}
 	return strings.TrimRight(saved, "\n"), true
 }
 
-// clipStdoutUnits is how much of a saved command's stdout claude-agent-acp
-// 0.101 shows: its first 30,000 UTF-16 code units (JavaScript string
-// length).
-const clipStdoutUnits = 30000
+// claudeClipBytes is how much of a saved command's output the Claude CLI keeps as the
+// structured stdout claude-agent-acp 0.101 shows: its first 30,000 bytes.
+const claudeClipBytes = 30000
 
-// clipsStdout reports whether shown, the text before the note, is the
-// clipped stdout of the output saved, then a newline and a stderr the saved
-// output ends with: the agent's shape when the CLI reports stderr apart
-// from stdout (docs/agents.md). The Claude CLI usually merges stderr into
-// stdout as the command writes them; then the saved file begins with
-// exactly the text shown, and this is not needed.
-func clipsStdout(shown, saved string) bool {
-	units, cut := 0, -1
-	for i, r := range shown {
-		if units >= clipStdoutUnits {
-			cut = i
+// claudeClip is what claude-agent-acp shows before its note of the output saved: the first
+// claudeClipBytes bytes, decoded as the CLI decodes them (a character the cut splits becomes
+// one U+FFFD), without the blank lines at its start and the white space at its end (JavaScript's
+// \s), which the CLI trims. So when the clip ends in a newline, only the note's own newline
+// stands before the note. ok is false for an output too short to have been saved.
+func claudeClip(saved string) (clip string, ok bool) {
+	if len(saved) <= claudeClipBytes {
+		return "", false
+	}
+	clip = saved[:claudeClipBytes]
+	if start := lastRuneStart(clip); !utf8.FullRuneInString(clip[start:]) {
+		clip = clip[:start] + string(utf8.RuneError)
+	}
+	return strings.TrimRightFunc(trimBlankLines(clip), jsSpace), true
+}
+
+// lastRuneStart is where the last character of s begins: its last byte that is not a UTF-8
+// continuation byte, looking back no further than a character can be long.
+func lastRuneStart(s string) int {
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// trimBlankLines drops the lines of s's start that hold only white space: JavaScript's
+// s.replace(/^(\s*\n)+/, ""), which keeps the indentation of the first line with text.
+func trimBlankLines(s string) string {
+	cut := 0
+	for i, r := range s {
+		if r == '\n' {
+			cut = i + 1
+		} else if !jsSpace(r) {
 			break
 		}
-		units += utf16Len(r)
 	}
-	if cut < 0 || shown[cut] != '\n' {
-		return false
+	return s[cut:]
+}
+
+// jsSpace reports whether JavaScript's \s and trim() count r as white space (its WhiteSpace and
+// LineTerminator): unlike unicode.IsSpace, U+FEFF is and U+0085 is not.
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', '\uFEFF', '\u2028', '\u2029':
+		return true
 	}
-	stdout, stderr := shown[:cut], strings.TrimRight(shown[cut+1:], "\n")
-	return stderr != "" && strings.HasPrefix(saved, stdout) && len(saved) >= len(stdout)+len(stderr) &&
+	return unicode.Is(unicode.Zs, r)
+}
+
+// clipsStdout reports whether shown, the text before the note, is clip, the clipped stdout of
+// the output saved, then a newline and a stderr the saved output ends with: the agent's shape
+// when the CLI reports stderr apart from stdout (docs/agents.md). The Claude CLI usually merges
+// stderr into stdout as the command writes them; then shown is clip, and this is not needed.
+func clipsStdout(shown, clip, saved string) bool {
+	rest, ok := strings.CutPrefix(shown, clip+"\n")
+	stderr := strings.TrimRight(rest, "\n")
+	return ok && clip != "" && stderr != "" && len(saved) >= claudeClipBytes+len(stderr) &&
 		strings.HasSuffix(strings.TrimRight(saved, "\n"), stderr)
-}
-
-// clipUnits is the first n UTF-16 code units of s (JavaScript's
-// s.slice(0, n)), or "\x00", which no clip equals, when s is no longer:
-// an output that short is not saved. A cut inside a surrogate pair keeps
-// neither half.
-func clipUnits(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		if units+utf16Len(r) > n {
-			return s[:i]
-		}
-		units += utf16Len(r)
-	}
-	return "\x00"
-}
-
-// utf16Len is how many UTF-16 code units r takes.
-func utf16Len(r rune) int {
-	if r >= 0x10000 {
-		return 2
-	}
-	return 1
 }
 
 // expandTruncatedText is expandTruncated for the text of a content item,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,8 +71,10 @@ func newClaude101Saved(t *testing.T) claude101Saved {
 	full := numberedLines(4000)
 	config, path := claudeDirs(t, full)
 	preview := full[:strings.LastIndexByte(full[:2000], '\n')]
+	// Its 30,000th byte is the newline after "line 3110", which the CLI trims: only the note's
+	// own newline stands before the note.
 	s := claude101Saved{
-		config: config, path: path, full: full, clipped: full[:30000], size: len(full),
+		config: config, path: path, full: full, clipped: strings.TrimSuffix(full[:30000], "\n"), size: len(full),
 		preview:     persistedBlock(path, preview),
 		wholeOutput: strings.TrimRight(full, "\n"),
 	}
@@ -138,7 +141,7 @@ func TestTruncatedOutputWithStderr(t *testing.T) {
 	full := numberedLines(4000)
 	const stderr = "warning: on stderr"
 	config, path := claudeDirs(t, full+stderr+"\n")
-	shown := truncatedOutput(full[:30000]+"\n"+stderr, path, len(full)+len(stderr)+1)
+	shown := truncatedOutput(strings.TrimSuffix(full[:30000], "\n")+"\n"+stderr, path, len(full)+len(stderr)+1)
 	for _, c := range []struct {
 		name, data, want string
 	}{
@@ -157,6 +160,45 @@ func TestTruncatedOutputWithStderr(t *testing.T) {
 			require.Len(t, got, 1)
 			sameText(t, want, got[0])
 		})
+	}
+}
+
+// agentClip is, as measured with claude-agent-acp 0.101, the text it shows before its note of
+// the output saved: the first 30,000 bytes (a character the cut splits shows as U+FFFD), the
+// blank lines before the first text and the white space at the end trimmed. (The outputs
+// below hold no white space but ' ', '\t' and '\n'.)
+func agentClip(saved string) string {
+	clip := strings.ToValidUTF8(saved[:30000], "\uFFFD")
+	clip = regexp.MustCompile(`^(?:[ \t]*\n)+`).ReplaceAllString(clip, "")
+	return strings.TrimRight(clip, " \t\n")
+}
+
+// Wherever the CLI's cut falls (inside a line, on its newline, right after it, in blank lines,
+// in spaces, inside a 2-, 3- or 4-byte character), and whatever blank lines the output begins
+// with, the client shows the whole saved file in place of the clip and the note; a file that
+// differs from what the agent shows, in one byte before the cut, is not shown.
+func TestTruncatedOutputWhereverTheClipEnds(t *testing.T) {
+	const block = "line 7\n\n \t\nab é€😀  \n"
+	for _, lead := range []string{"", "\n\n", " \n\t\n  "} {
+		for shift := range len(block) {
+			saved := lead + strings.Repeat("x", shift) + strings.Repeat(block, 31000/len(block))
+			shown := truncatedOutput(agentClip(saved), "PATH", len(saved))
+			t.Run(fmt.Sprintf("%q+%d, cut before %q", lead, shift, saved[29990:30000]), func(t *testing.T) {
+				config, path := claudeDirs(t, saved)
+				in := claude101Data("toolu_01", "terminal_output", strings.Replace(shown, "PATH", path, 1))
+				h := newHarness(t, zedClient, claude101Agent, &PersistedOutput{Expand: true, ConfigDirs: []string{config}})
+				h.agent(in)
+				got := h.take()
+				require.Len(t, got, 1)
+				sameText(t, claude101Data("toolu_01", "terminal_output", strings.TrimRight(saved, "\n")), got[0])
+
+				other := []byte(saved)
+				other[29000] = '#'
+				require.NoError(t, os.WriteFile(path, other, 0o644))
+				h.agent(in)
+				assert.Equal(t, []string{in}, h.take(), "a file that is not what the agent clipped")
+			})
+		}
 	}
 }
 

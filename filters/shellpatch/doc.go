@@ -1,5 +1,6 @@
-// Package shellpatch holds the shell-to-patch filter: a shell command that
-// provably writes one file is shown as an edit with the exact diff. What a
+// Package shellpatch holds the shell-to-patch filter: every file a shell
+// command provably writes is shown with its exact diff, and the command as an
+// edit when writing is all it does. What a
 // command writes is decided by package shellwrite; this package finds the
 // command in each agent's tool call (shapes.go), knows what each agent does
 // to a command before its shell runs it (claude.go: Claude Code's quoting;

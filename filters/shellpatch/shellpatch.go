@@ -25,9 +25,10 @@ const DefaultMaxPatchBytes = 4 << 20
 // ends (its final update lost) must not grow the state forever.
 const maxShellPatchCalls = 1024
 
-// Filter shows shell commands that provably write one file (`cat
-// <<'EOF' > f`, `printf … > f`, `echo … > f`) as edit tool calls with a
-// diff beside the command, the way agents show their own edits. The
+// Filter shows every file a shell command provably writes (`cat <<'EOF' >
+// f`, `echo … >> f`, `sed -i`, several in one script) as a diff beside the
+// command, and the call as an edit when writing is all it does, the way
+// agents show their own edits. The
 // recognition is shellwrite's; this filter finds the command in each agent's
 // rawInput, checks the target against the session's directory, and keeps
 // every later update of the call showing the edit. The title stays the

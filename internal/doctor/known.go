@@ -91,8 +91,8 @@ func helpsEach(zedLikeWhy, plainWhy string) Advice {
 }
 
 var (
-	shellToPatchBash   = both(true, "its shell commands that provably write one file (cat <<'EOF' > f, printf … > f) show as edits with a diff")
-	shellToPatchClaude = both(true, "its Bash tool's writes (cat <<'EOF' > f, …) show as edits with a diff; it refuses what Claude Code's own quoting would change")
+	shellToPatchBash   = both(true, "every file its shell commands provably write (cat <<'EOF' > f, echo … >> f, sed -i, several in one script) shows as a diff, or as an edit when writing is all the command does")
+	shellToPatchClaude = both(true, "every file its Bash tool's commands provably write (cat <<'EOF' > f, echo … >> f, sed -i, …) shows as a diff, or as an edit when writing is all the command does; it refuses what Claude Code's own quoting would change")
 	noSnapshots        = both(false, "it sends no accumulated output snapshots")
 	noSavedOutput      = both(false, "it saves no outputs to files")
 )
@@ -337,8 +337,8 @@ func codexAppServer() Agent {
 	return Agent{
 		Known: true, Name: "codex-acp 2.6 (@agentclientprotocol/codex-acp, the registry's Codex)",
 		Filters: map[string]Advice{
-			ShellToPatch: both(true, "its shell commands that write a file (heredoc, echo/printf > f, sed -i) show as edits "+
-				"with a diff, in the call and in its permission request"),
+			ShellToPatch: both(true, "every file its shell commands provably write (heredoc, echo/printf > f, sed -i) shows "+
+				"as a diff, in the call and in its permission request"),
 			Deltas: both(false, "it sends output as appends, not snapshots (alone, --deltas shows its unasked "+
 				"terminal_output_delta to a plain client as text, which --terminal-output does already)"),
 			TerminalOutput: {
@@ -438,7 +438,7 @@ func kilo() Agent {
 	a := opencode()
 	a.Name = "kilo 7.7 (kilo acp, @kilocode/cli)"
 	a.Filters[ShellToPatch] = both(true, `only when its $SHELL is a POSIX shell and it asks before bash ("permission": {"bash": "ask"}): `+
-		"its heredoc, echo/printf > f and sed -i writes show as diffs in the permission request")
+		"every file its heredocs, echo/printf > f and sed -i provably write shows as a diff in the permission request")
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
 	a.Filters[ShowChanges] = showChangesProven
 	a.AgentShellVar, a.CodecompanionAdapter = "", "kilocode"
@@ -519,7 +519,7 @@ func protocolV2(v int) Agent {
 	shellToPatch := both(false, why)
 	if v == 2 {
 		// Proven on v2 with claude-agent-acp 0.101 and codex-acp 2.6 (TestACPv2ShellToPatch).
-		shellToPatch = both(true, "its shell writes show as v2 diffs in the call and its permission request")
+		shellToPatch = both(true, "every file its shell commands provably write shows as a v2 diff in the call and its permission request")
 	}
 	return Agent{
 		Known: true, Name: "an ACP v" + strconv.Itoa(v) + " agent",
@@ -535,7 +535,7 @@ func unknown() Agent {
 	return Agent{
 		Name: "not one the proxy is proven against: this is the general advice",
 		Filters: map[string]Advice{
-			ShellToPatch: both(true, "if it reports shell commands in rawInput.command, its provable writes show as edits"),
+			ShellToPatch: both(true, "if it reports shell commands in rawInput.command, every file one provably writes shows as a diff"),
 			Deltas: {
 				ZedLike: Verdict{false, "only for an agent that re-sends the whole output so far"},
 				Plain:   Verdict{true, "if it re-sends the whole output so far, the updates are coalesced"},

@@ -24,44 +24,47 @@ import (
 var expandFlags = []string{"--terminal-output", "--expand-persisted-output", "--max-output-bytes=1048576"}
 
 // TestPersistedOutputClaude101 runs claude-agent-acp 0.101 with a command
-// printing over 30,000 characters (the CLI keeps the first 30,000 and saves
+// printing over 30,000 bytes (the CLI keeps the first 30,000 and saves
 // the whole output to a file) through the proxy, to a plain and a Zed-like
-// client: the issue's 35,001 lines with its flags, and 4,000 lines for the
-// other paths. With --expand-persisted-output the client shows every line, once,
+// client: 35,001 lines with the issue's flags, `line 0` to `line 35000`, whose
+// 30,000th byte is the newline after `line 3110` (the CLI trims it: only the
+// note's own newline stands before the note), and `line 1` to `line 4000` for
+// the other paths. With --expand-persisted-output the client shows every line, once,
 // in order, and the whole output travels once; without it, the client shows
 // what the agent showed, without raw <persisted-output> tags, naming the
 // saved file.
 func TestPersistedOutputClaude101(t *testing.T) {
 	cases := []struct {
-		zed    bool
-		lines  int
-		flags  []string
-		expand bool
-		heavy  bool // only with E2E_REPORT set: each run takes 2-10 s
+		zed         bool
+		first, last int // the lines: "line first" to "line last"
+		flags       []string
+		expand      bool
+		heavy       bool // only with E2E_REPORT set: each run takes 2-10 s
 	}{
-		{false, bigLines, expandFlags, true, false},
-		{true, bigLines, expandFlags, true, false},
-		{false, persistedLines, []string{"--terminal-output"}, false, false},
-		{true, persistedLines, []string{"--terminal-output"}, false, true},
+		{false, 0, bigLines - 1, expandFlags, true, false},
+		{true, 0, bigLines - 1, expandFlags, true, false},
+		{false, 1, persistedLines, []string{"--terminal-output"}, false, false},
+		{true, 1, persistedLines, []string{"--terminal-output"}, false, true},
 		// The agent's own fenced text and rawOutput, no terminal.
-		{false, persistedLines, []string{"--expand-persisted-output"}, true, true},
+		{false, 1, persistedLines, []string{"--expand-persisted-output"}, true, true},
 	}
 	for _, c := range cases {
 		client := "plain"
 		if c.zed {
 			client = "zed"
 		}
-		name := fmt.Sprintf("%s/%d/%s", client, c.lines, strings.ReplaceAll(strings.Join(c.flags, ""), "--", "+"))
+		name := fmt.Sprintf("%s/%d-%d/%s", client, c.first, c.last, strings.ReplaceAll(strings.Join(c.flags, ""), "--", "+"))
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && c.lines > 1000 {
+			if testing.Short() && c.last > 1000 {
 				t.Skip("35,001 lines; skipped with -short")
 			}
 			if c.heavy && os.Getenv("E2E_REPORT") == "" {
 				t.Skip("one more claude run; set E2E_REPORT to run it")
 			}
-			model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{linesCommand(c.lines)}})
+			command := fmt.Sprintf("for i in $(seq %d %d); do echo line $i; done", c.first, c.last)
+			model := mockmodel.NewMessages(t, mockmodel.Script{Commands: []string{command}})
 			agent := realagent.Claude(t, realagent.ClaudeOptions{Version: "0.101", ModelURL: model.URL()})
-			last := fmt.Sprintf("line %d", c.lines)
+			last := fmt.Sprintf("line %d", c.last)
 			run := runSaved(t, agent, c.zed, c.flags, last)
 			if t.Failed() {
 				return
@@ -79,10 +82,11 @@ func TestPersistedOutputClaude101(t *testing.T) {
 			t.Logf("%d lines shown, %d messages, %d bytes to the client", n, stats.Messages, stats.Bytes)
 			if c.expand {
 				all := map[int]bool{}
-				for i := 1; i <= c.lines; i++ {
+				for i := c.first; i <= c.last; i++ {
 					all[i] = true
 				}
 				checkLines(t, "client", shown, all)
+				assert.Len(t, numbered(shown), len(all), "lines shown")
 				// Once; for a client without the extension, at most once more in
 				// the final update, which always carries what it shows (agent-shell
 				// renders each update's own content).

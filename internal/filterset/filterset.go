@@ -20,8 +20,9 @@ type Config struct {
 	// Filters are added to the chain in this order, whatever order the
 	// flags were given in (the canonical order, documented in README.md).
 
-	// ShellToPatch shows shell commands that provably write one file as
-	// edit calls with a diff (see shellpatch.Filter).
+	// ShellToPatch shows every file a shell command provably writes as a
+	// diff, or the command as an edit when writing is all it does (see
+	// shellpatch.Filter).
 	ShellToPatch bool
 	// MaxPatchBytes bounds the bytes shell-to-patch holds for the edits of
 	// all live calls together; zero means shellpatch.DefaultMaxPatchBytes.

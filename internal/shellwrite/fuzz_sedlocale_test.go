@@ -4,10 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/testenv"
 )
 
 // fuzzLocales are the locales FuzzSedLocales runs the agent's sed in: C and C.UTF-8, always
@@ -33,10 +34,8 @@ func FuzzSedLocales(f *testing.F) {
 		}
 	}
 	var installed []string
-	out, _ := exec.Command("locale", "-a").Output()
-	have := strings.ToLower(strings.ReplaceAll(string(out), "-", ""))
 	for _, l := range fuzzLocales {
-		if strings.Contains(have, strings.ToLower(strings.ReplaceAll(l, "-", ""))) || l == "C" {
+		if l == "C" || testenv.Installed(l) {
 			installed = append(installed, l)
 		}
 	}

@@ -9,22 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// requireLocale skips a test that needs locale l where it is not installed, unless
-// REQUIRE_SHELLS=1 (.ci/run installs it) makes its absence a failure.
-func requireLocale(t *testing.T, l string) {
-	t.Helper()
-	out, _ := exec.Command("locale", "-a").Output()
-	norm := func(l string) string { return strings.ToLower(strings.ReplaceAll(l, "-", "")) }
-	for _, have := range strings.Fields(string(out)) {
-		if norm(have) == norm(l) {
-			return
-		}
-	}
-	require.NotEqual(t, "1", os.Getenv("REQUIRE_SHELLS"), "locale %s is not installed, and REQUIRE_SHELLS=1 (localedef -i %s -f UTF-8 %s)", l, strings.Split(l, ".")[0], l)
-	t.Skipf("locale %s is not installed (localedef -i %s -f UTF-8 %s)", l, strings.Split(l, ".")[0], l)
-}
+	"github.com/acp-proxy/acp-proxy/internal/testenv"
+)
 
 // The agent inherits the proxy's environment: its sed runs in the proxy's locale and COLS, not in
 // C. A `sed -i` is shown only as GNU sed writes it there, and only when no environment a login
@@ -52,7 +39,7 @@ func TestSedIsComputedInTheAgentsEnvironment(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, l := range tc.needs {
-				requireLocale(t, l)
+				testenv.Locale(t, l)
 			}
 			for _, name := range []string{"LANG", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "COLS", "POSIXLY_CORRECT"} {
 				t.Setenv(name, "")

@@ -2,6 +2,8 @@ package view
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -77,6 +79,9 @@ type Recording struct {
 	Started string `json:"started"` // RFC 3339, UTC
 	Agent   string `json:"agent"`
 	Command string `json:"command"` // acp-proxy ARGS -- AGENT
+	// Recorded says the proxy wrote a trace (--record): the live page of a session it only
+	// serves (--serve) says how the proxy was run, not how a trace was recorded.
+	Recorded bool `json:"recorded"`
 }
 
 // recording is what a "connection" record says, or nil.
@@ -86,10 +91,11 @@ func recording(conn []byte) *Recording {
 		return nil
 	}
 	return &Recording{
-		Proxy:   ci.Proxy,
-		Started: ci.Started.UTC().Format(time.RFC3339),
-		Agent:   trace.ShellJoin(ci.Agent),
-		Command: trace.ShellJoin(append(append([]string{"acp-proxy"}, ci.Args...), append([]string{"--"}, ci.Agent...)...)),
+		Proxy:    ci.Proxy,
+		Started:  ci.Started.UTC().Format(time.RFC3339),
+		Agent:    trace.ShellJoin(ci.Agent),
+		Command:  trace.ShellJoin(append(append([]string{"acp-proxy"}, ci.Args...), append([]string{"--"}, ci.Agent...)...)),
+		Recorded: slices.ContainsFunc(ci.Args, func(a string) bool { return a == "--record" || strings.HasPrefix(a, "--record=") }),
 	}
 }
 

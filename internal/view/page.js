@@ -161,7 +161,7 @@
     sub.push(secs(D.duration));
     sub.push(int(D.calls.length) + (D.calls.length === 1 ? " tool call" : " tool calls"));
     add(h, el("div", "sub", sub.join(" · ")));
-    if (D.recording) add(h, el("div", "sub recording", "recorded by acp-proxy " + (D.recording.proxy || "(version unknown)") + " on " + D.recording.started + ": " + D.recording.command));
+    if (D.recording) add(h, el("div", "sub recording", (D.recording.recorded ? "recorded" : "run") + " by acp-proxy " + (D.recording.proxy || "(version unknown)") + " on " + D.recording.started + ": " + D.recording.command));
     var chips = el("div", "chips");
     if (!filtered) add(chips, el("span", "chip none", "no filters: what was received is what was delivered"));
     if (D.recorded) add(chips, el("span", "chip none", "recorded through filters: after is what the recording proxy sent"));
@@ -250,7 +250,7 @@
     var kv = el("div", "kv");
     function row(k, v) { add(kv, el("div", null, k), el("div", "mono", v)); }
     row("agent", agentName(D));
-    if (D.recording) row("recorded as", D.recording.command);
+    if (D.recording) row(D.recording.recorded ? "recorded as" : "run as", D.recording.command);
     row("client", info(s.clientInfo));
     row("session", s.sessionIds.join(", ") || "–");
     if (s.cwd) row("cwd", s.cwd);
