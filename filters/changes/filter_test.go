@@ -368,3 +368,34 @@ func TestCallsALoadReplaysAreLeftAlone(t *testing.T) {
 	s.settle()
 	assert.Empty(t, s.added())
 }
+
+// An agent's content may be any JSON array, spaces and all: the update's
+// items follow its items in a valid array, whatever space was between them.
+func TestTheAgentsContentIsKeptWhateverItsSpacing(t *testing.T) {
+	for name, agentContent := range map[string]string{
+		"empty with a space":   `[ ]`,
+		"spaces between items": `[ {"type":"content","content":{"type":"text","text":"out"}} , {"type":"content","content":{"type":"text","text":"more"}} ]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+			s.agent(started("c1", "cp a b"))
+			s.run("cp a b")
+			s.agent(update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":` + agentContent + `}`))
+			s.settle()
+			require.Len(t, s.added(), 1, "the update is valid JSON, so it reaches the client")
+			items := content(t, s.added()[0])
+			var agents []any
+			require.NoError(t, json.Unmarshal([]byte(agentContent), &agents))
+			assert.Equal(t, agents, []any(toAny(items[:len(agents)])), "the agent's items come first, as they were")
+			assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+		})
+	}
+}
+
+func toAny(items []map[string]any) []any {
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
+}

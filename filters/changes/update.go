@@ -39,11 +39,7 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 			f.remember(c.key.session, ch.Path, ch.Hash)
 		}
 	}
-	items := []byte{'['}
-	if existing := rawjson.TrimSpace(c.content); len(existing) > 2 && existing[0] == '[' {
-		items = append(items, existing[1:len(existing)-1]...)
-		items = append(items, ',')
-	}
+	items := appendItems([]byte{'['}, c.content)
 	items = appendText(items, f.note(j, shown, r))
 	for _, ch := range shown {
 		if ch.New != nil {
@@ -138,4 +134,15 @@ func relTo(dir, path string) string {
 func appendText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"content","content":{"type":"text","text":`...)
 	return append(rawjson.AppendQuote(dst, text), "}}"...)
+}
+
+// appendItems appends the items of the content array content, each followed
+// by a comma, element by element: whatever space the agent put in it, the
+// items after them make a valid array.
+func appendItems(dst, content []byte) []byte {
+	_ = rawjson.Elements(content, func(_ int, item []byte) bool {
+		dst = append(append(dst, item...), ',')
+		return true
+	})
+	return dst
 }
