@@ -175,14 +175,14 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 			oids = append(oids, e.oid)
 		}
 	}
-	content, size, err := catBlobs(s.root, oids, s.lim.MaxFileBytes)
+	blobs, err := catBlobs(s.root, oids, s.lim.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	before := map[string]version{}
 	for rel, e := range old {
 		if cands[rel] && !s.status[rel].worktreeDirty() {
-			before[rel] = blobVersion(e, content, size, s.lim)
+			before[rel] = blobVersion(e, blobs, s.lim)
 		}
 	}
 	return before, nil
@@ -193,16 +193,19 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 const maxPathspecs = 1000
 
 // blobVersion is the version of a file the index held as e.
-func blobVersion(e indexEntry, content map[string][]byte, size map[string]int64, lim Limits) version {
-	v := version{kind: regular, size: size[e.oid]}
-	switch e.mode {
-	case "120000":
-		return version{kind: symlink, link: string(content[e.oid]), why: "a symbolic link (to " + string(content[e.oid]) + "); the proxy never follows one"}
-	case "160000":
+func blobVersion(e indexEntry, b blobs, lim Limits) version {
+	content, read := b.content[e.oid]
+	switch {
+	case e.mode == "160000":
 		return version{kind: other, why: "a submodule"}
+	case b.missing[e.oid]:
+		return version{kind: regular, why: "its text before the command is not in the repository (object " + e.oid + " is missing)"}
+	case e.mode == "120000":
+		return version{kind: symlink, link: string(content), why: "a symbolic link (to " + string(content) + "); the proxy never follows one"}
 	}
-	if c, ok := content[e.oid]; ok {
-		v.setContent(c)
+	v := version{kind: regular, size: b.size[e.oid]}
+	if read {
+		v.setContent(content)
 		return v
 	}
 	v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(lim.MaxFileBytes), v.size)
