@@ -81,10 +81,19 @@ const (
 )
 
 // rests are the sessions' rests, kept under a lock of their own: a prompt
-// (client→agent) sets one, a call (agent→client) takes it.
+// (client→agent) sets one, a call (agent→client) takes it. Past
+// maxSessions, the session used least recently loses its rest.
 type rests struct {
-	mu sync.Mutex
-	m  map[string]*rest
+	mu   sync.Mutex
+	m    map[string]*rest
+	used map[string]uint64 // when each session's rest was last set or taken
+	tick uint64
+}
+
+// touch notes that session sid's rest is in use now.
+func (r *rests) touch(sid string) {
+	r.tick++
+	r.used[sid] = r.tick
 }
 
 // set replaces session sid's rest, letting go of the one before.
@@ -92,7 +101,7 @@ func (r *rests) set(sid string, next *rest) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = map[string]*rest{}
+		r.m, r.used = map[string]*rest{}, map[string]uint64{}
 	}
 	if old := r.m[sid]; old != nil {
 		if old.prev != nil {
@@ -101,17 +110,37 @@ func (r *rests) set(sid string, next *rest) {
 		next.prev, next.prevSince, next.prevAt = old.snap, old.since, old.at
 	}
 	r.m[sid] = next
+	r.touch(sid)
 	if len(r.m) > maxSessions {
-		for k, old := range r.m {
-			if k != sid {
-				for _, s := range []*shared{old.snap, old.prev} {
-					if s != nil {
-						s.release()
-					}
-				}
-				delete(r.m, k)
-				break
-			}
+		r.evict(r.leastUsed())
+	}
+}
+
+// leastUsed is the session whose rest was used least recently.
+func (r *rests) leastUsed() string {
+	var lru string
+	for k, at := range r.used {
+		if lru == "" || at < r.used[lru] {
+			lru = k
+		}
+	}
+	return lru
+}
+
+// evict lets go of session sid's rest.
+func (r *rests) evict(sid string) {
+	if old := r.m[sid]; old != nil {
+		old.release()
+	}
+	delete(r.m, sid)
+	delete(r.used, sid)
+}
+
+// release lets go of both before-states of a rest.
+func (rs *rest) release() {
+	for _, s := range []*shared{rs.snap, rs.prev} {
+		if s != nil {
+			s.release()
 		}
 	}
 }
@@ -137,6 +166,7 @@ func (r *rests) get(sid string) (w window, ok bool) {
 	if rs == nil {
 		return window{}, false
 	}
+	r.touch(sid)
 	w = window{since: rs.since, at: rs.at, prevAt: rs.prevAt}
 	switch {
 	case rs.snap != nil && !rs.snap.taken() && rs.prev != nil:
