@@ -69,7 +69,7 @@ func BenchmarkChanges(b *testing.B) {
 			b.Run(fmt.Sprintf("%s-%d/baseline", where, n), func(b *testing.B) {
 				for b.Loop() {
 					if git {
-						if _, err := gitStatus(dir, ""); err != nil {
+						if _, err := gitStatus(bg, dir, ""); err != nil {
 							b.Fatal(err)
 						}
 					} else {
@@ -79,12 +79,12 @@ func BenchmarkChanges(b *testing.B) {
 			})
 			b.Run(fmt.Sprintf("%s-%d/take", where, n), func(b *testing.B) {
 				before := heap()
-				s := Take(dir, lim)
+				s := Take(bg, dir, lim)
 				held := int64(heap()) - int64(before)
 				s.Close()
 				b.ReportAllocs()
 				for b.Loop() {
-					Take(dir, lim).Close()
+					Take(bg, dir, lim).Close()
 				}
 				b.ReportMetric(float64(max(held, 0)), "held-B")
 			})
@@ -93,11 +93,11 @@ func BenchmarkChanges(b *testing.B) {
 				round := 0
 				for b.Loop() {
 					b.StopTimer()
-					s := Take(dir, lim)
+					s := Take(bg, dir, lim)
 					round++
 					handful(b, dir, round)
 					b.StartTimer()
-					r := s.Changes()
+					r := s.Changes(bg)
 					b.StopTimer()
 					if len(r.Files) == 0 || r.Note != "" {
 						b.Fatalf("report %+v", r)
@@ -119,8 +119,8 @@ func BenchmarkChangesThisRepository(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s := Take(root, DefaultLimits)
-		s.Changes()
+		s := Take(bg, root, DefaultLimits)
+		s.Changes(bg)
 		s.Close()
 	}
 }

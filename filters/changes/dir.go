@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
@@ -28,25 +29,29 @@ type dirSnap struct {
 const racyWindow = time.Second
 
 // takeDir scans root and copies what fits.
-func takeDir(root string, lim Limits) Snapshot {
+func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}
 	}
 	defer r.Close()
 	racy := time.Now().Add(-racyWindow).UnixNano()
-	files, note := scanDir(root, r, lim)
+	files, note := scanDir(ctx, root, r, lim)
 	copyBefore(r, files, lim)
 	return &dirSnap{root: root, lim: lim, files: files, note: note, racy: racy}
 }
 
 // scanDir stats every file under root but the skipped folders and what a
 // .gitignore hides, up to lim.MaxFiles. It never follows a symlink.
-func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
+func scanDir(ctx context.Context, root string, r *os.Root, lim Limits) (map[string]version, string) {
 	files := map[string]version{}
 	var note string
 	sawIgnore := false
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			note = "the scan was stopped: " + context.Cause(ctx).Error()
+			return filepath.SkipAll
+		}
 		if err != nil || p == root {
 			return nil // an unreadable folder is not entered
 		}
@@ -74,7 +79,7 @@ func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
 	if sawIgnore {
 		paths := mapsKeys(files)
 		sort.Strings(paths)
-		ignored, err := checkIgnore(root, paths)
+		ignored, err := checkIgnore(ctx, root, paths)
 		if err != nil {
 			return map[string]version{}, "the .gitignore files cannot be read (" + err.Error() + "): no file is looked at"
 		}
@@ -154,13 +159,13 @@ func notCopied(v version, lim Limits) string {
 
 // Changes scans the directory again and reports every file whose stat or
 // text differs.
-func (s *dirSnap) Changes() Report {
+func (s *dirSnap) Changes(ctx context.Context) Report {
 	r, err := os.OpenRoot(s.root)
 	if err != nil {
 		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
 	}
 	defer r.Close()
-	now, note := scanDir(s.root, r, s.lim)
+	now, note := scanDir(ctx, s.root, r, s.lim)
 	if note == "" {
 		note = s.note
 	}

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -73,7 +74,7 @@ func (s *session) settle() {
 func (s *session) drain() {
 	s.t.Helper()
 	require.NoError(s.t, s.chain.Drain(acp.AgentToClient, time.Unix(0, 0), func(l filters.Line) error {
-		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw)})
+		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw), Original: l.Original})
 		return nil
 	}))
 }
@@ -310,9 +311,9 @@ func TestAnEditBeforeACommandIsNotItsChange(t *testing.T) {
 // first writes); what the update before showed is not shown again.
 func TestACommandStartingBeforeTheRestIsTakenComparesWithTheOneBefore(t *testing.T) {
 	gate := make(chan struct{})
-	slow := func(root string, lim Limits) Snapshot {
+	slow := func(ctx context.Context, root string, lim Limits) Snapshot {
 		<-gate
-		return Take(root, lim)
+		return Take(ctx, root, lim)
 	}
 	f := &Filter{}
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
@@ -338,13 +339,13 @@ type gated struct {
 	gate chan struct{}
 }
 
-func (g gated) Changes() Report { <-g.gate; return g.Snapshot.Changes() }
+func (g gated) Changes(ctx context.Context) Report { <-g.gate; return g.Snapshot.Changes(ctx) }
 
 // A report made after the next command started may hold that command's
 // first writes: its update says so, naming the command.
 func TestAReportMadeAfterTheNextCommandStartedSaysSo(t *testing.T) {
 	gate := make(chan struct{})
-	f := &Filter{Take: func(root string, lim Limits) Snapshot { return gated{Take(root, lim), gate} }}
+	f := &Filter{Take: func(ctx context.Context, root string, lim Limits) Snapshot { return gated{Take(ctx, root, lim), gate} }}
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
 	s.agent(started("c1", "python"))
 	s.run("echo py > py.txt")

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -26,8 +27,8 @@ type gitSnap struct {
 
 // takeGit takes the before-state of root in a git work tree; ok is false
 // when root is in none (or git cannot run).
-func takeGit(root string, lim Limits) (Snapshot, bool) {
-	out, err := git(root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix")
+func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
+	out, err := git(ctx, root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err != nil || len(lines) < 2 || lines[0] != "true" {
 		return nil, false
@@ -40,7 +41,7 @@ func takeGit(root string, lim Limits) (Snapshot, bool) {
 		s.index = f
 		s.indexI, _ = f.Stat()
 	}
-	if s.status, err = gitStatus(root, s.prefix); err != nil {
+	if s.status, err = gitStatus(ctx, root, s.prefix); err != nil {
 		s.Close()
 		return failed{"git status failed before the command ran: " + err.Error()}, true
 	}
@@ -78,8 +79,8 @@ func (s *gitSnap) Close() {
 // Changes lists what git status lists now or listed then (and, when the
 // index changed, what it changed), and compares each file with its
 // before-state: the copy, or the blob the index held.
-func (s *gitSnap) Changes() Report {
-	now, err := gitStatus(s.root, s.prefix)
+func (s *gitSnap) Changes(ctx context.Context) Report {
+	now, err := gitStatus(ctx, s.root, s.prefix)
 	if err != nil {
 		return Report{Files: []Change{}, Note: "git status failed after the command ran: " + err.Error()}
 	}
@@ -97,7 +98,7 @@ func (s *gitSnap) Changes() Report {
 			cands[rel] = true
 		}
 	}
-	before, err := s.indexBefore(oldIndex, cands, indexChanged)
+	before, err := s.indexBefore(ctx, oldIndex, cands, indexChanged)
 	if err != nil {
 		return Report{Files: []Change{}, Note: "the index before the command cannot be read: " + err.Error()}
 	}
@@ -132,7 +133,7 @@ func (s *gitSnap) oldIndex() (path string, changed bool, cleanup func(), err err
 // candidates whose work-tree file matched the index at the start. When the
 // index changed, the paths it changed become candidates too (a commit
 // leaves no trace in status).
-func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bool) (map[string]version, error) {
+func (s *gitSnap) indexBefore(ctx context.Context, oldIndex string, cands map[string]bool, changed bool) (map[string]version, error) {
 	keep := func(rel string) bool { return cands[rel] && !s.status[rel].worktreeDirty() }
 	if changed {
 		keep = func(rel string) bool { return !skipped(rel) }
@@ -149,12 +150,12 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 			return map[string]version{}, nil
 		}
 	}
-	old, err := lsFiles(s.root, s.prefix, oldIndex, only, keep)
+	old, err := lsFiles(ctx, s.root, s.prefix, oldIndex, only, keep)
 	if err != nil {
 		return nil, err
 	}
 	if changed {
-		cur, err := lsFiles(s.root, s.prefix, "", nil, keep)
+		cur, err := lsFiles(ctx, s.root, s.prefix, "", nil, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +176,7 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 			oids = append(oids, e.oid)
 		}
 	}
-	blobs, err := catBlobs(s.root, oids, s.lim.MaxFileBytes)
+	blobs, err := catBlobs(ctx, s.root, oids, s.lim.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

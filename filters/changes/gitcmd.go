@@ -53,16 +53,16 @@ func gitEnv(extra ...string) []string {
 
 // gitCommand is git with args in dir, bound by gitTimeout and gitWaitDelay;
 // cancel releases its context once it has run.
-func gitCommand(dir string, env []string, args ...string) (cmd *exec.Cmd, cancel context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+func gitCommand(ctx context.Context, dir string, env []string, args ...string) (cmd *exec.Cmd, cancel context.CancelFunc) {
+	ctx, cancel = context.WithTimeout(ctx, gitTimeout)
 	cmd = exec.CommandContext(ctx, "git", append(slices.Clone(gitConfig), args...)...)
 	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, gitWaitDelay
 	return cmd, cancel
 }
 
 // git runs git in dir with args and returns its output.
-func git(dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd, cancel := gitCommand(dir, env, args...)
+func git(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd, cancel := gitCommand(ctx, dir, env, args...)
 	defer cancel()
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
@@ -76,8 +76,8 @@ func git(dir string, env []string, stdin io.Reader, args ...string) ([]byte, err
 
 // gitStream runs git in dir with args, handing its output to read as it
 // comes; the rest of it is discarded once read returns.
-func gitStream(dir string, env []string, stdin io.Reader, read func(*bufio.Reader) error, args ...string) error {
-	cmd, cancel := gitCommand(dir, env, args...)
+func gitStream(ctx context.Context, dir string, env []string, stdin io.Reader, read func(*bufio.Reader) error, args ...string) error {
+	cmd, cancel := gitCommand(ctx, dir, env, args...)
 	defer cancel()
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
@@ -109,8 +109,8 @@ func (e statusEntry) worktreeDirty() bool { return e.y != '.' && e.y != 0 }
 // gitStatus lists the paths under dir (relative to dir, slash-separated)
 // that differ from the index or HEAD, or are untracked and not ignored.
 // prefix is dir relative to the work tree's top, as git names paths.
-func gitStatus(dir, prefix string) (map[string]statusEntry, error) {
-	out, err := git(dir, gitEnv(literal), nil, "status", "--porcelain=v2", "-z", "--untracked-files=all",
+func gitStatus(ctx context.Context, dir, prefix string) (map[string]statusEntry, error) {
+	out, err := git(ctx, dir, gitEnv(literal), nil, "status", "--porcelain=v2", "-z", "--untracked-files=all",
 		"--no-renames", "--ignore-submodules=all", "--", ".")
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ type indexEntry struct {
 // ("" the repository's own) whose path keep accepts, streaming git's
 // output, so that memory holds only those kept. only, when not nil, names
 // the paths (relative to dir) git is to list, so it lists no others.
-func lsFiles(dir, prefix, indexFile string, only []string, keep func(rel string) bool) (map[string]indexEntry, error) {
+func lsFiles(ctx context.Context, dir, prefix, indexFile string, only []string, keep func(rel string) bool) (map[string]indexEntry, error) {
 	env := []string{literal}
 	if indexFile != "" {
 		env = append(env, "GIT_INDEX_FILE="+indexFile)
@@ -159,7 +159,7 @@ func lsFiles(dir, prefix, indexFile string, only []string, keep func(rel string)
 		only = []string{"."}
 	}
 	entries := map[string]indexEntry{}
-	err := gitStream(dir, gitEnv(env...), nil, func(br *bufio.Reader) error {
+	err := gitStream(ctx, dir, gitEnv(env...), nil, func(br *bufio.Reader) error {
 		for {
 			rec, err := br.ReadBytes(0)
 			if err != nil {
@@ -195,12 +195,12 @@ type blobs struct {
 // catBlobs reads the blobs oids from the repository at dir, the content of
 // those of at most maxBytes each, streaming git's output: a larger blob's
 // size is known without its content.
-func catBlobs(dir string, oids []string, maxBytes int64) (blobs, error) {
+func catBlobs(ctx context.Context, dir string, oids []string, maxBytes int64) (blobs, error) {
 	b := blobs{content: map[string][]byte{}, size: map[string]int64{}, missing: map[string]bool{}}
 	if len(oids) == 0 {
 		return b, nil
 	}
-	out, err := git(dir, gitEnv(), strings.NewReader(strings.Join(oids, "\n")+"\n"), "cat-file", "--batch-check")
+	out, err := git(ctx, dir, gitEnv(), strings.NewReader(strings.Join(oids, "\n")+"\n"), "cat-file", "--batch-check")
 	if err != nil {
 		return b, err
 	}
@@ -221,7 +221,7 @@ func catBlobs(dir string, oids []string, maxBytes int64) (blobs, error) {
 	if len(small) == 0 {
 		return b, nil
 	}
-	err = gitStream(dir, gitEnv(), strings.NewReader(strings.Join(small, "\n")+"\n"), func(out *bufio.Reader) error {
+	err = gitStream(ctx, dir, gitEnv(), strings.NewReader(strings.Join(small, "\n")+"\n"), func(out *bufio.Reader) error {
 		return readBatch(out, func(oid string, content []byte) { b.content[oid] = content })
 	}, "cat-file", "--batch")
 	return b, err
@@ -258,7 +258,7 @@ func readBatch(out *bufio.Reader, got func(oid string, content []byte)) error {
 // the .gitignore files under root hide, asked of git with an empty
 // repository of its own (check-ignore needs one), so that a directory
 // outside git honours its .gitignore as git would.
-func checkIgnore(root string, paths []string) ([]string, error) {
+func checkIgnore(ctx context.Context, root string, paths []string) ([]string, error) {
 	empty, err := os.MkdirTemp("", "acp-proxy-ignore-")
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func checkIgnore(root string, paths []string) ([]string, error) {
 		return nil, err
 	}
 	in := strings.Join(paths, "\x00") + "\x00"
-	out, err := git(root, gitEnv("GIT_DIR="+empty, "GIT_WORK_TREE="+root), strings.NewReader(in),
+	out, err := git(ctx, root, gitEnv("GIT_DIR="+empty, "GIT_WORK_TREE="+root), strings.NewReader(in),
 		"check-ignore", "--no-index", "-z", "--stdin")
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: nothing ignored

@@ -14,10 +14,10 @@ func TestAMissingBlobIsSaidAsMissing(t *testing.T) {
 	dir := tree{files: map[string]string{"a.txt": "alpha\n"}, git: true}.make(t)
 	oid := strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD:a.txt"))
 	sh(t, dir, "rm -f .git/objects/"+oid[:2]+"/"+oid[2:])
-	snap := Take(dir, testLimits)
+	snap := Take(bg, dir, testLimits)
 	defer snap.Close()
 	sh(t, dir, "echo changed > a.txt")
-	r := snap.Changes()
+	r := snap.Changes(bg)
 	want := []seen{noDiff(Modified, "a.txt", "its text before the command is not in the repository (object "+oid+" is missing)")}
 	if got := summarise(dir, r); !matches(got, want) {
 		t.Errorf("got %+v (note %q), want %+v", got, r.Note, want)
@@ -26,7 +26,7 @@ func TestAMissingBlobIsSaidAsMissing(t *testing.T) {
 
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := git(dir, gitEnv(), nil, args...)
+	out, err := git(bg, dir, gitEnv(), nil, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +44,9 @@ func TestTheRepositorysFsmonitorHookIsNotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh(t, dir, "git config core.fsmonitor "+hook)
-	snap := Take(dir, testLimits)
+	snap := Take(bg, dir, testLimits)
 	sh(t, dir, "echo more >> a.txt")
-	snap.Changes()
+	snap.Changes(bg)
 	snap.Close()
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("git ran the repository's fsmonitor hook")
@@ -66,7 +66,7 @@ func TestAGitCommandIsBoundEvenWhenItsChildHoldsItsOutput(t *testing.T) {
 	defer func(timeout, delay time.Duration) { gitTimeout, gitWaitDelay = timeout, delay }(gitTimeout, gitWaitDelay)
 	gitTimeout, gitWaitDelay = 100*time.Millisecond, 100*time.Millisecond
 	done := make(chan error, 1)
-	go func() { _, err := git(t.TempDir(), gitEnv(), nil, "status"); done <- err }()
+	go func() { _, err := git(bg, t.TempDir(), gitEnv(), nil, "status"); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil {

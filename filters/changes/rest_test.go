@@ -11,13 +11,13 @@ import (
 func TestTheRestOfAnActiveSessionIsKept(t *testing.T) {
 	var r rests
 	for i := range maxSessions {
-		r.set(fmt.Sprint("old", i), &rest{since: sincePrompt})
+		r.ask(fmt.Sprint("old", i), "/d", sincePrompt, 0, nil)
 	}
 	for i := range 50 {
 		if _, ok := r.get("old0"); !ok {
 			t.Fatalf("after %d new sessions, the session used at each one's start lost its rest", i)
 		}
-		r.set(fmt.Sprint("new", i), &rest{since: sincePrompt})
+		r.ask(fmt.Sprint("new", i), "/d", sincePrompt, 0, nil)
 	}
 	if len(r.m) != maxSessions {
 		t.Errorf("%d rests held, want %d", len(r.m), maxSessions)

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,9 +136,9 @@ func TestRealCommands(t *testing.T) {
 			name := row.name + map[bool]string{true: " in git", false: " outside git"}[git]
 			t.Run(name, func(t *testing.T) {
 				dir := tree{files: base, git: git}.make(t)
-				snap := Take(dir, testLimits)
+				snap := Take(bg, dir, testLimits)
 				sh(t, dir, row.script)
-				r := snap.Changes()
+				r := snap.Changes(bg)
 				want := row.want
 				if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
 					t.Errorf("after %q:\n got %+v (note %q)\nwant %+v", row.script, got, r.Note, want)
@@ -152,9 +153,9 @@ func TestRealCommands(t *testing.T) {
 func TestASessionInAFolderOfAWorkTree(t *testing.T) {
 	dir := tree{files: map[string]string{"a.txt": "top\n", "sub/c.txt": "gamma\n"}, git: true}.make(t)
 	sub := filepath.Join(dir, "sub")
-	snap := Take(sub, testLimits)
+	snap := Take(bg, sub, testLimits)
 	sh(t, dir, "echo changed > a.txt && sed -i s/gamma/GAMMA/ sub/c.txt")
-	r := snap.Changes()
+	r := snap.Changes(bg)
 	want := []seen{{op: Modified, path: "c.txt", old: "gamma\n", new: "GAMMA\n"}}
 	if got := summarise(sub, r); !matches(got, want) || r.Note != "" {
 		t.Errorf("got %+v (note %q), want %+v", got, r.Note, want)
@@ -170,13 +171,13 @@ func TestACommittedChangeIsStillShown(t *testing.T) {
 		"git rm -q sub/c.txt && git -c user.email=t@t -c user.name=t commit -qm gone",
 	} {
 		dir := tree{files: map[string]string{"a.txt": "alpha\n", "sub/c.txt": "gamma\n"}, git: true}.make(t)
-		snap := Take(dir, testLimits)
+		snap := Take(bg, dir, testLimits)
 		sh(t, dir, script)
 		want := []seen{{op: Modified, path: "a.txt", old: "alpha\n", new: "alpha\nmore\n"}}
 		if strings.Contains(script, "git rm") {
 			want = []seen{{op: Deleted, path: "sub/c.txt", old: "gamma\n", new: ""}}
 		}
-		r := snap.Changes()
+		r := snap.Changes(bg)
 		if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
 			t.Errorf("after %q: got %+v (note %q), want %+v", script, got, r.Note, want)
 		}
@@ -189,11 +190,14 @@ func TestACommittedChangeIsStillShown(t *testing.T) {
 func TestAFIFOIsNeverOpened(t *testing.T) {
 	for git, want := range map[bool][]seen{false: {noDiff(Created, "pipe", "not a regular file (p---------)")}, true: nil} {
 		dir := tree{files: map[string]string{"a": "a\n"}, git: git}.make(t)
-		snap := Take(dir, testLimits)
+		snap := Take(bg, dir, testLimits)
 		sh(t, dir, "mkfifo pipe")
-		r := snap.Changes()
+		r := snap.Changes(bg)
 		if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
 			t.Errorf("git %v: got %+v (note %q), want %+v", git, got, r.Note, want)
 		}
 	}
 }
+
+// bg is the context of the scans a test makes.
+var bg = context.Background()

@@ -9,12 +9,12 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
-// updateFor is the tool_call_update that shows r on j's call: the content
+// updateFor is the tool_call_update that shows r on p's call: the content
 // the client holds for the call, then a note saying what changed (and, for
 // a file without a diff, why), then a diff per file. nil when there is
 // nothing to show: no change, or only changes a diff already showed.
-func (f *Filter) updateFor(j *job, r Report) []byte {
-	c := j.call
+func (f *Filter) updateFor(p *pending, r Report) []byte {
+	c := p.call
 	from := c.from
 	if r.Earlier && !c.earlier { // a replay: the live proxy took the rest before
 		from = c.prevFrom
@@ -40,7 +40,7 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 		}
 	}
 	items := appendItems([]byte{'['}, c.content)
-	items = appendText(items, f.note(j, shown, r))
+	items = appendText(items, f.note(p, shown, r))
 	for _, ch := range shown {
 		if ch.New != nil {
 			items = append(items, ',')
@@ -56,13 +56,13 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 	return append(raw, "}}}"...)
 }
 
-// note is the text that says what changed while j's call ran.
-func (f *Filter) note(j *job, shown []Change, r Report) string {
-	c := j.call
+// note is the text that says what changed while p's call ran.
+func (f *Filter) note(p *pending, shown []Change, r Report) string {
+	c := p.call
 	var b strings.Builder
 	n := len(shown) + r.More
 	b.WriteString("acp-proxy: ")
-	if j.status == "cancelled" {
+	if p.status == "cancelled" {
 		b.WriteString("this command was cancelled, or never said it ended; ")
 	}
 	since := c.since
