@@ -16,10 +16,12 @@ import (
 // diffs is the content the client holds, and a diff the filters before it
 // showed (shell-to-patch's verified edits) counts as shown.
 //
-// Only the agent→client pump calls Apply; Tick and Drain act for that
-// direction only, under the same lock, so the state needs no lock of its
-// own. The scans run on goroutines of their own and hand their report to a
-// job, which Tick sends in the order the calls ended.
+// Apply follows the calls on the agent→client pump, and Tick and Drain act
+// for that direction only, under the same lock: the calls, the hold queue
+// and the ledger need no lock of their own. What the client→agent pump
+// touches too (the rests, the scanners, the clock) has its own. The scans
+// run on each session's scanner and hand their report to a pending entry
+// of the hold queue, which Tick sends in the order the calls ended.
 type Filter struct {
 	// Limits bound what the filter copies and shows; zero: DefaultLimits.
 	Limits Limits
