@@ -400,3 +400,18 @@ func toAny(items []map[string]any) []any {
 	}
 	return out
 }
+
+// A session whose directory is a symbolic link, in git and outside it, is
+// shown what its commands changed, under the directory's name as the
+// session gave it.
+func TestASessionInASymlinkedDirectoryIsShownItsChanges(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git, linked: true}, &Filter{})
+		s.agent(started("c1", "cp a b"))
+		s.run("cp a b")
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // gitSnap is the before-state of a directory in a git work tree: what git
@@ -45,7 +47,7 @@ func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
 		s.Close()
 		return failed{"git status failed before the command ran: " + err.Error()}, true
 	}
-	r, err := os.OpenRoot(root)
+	r, err := beneath.OpenDir(root)
 	if err != nil {
 		s.Close()
 		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}, true
@@ -215,7 +217,7 @@ func blobVersion(e indexEntry, b blobs, lim Limits) version {
 
 // compareAll compares each candidate's before-state with the file now.
 func (s *gitSnap) compareAll(cands map[string]bool, before map[string]version) Report {
-	r, err := os.OpenRoot(s.root)
+	r, err := beneath.OpenDir(s.root)
 	if err != nil {
 		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
 	}

@@ -15,6 +15,9 @@ type tree struct {
 	files map[string]string
 	git   bool
 	setup string // a script run once the files are written, before git commits them
+	// linked: the directory returned is a symbolic link to the tree, as a
+	// session's may be (macOS's /tmp is one).
+	linked bool
 }
 
 func (tr tree) make(t *testing.T) string {
@@ -35,6 +38,13 @@ func (tr tree) make(t *testing.T) string {
 	}
 	if tr.git {
 		sh(t, dir, "git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm start")
+	}
+	if tr.linked {
+		link := filepath.Join(t.TempDir(), "project")
+		if err := os.Symlink(dir, link); err != nil {
+			t.Fatal(err)
+		}
+		return link
 	}
 	return dir
 }
@@ -201,3 +211,24 @@ func TestAFIFOIsNeverOpened(t *testing.T) {
 
 // bg is the context of the scans a test makes.
 var bg = context.Background()
+
+// A session's directory reached through a symbolic link (macOS's /tmp is
+// one) is scanned where it leads, and its changes named under the
+// session's own name for it.
+func TestASymlinkedSessionDirectoryIsScanned(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		dir := tree{files: map[string]string{"a.txt": "alpha\n"}, git: git}.make(t)
+		link := filepath.Join(t.TempDir(), "project")
+		if err := os.Symlink(dir, link); err != nil {
+			t.Fatal(err)
+		}
+		snap := Take(bg, link, testLimits)
+		sh(t, dir, "echo beta > b.txt && echo more >> a.txt")
+		r := snap.Changes(bg)
+		snap.Close()
+		want := []seen{{op: Modified, path: "a.txt", old: "alpha\n", new: "alpha\nmore\n"}, {op: Created, path: "b.txt", old: "-", new: "beta\n"}}
+		if got := summarise(link, r); !matches(got, want) || r.Note != "" {
+			t.Errorf("git %v: got %+v (note %q), want %+v", git, got, r.Note, want)
+		}
+	}
+}
