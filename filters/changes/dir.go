@@ -132,7 +132,7 @@ func notCopied(v version, lim Limits) string {
 }
 
 // Changes scans the directory again and reports every file whose stat or
-// text differs.
+// text differs, reading only those shown.
 func (s *dirSnap) Changes(ctx context.Context) Report {
 	d, err := beneath.OpenDir(s.real)
 	if err != nil {
@@ -143,22 +143,19 @@ func (s *dirSnap) Changes(ctx context.Context) Report {
 	if note == "" {
 		note = s.note
 	}
-	var cs []Change
-	deleted := map[string]string{}
+	var cands []candidate
 	for _, p := range unionKeys(s.files, now) {
 		before, after := s.files[p], now[p]
 		if before.sameStat(after) && !(before.read && before.mtime >= s.racy) {
 			continue
 		}
-		if after.kind == regular {
-			after = readVersion(d, p, s.lim.MaxFileBytes)
-		}
-		if c, ok := compare(filepath.Join(s.root, filepath.FromSlash(p)), before, after); ok {
-			cs = append(cs, c)
-			deleted[c.Path] = hashHex(before)
+		if differs(d, p, before, after, s.lim.MaxFileBytes) {
+			cands = append(cands, candidate{rel: p, before: before})
 		}
 	}
-	return finish(cs, deleted, s.lim, note)
+	shown, more := shownOf(cands, s.lim)
+	cs, deleted := changesOf(s.root, d, shown, nil, s.lim)
+	return finish(cs, deleted, more, note)
 }
 
 func (s *dirSnap) Close() {}

@@ -184,19 +184,23 @@ func lsFiles(ctx context.Context, dir, prefix, indexFile string, only []string, 
 }
 
 // blobs are blobs read from a repository: the content of those of at most
-// the size asked, the size of every one found, and which were missing (a
-// shallow or partial clone, a damaged repository).
+// the size asked, the size of every one found, which were missing (a
+// shallow or partial clone, a damaged repository) and which were left out,
+// past the budget.
 type blobs struct {
 	content map[string][]byte
 	size    map[string]int64
 	missing map[string]bool
+	leftOut map[string]bool
 }
 
 // catBlobs reads the blobs oids from the repository at dir, the content of
-// those of at most maxBytes each, streaming git's output: a larger blob's
-// size is known without its content.
-func catBlobs(ctx context.Context, dir string, oids []string, maxBytes int64) (blobs, error) {
-	b := blobs{content: map[string][]byte{}, size: map[string]int64{}, missing: map[string]bool{}}
+// those of at most maxBytes each while budget bytes last, streaming git's
+// output: a larger blob's size is known without its content.
+func catBlobs(ctx context.Context, dir string, oids []string, maxBytes, budget int64) (blobs, error) {
+	b := blobs{content: map[string][]byte{}, size: map[string]int64{}, missing: map[string]bool{}, leftOut: map[string]bool{}}
+	slices.Sort(oids)
+	oids = slices.Compact(oids) // two files of the same text are one blob
 	if len(oids) == 0 {
 		return b, nil
 	}
@@ -213,8 +217,13 @@ func catBlobs(ctx context.Context, dir string, oids []string, maxBytes int64) (b
 		case len(f) == 3:
 			n, _ := strconv.ParseInt(f[2], 10, 64)
 			b.size[f[0]] = n
-			if n <= maxBytes {
+			switch {
+			case n > maxBytes:
+			case n > budget:
+				b.leftOut[f[0]] = true
+			default:
 				small = append(small, f[0])
+				budget -= n
 			}
 		}
 	}

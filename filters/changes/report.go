@@ -134,8 +134,9 @@ func pairRenames(cs []Change, deletedHash map[string]string) {
 	}
 }
 
-// finish sorts cs by path, pairs renames and keeps at most lim.MaxShown.
-func finish(cs []Change, deletedHash map[string]string, lim Limits, note string) Report {
+// finish sorts cs by path and pairs renames; more counts the changes not
+// listed.
+func finish(cs []Change, deletedHash map[string]string, more int, note string) Report {
 	slices.SortFunc(cs, func(a, b Change) int {
 		if a.Path < b.Path {
 			return -1
@@ -146,12 +147,9 @@ func finish(cs []Change, deletedHash map[string]string, lim Limits, note string)
 		return 0
 	})
 	pairRenames(cs, deletedHash)
-	r := Report{Files: cs, Note: note}
+	r := Report{Files: cs, More: more, Note: note}
 	if r.Files == nil {
 		r.Files = []Change{}
-	}
-	if lim.MaxShown > 0 && len(cs) > lim.MaxShown {
-		r.Files, r.More = cs[:lim.MaxShown], len(cs)-lim.MaxShown
 	}
 	return r
 }
