@@ -2,6 +2,7 @@ package changes
 
 import (
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -37,8 +38,10 @@ type Change struct {
 	// Old is absent for a created file, New is "" for a deleted one.
 	Old *string `json:"old,omitempty"`
 	New *string `json:"new,omitempty"`
-	// Hash is the SHA-256 of the file after (hex; "" when deleted or
-	// unread): the filter does not repeat a change a diff already showed.
+	// Hash names the file after, so that the filter never shows a change
+	// twice (a diff already showed it, or an update before): the SHA-256
+	// of its text (hex), "stat:SIZE:MTIME" when it was not read (too
+	// large, unreadable), "deleted" for a file deleted.
 	Hash string `json:"hash,omitempty"`
 	// MovedFrom (a created file) and MovedTo (a deleted one) pair the two
 	// sides of a rename: the same content left one path and reached another.
@@ -47,6 +50,9 @@ type Change struct {
 	// Why says why the diff is not shown ("" when it is).
 	Why string `json:"why,omitempty"`
 }
+
+// deletedMark is a deleted file's Hash.
+const deletedMark = "deleted"
 
 // Operations of a Change.
 const (
@@ -74,8 +80,13 @@ func compare(path string, before, after version) (Change, bool) {
 	case after.kind == absent:
 		c.Op = Deleted
 	}
-	if after.read {
+	switch {
+	case after.read:
 		c.Hash = hex.EncodeToString(after.hash[:])
+	case c.Op == Deleted:
+		c.Hash = deletedMark
+	default:
+		c.Hash = fmt.Sprintf("stat:%d:%d", after.size, after.mtime)
 	}
 	c.Why = whyNoDiff(c.Op, before, after)
 	if c.Why != "" {
