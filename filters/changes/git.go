@@ -19,25 +19,27 @@ import (
 // file's text.
 type gitSnap struct {
 	root   string // the session's directory
+	top    string // the work tree's top
 	prefix string // root relative to the work tree's top, "" or ending in "/"
 	lim    Limits
 	status map[string]statusEntry
 	dirty  map[string]version // the work-tree files the index does not hold
 	index  *os.File           // nil: the repository had no index
 	indexI os.FileInfo
+	nested nestedRepos // repositories of their own below root
 }
 
 // takeGit takes the before-state of root in a git work tree; ok is false
 // when root is in none (or git cannot run).
 func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
-	out, err := git(ctx, root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix")
+	out, err := git(ctx, root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if err != nil || len(lines) < 2 || lines[0] != "true" {
+	if err != nil || len(lines) < 3 || lines[0] != "true" {
 		return nil, false
 	}
-	s := &gitSnap{root: root, lim: lim}
-	if len(lines) > 2 {
-		s.prefix = lines[2]
+	s := &gitSnap{root: root, top: lines[2], lim: lim}
+	if len(lines) > 3 {
+		s.prefix = lines[3]
 	}
 	if f, err := os.Open(filepath.Join(lines[1], "index")); err == nil {
 		s.index = f
@@ -47,6 +49,7 @@ func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
 		s.Close()
 		return failed{"git status failed before the command ran: " + err.Error()}, true
 	}
+	s.nested = takeNested(ctx, root, s.top, s.prefix, s.status, lim)
 	r, err := beneath.OpenDir(root)
 	if err != nil {
 		s.Close()
@@ -72,6 +75,7 @@ func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
 }
 
 func (s *gitSnap) Close() {
+	s.nested.close()
 	if s.index != nil {
 		s.index.Close()
 		s.index = nil
@@ -96,6 +100,9 @@ func (s *gitSnap) Changes(ctx context.Context) Report {
 	cands := map[string]bool{}
 	for rel := range s.dirty {
 		cands[rel] = true
+	}
+	for rel := range s.nested.snaps {
+		delete(now, rel+"/") // looked into, not at
 	}
 	for rel, e := range now {
 		if indexChanged || e.worktreeDirty() || s.status[rel].worktreeDirty() {
@@ -123,7 +130,7 @@ func (s *gitSnap) Changes(ctx context.Context) Report {
 		return Report{Files: []Change{}, Note: "the index before the command cannot be read: " + err.Error()}
 	}
 	cs, deleted := changesOf(s.root, d, shown, blobs, s.lim)
-	return finish(cs, deleted, more, "")
+	return s.nested.merge(ctx, finish(cs, deleted, more, ""), s.lim)
 }
 
 // indexes are the entries of the index at the call's start (old) and now

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
@@ -102,6 +103,9 @@ func changesOf(root string, d *beneath.Dir, shown []candidate, blobs map[string]
 			before = blobs[c.rel]
 		}
 		after := stat(d, c.rel)
+		if strings.HasSuffix(c.rel, "/") { // a folder git lists whole: a repository it does not enter
+			after.why = "a repository of its own, made since: its files are not looked at"
+		}
 		if after.kind == regular && after.size > budget && after.size <= lim.MaxFileBytes {
 			after.why = leftOut(lim) // not read
 		} else if after.kind == regular {

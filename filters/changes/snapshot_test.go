@@ -15,6 +15,8 @@ type tree struct {
 	files map[string]string
 	git   bool
 	setup string // a script run once the files are written, before git commits them
+	// afterGit is a script run once git committed the files.
+	afterGit string
 	// linked: the directory returned is a symbolic link to the tree, as a
 	// session's may be (macOS's /tmp is one).
 	linked bool
@@ -38,6 +40,9 @@ func (tr tree) make(t *testing.T) string {
 	}
 	if tr.git {
 		sh(t, dir, "git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm start")
+	}
+	if tr.afterGit != "" {
+		sh(t, dir, tr.afterGit)
 	}
 	if tr.linked {
 		link := filepath.Join(t.TempDir(), "project")

@@ -33,3 +33,23 @@ func TestNothingIsShownOnTwoCalls(t *testing.T) {
 		}
 	}
 }
+
+// Repositories of their own below the session's directory — a submodule,
+// a repository git sees as an untracked folder — are looked into: what a
+// command changed there is shown; one it made is named.
+func TestNestedRepositoriesAreLookedInto(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true,
+		afterGit: "mkdir nested && (cd nested && git init -q && echo n > n.txt && git add n.txt && git -c user.email=t@t -c user.name=t commit -qm n)",
+		setup: `mkdir libsrc && (cd libsrc && git init -q && echo l > lib.c && git add . && git -c user.email=t@t -c user.name=t commit -qm l)
+		git init -q && git -c protocol.file.allow=always submodule add -q ./libsrc vendor/lib`}, &Filter{})
+	s.agent(started("c1", "edit"))
+	s.run("echo more >> nested/n.txt && echo more >> vendor/lib/lib.c && git init -q made && echo m > made/m.txt")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Equal(t, map[string][2]any{
+		"nested/n.txt":     {"n\n", "n\nmore\n"},
+		"vendor/lib/lib.c": {"l\n", "l\nmore\n"},
+	}, diffs(t, s.dir, s.added()[0]))
+	assert.Contains(t, s.added()[0], "- created made: no diff, a repository of its own, made since: its files are not looked at")
+}
