@@ -2,9 +2,13 @@ package changes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -46,8 +50,10 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 	return &dirSnap{root: root, real: resolved, lim: lim, files: files, note: note, racy: racy}
 }
 
-// scanDir stats every file under root but the skipped folders and what a
-// .gitignore hides, up to lim.MaxFiles. It never follows a symlink.
+// scanDir stats every file under root but the skipped folders and what git
+// would ignore there (the .gitignore files, and the user's excludes file,
+// core.excludesFile: git's check-ignore says), up to lim.MaxFiles. It
+// never follows a symlink.
 func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[string]version, string) {
 	files := map[string]version{}
 	var note string
@@ -66,7 +72,7 @@ func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[
 		}
 		rel = filepath.ToSlash(rel)
 		if e.IsDir() {
-			if skipDirs[e.Name()] {
+			if skipDir(e.Name()) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -81,16 +87,15 @@ func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[
 		}
 		return nil
 	})
-	if sawIgnore {
-		paths := mapsKeys(files)
-		sort.Strings(paths)
-		ignored, err := checkIgnore(ctx, root, paths)
-		if err != nil {
-			return map[string]version{}, "the .gitignore files cannot be read (" + err.Error() + "): no file is looked at"
-		}
-		for _, p := range ignored {
-			delete(files, p)
-		}
+	ignored, err := checkIgnore(ctx, root, slices.Sorted(maps.Keys(files)))
+	switch {
+	case errors.Is(err, exec.ErrNotFound) && !sawIgnore:
+		// No git: no .gitignore and no excludes file of git's to honour.
+	case err != nil:
+		return map[string]version{}, "what git ignores cannot be read (" + err.Error() + "): no file is looked at"
+	}
+	for _, p := range ignored {
+		delete(files, p)
 	}
 	return files, note
 }

@@ -210,7 +210,7 @@ func (s *gitSnap) indexEntries(ctx context.Context, oldIndex string, cands map[s
 	idx := indexes{changed: changed}
 	keep := func(rel string) bool { return cands[rel] && !s.status[rel].worktreeDirty() }
 	if changed {
-		keep = func(rel string) bool { return !skipped(rel) }
+		keep = func(rel string) bool { return !skipped(rel, false) } // the index holds tracked files
 	}
 	var only []string
 	if !changed && len(cands) <= maxPathspecs {

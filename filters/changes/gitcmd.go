@@ -132,7 +132,7 @@ func gitStatus(ctx context.Context, dir, prefix string) (map[string]statusEntry,
 			continue
 		}
 		rel, ok := strings.CutPrefix(path, prefix)
-		if ok && !skipped(rel) {
+		if ok && !skipped(rel, e.x == '?') {
 			entries[rel] = e
 		}
 	}
@@ -264,10 +264,14 @@ func readBatch(out *bufio.Reader, got func(oid string, content []byte)) error {
 }
 
 // checkIgnore returns which of paths (relative to root, slash-separated)
-// the .gitignore files under root hide, asked of git with an empty
-// repository of its own (check-ignore needs one), so that a directory
-// outside git honours its .gitignore as git would.
+// git would ignore: the .gitignore files under root, and the user's own
+// excludes (core.excludesFile, by default ~/.config/git/ignore), asked of
+// git with an empty repository of its own (check-ignore needs one), so
+// that a directory outside git keeps private what git would.
 func checkIgnore(ctx context.Context, root string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
 	empty, err := os.MkdirTemp("", "acp-proxy-ignore-")
 	if err != nil {
 		return nil, err

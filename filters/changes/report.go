@@ -174,25 +174,37 @@ func hashHex(v version) string {
 }
 
 // skipped reports whether rel (slash-separated, relative to the scanned
-// directory) lies in .git or in a dependency or build folder, which no scan
-// looks at.
-func skipped(rel string) bool {
+// directory) lies in a folder no scan shows: .git, a client's own (see
+// neverShown), and, for a file git does not track (untracked: every file
+// outside git), a dependency or build folder (see buildDirs). A file git
+// tracks is shown wherever it lies: a committed bundle in dist/ is the
+// project's.
+func skipped(rel string, untracked bool) bool {
 	for {
 		i := strings.IndexByte(rel, '/')
 		if i < 0 {
 			return false
 		}
-		if skipDirs[rel[:i]] {
+		if dir := rel[:i]; neverShown[dir] || untracked && buildDirs[dir] {
 			return true
 		}
 		rel = rel[i+1:]
 	}
 }
 
-// skipDirs are the dependency and build folders no scan enters: what a
-// package manager or a build writes there is not the project's change.
-var skipDirs = map[string]bool{
-	".git": true, "node_modules": true, "target": true, "dist": true, "build": true, ".venv": true, "venv": true,
+// skipDir reports whether a scan outside git enters no folder named name.
+func skipDir(name string) bool { return neverShown[name] || buildDirs[name] }
+
+// neverShown are the folders whose files are never shown: git's own, and
+// those a client writes in the project for itself (agent-shell's
+// transcripts), which no command of the agent's made.
+var neverShown = map[string]bool{".git": true, ".agent-shell": true}
+
+// buildDirs are the dependency and build folders whose untracked files no
+// scan looks at: what a package manager or a build writes there is not
+// the project's change.
+var buildDirs = map[string]bool{
+	"node_modules": true, "target": true, "dist": true, "build": true, ".venv": true, "venv": true,
 	"__pycache__": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true, ".tox": true,
 	".next": true, ".nuxt": true, ".gradle": true, ".cache": true, ".terraform": true,
 }

@@ -1,6 +1,8 @@
 package changes
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,4 +54,41 @@ func TestNestedRepositoriesAreLookedInto(t *testing.T) {
 		"vendor/lib/lib.c": {"l\n", "l\nmore\n"},
 	}, diffs(t, s.dir, s.added()[0]))
 	assert.Contains(t, s.added()[0], "- created made: no diff, a repository of its own, made since: its files are not looked at")
+}
+
+// What git would ignore stays private outside git as in it, the user's
+// own excludes file (core.excludesFile) included, with no .gitignore in
+// the directory; and a client's own files in the project (agent-shell's
+// transcripts) are never shown.
+func TestWhatGitIgnoresAndAClientsOwnFilesAreNeverShown(t *testing.T) {
+	excludes := filepath.Join(t.TempDir(), "ignore")
+	require.NoError(t, os.WriteFile(excludes, []byte("*.secret\n"), 0o644))
+	config := filepath.Join(t.TempDir(), "gitconfig")
+	require.NoError(t, os.WriteFile(config, []byte("[core]\n\texcludesFile = "+excludes+"\n"), 0o644))
+	t.Setenv("GIT_CONFIG_GLOBAL", config)
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git}, &Filter{})
+		s.agent(started("c1", "x"))
+		s.run("echo TOKEN=1 > x.secret && mkdir -p .agent-shell/transcripts && echo said > .agent-shell/transcripts/t.md && echo b > b")
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Equal(t, map[string][2]any{"b": {nil, "b\n"}}, diffs(t, s.dir, s.added()[0]), "git %v", git)
+		assert.NotContains(t, s.added()[0], "TOKEN")
+	}
+}
+
+// Files git tracks are shown wherever they lie: the dependency and build
+// folders are left out only for files git does not track.
+func TestTrackedFilesInBuildFoldersAreShown(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"internal/build/build.go": "package build\n", "dist/index.js": "old\n"}, git: true}, &Filter{})
+	s.agent(started("c1", "x"))
+	s.run("sed -i s/build/built/ internal/build/build.go && echo new > dist/index.js && mkdir -p node_modules/p && echo j > node_modules/p/i.js && echo o > dist/other.js")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Equal(t, map[string][2]any{
+		"internal/build/build.go": {"package build\n", "package built\n"},
+		"dist/index.js":           {"old\n", "new\n"},
+	}, diffs(t, s.dir, s.added()[0]), "tracked files shown; untracked ones in dist/ and node_modules/ not")
 }
