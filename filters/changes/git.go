@@ -175,7 +175,7 @@ func (s *gitSnap) blobsOf(ctx context.Context, shown []candidate) (map[string]ve
 			before[c.rel] = blobVersion(*c.blob, blobs, s.lim)
 		}
 	}
-	return before, nil
+	return before, s.asInWorkTree(ctx, shown, before)
 }
 
 // oldIndex is the path of the index as it was at the call's start, and

@@ -92,3 +92,21 @@ func TestTrackedFilesInBuildFoldersAreShown(t *testing.T) {
 		"dist/index.js":           {"old\n", "new\n"},
 	}, diffs(t, s.dir, s.added()[0]), "tracked files shown; untracked ones in dist/ and node_modules/ not")
 }
+
+// A file git converts on checkout (eol=crlf here) is shown with the text
+// the work tree held before, not the blob's; one a filter driver makes is
+// said, the driver not run.
+func TestTheTextBeforeIsWhatTheWorkTreeHeld(t *testing.T) {
+	dir := tree{files: map[string]string{".gitattributes": "*.txt text eol=crlf\n*.dat filter=upper\n", "a.txt": "a\nb\n", "f.dat": "low\n"}, git: true,
+		setup: "git init -q && git config filter.upper.smudge 'tr a-z A-Z' && git config filter.upper.clean 'tr A-Z a-z'",
+		afterGit: "rm a.txt f.dat && git checkout -- a.txt f.dat"}.make(t)
+	snap := Take(bg, dir, testLimits)
+	defer snap.Close()
+	sh(t, dir, `printf 'a\r\nB\r\n' > a.txt && echo NEW > f.dat`)
+	r := snap.Changes(bg)
+	want := []seen{{op: Modified, path: "a.txt", old: "a\r\nb\r\n", new: "a\r\nB\r\n"},
+		noDiff(Modified, "f.dat", `its text before the command is what git's filter "upper" makes of the index's copy; the proxy runs no filter program`)}
+	if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
+		t.Errorf("got %q (note %q), want %q", got, r.Note, want)
+	}
+}
