@@ -98,7 +98,7 @@ func TestTrackedFilesInBuildFoldersAreShown(t *testing.T) {
 // said, the driver not run.
 func TestTheTextBeforeIsWhatTheWorkTreeHeld(t *testing.T) {
 	dir := tree{files: map[string]string{".gitattributes": "*.txt text eol=crlf\n*.dat filter=upper\n", "a.txt": "a\nb\n", "f.dat": "low\n"}, git: true,
-		setup: "git init -q && git config filter.upper.smudge 'tr a-z A-Z' && git config filter.upper.clean 'tr A-Z a-z'",
+		setup:    "git init -q && git config filter.upper.smudge 'tr a-z A-Z' && git config filter.upper.clean 'tr A-Z a-z'",
 		afterGit: "rm a.txt f.dat && git checkout -- a.txt f.dat"}.make(t)
 	snap := Take(bg, dir, testLimits)
 	defer snap.Close()
