@@ -261,7 +261,10 @@ func blobVersion(e indexEntry, b blobs, lim Limits) version {
 	case e.mode == "120000":
 		return version{kind: symlink, link: string(content), why: "a symbolic link (to " + string(content) + "); the proxy never follows one"}
 	}
-	v := version{kind: regular, size: b.size[e.oid]}
+	v := version{kind: regular, size: b.size[e.oid], mode: 0o644}
+	if e.mode == "100755" {
+		v.mode = 0o755
+	}
 	if read {
 		v.setContent(content)
 		return v

@@ -47,7 +47,11 @@ type Change struct {
 	// sides of a rename: the same content left one path and reached another.
 	MovedFrom string `json:"movedFrom,omitempty"`
 	MovedTo   string `json:"movedTo,omitempty"`
-	// Why says why the diff is not shown ("" when it is).
+	// Mode is the change of a file's mode as git says it ("100644 →
+	// 100755", chmod +x), "" when it kept its mode.
+	Mode string `json:"mode,omitempty"`
+	// Why says why the diff is not shown ("" when it is, or when only the
+	// mode changed).
 	Why string `json:"why,omitempty"`
 }
 
@@ -68,7 +72,7 @@ func compare(path string, before, after version) (Change, bool) {
 	switch {
 	case before.kind == absent && after.kind == absent:
 		return Change{}, false
-	case before.read && after.read && before.kind == after.kind && before.hash == after.hash:
+	case before.read && after.read && before.kind == after.kind && before.hash == after.hash && gitMode(before) == gitMode(after):
 		return Change{}, false
 	case !(before.read && after.read) && before.sameStat(after):
 		return Change{}, false
@@ -88,6 +92,13 @@ func compare(path string, before, after version) (Change, bool) {
 	default:
 		c.Hash = fmt.Sprintf("stat:%d:%d", after.size, after.mtime)
 	}
+	if c.Op == Modified && gitMode(before) != gitMode(after) {
+		c.Mode = gitMode(before) + " → " + gitMode(after)
+		c.Hash += ":" + gitMode(after) // a diff of the same text does not show it
+		if before.read && after.read && before.hash == after.hash {
+			return c, true // the mode alone
+		}
+	}
 	c.Why = whyNoDiff(c.Op, before, after)
 	if c.Why != "" {
 		return c, true
@@ -99,6 +110,20 @@ func compare(path string, before, after version) (Change, bool) {
 	now := string(after.content) // "" for a deleted file
 	c.New = &now
 	return c, true
+}
+
+// gitMode is v's mode as git records it: 100644, 100755 (executable),
+// 120000 (a symbolic link); "" for anything else.
+func gitMode(v version) string {
+	switch {
+	case v.kind == symlink:
+		return "120000"
+	case v.kind != regular:
+		return ""
+	case v.mode&0o111 != 0:
+		return "100755"
+	}
+	return "100644"
 }
 
 // whyNoDiff says why the change of op from before to after has no diff, or

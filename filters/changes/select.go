@@ -40,7 +40,7 @@ func differs(d *beneath.Dir, rel string, before, after version, max int64) bool 
 		return true
 	case before.read && after.kind == regular:
 		if h, ok := hashFile(d, rel, max); ok {
-			return h != before.hash
+			return h != before.hash || gitMode(before) != gitMode(after)
 		}
 	}
 	return !before.sameStat(after)

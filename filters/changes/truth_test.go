@@ -110,3 +110,19 @@ func TestTheTextBeforeIsWhatTheWorkTreeHeld(t *testing.T) {
 		t.Errorf("got %q (note %q), want %q", got, r.Note, want)
 	}
 }
+
+// A mode change (chmod +x) is shown as git says it, alone or beside the
+// file's diff.
+func TestModeChangesAreShown(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"run.sh": "echo hi\n", "b.sh": "echo b\n"}, git: git}, &Filter{})
+		s.agent(started("c1", "chmod +x run.sh b.sh"))
+		s.run("chmod +x run.sh b.sh && echo more >> b.sh")
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Contains(t, s.added()[0], `- modified run.sh (mode 100644 → 100755)`, "git %v", git)
+		assert.Contains(t, s.added()[0], `- modified b.sh (mode 100644 → 100755)`, "git %v", git)
+		assert.Equal(t, map[string][2]any{"b.sh": {"echo b\n", "echo b\nmore\n"}}, diffs(t, s.dir, s.added()[0]), "git %v", git)
+	}
+}

@@ -86,6 +86,9 @@ func (f *Filter) note(p *pending, shown []Change, r Report) string {
 		case ch.MovedFrom != "":
 			b.WriteString(" (moved from " + relTo(c.cwd, ch.MovedFrom) + ")")
 		}
+		if ch.Mode != "" {
+			b.WriteString(" (mode " + ch.Mode + ")")
+		}
 		if ch.Why != "" {
 			b.WriteString(": no diff, " + ch.Why)
 		}
