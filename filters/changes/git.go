@@ -27,6 +27,8 @@ type gitSnap struct {
 	index  *os.File           // nil: the repository had no index
 	indexI os.FileInfo
 	nested nestedRepos // repositories of their own below root
+	// flagged are the files git is told not to look at, with their stat.
+	flagged map[string]version
 }
 
 // takeGit takes the before-state of root in a git work tree; ok is false
@@ -71,6 +73,7 @@ func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
 		}
 		s.dirty[rel] = v
 	}
+	s.flagged = flaggedFiles(ctx, root, s.prefix, r)
 	return s, true
 }
 
@@ -124,6 +127,7 @@ func (s *gitSnap) Changes(ctx context.Context) Report {
 			list = append(list, c)
 		}
 	}
+	list = s.flaggedChanged(d, cands, list)
 	shown, more := shownOf(list, s.lim)
 	blobs, err := s.blobsOf(ctx, shown)
 	if err != nil {

@@ -126,3 +126,18 @@ func TestModeChangesAreShown(t *testing.T) {
 		assert.Equal(t, map[string][2]any{"b.sh": {"echo b\n", "echo b\nmore\n"}}, diffs(t, s.dir, s.added()[0]), "git %v", git)
 	}
 }
+
+// Files git is told not to look at (assume-unchanged, skip-worktree) are
+// named when a command changed them: git status never lists them.
+func TestFilesGitIsToldNotToLookAtAreNamed(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"au.txt": "a\n", "sw.txt": "s\n"}, git: true,
+		afterGit: "git update-index --assume-unchanged au.txt && git update-index --skip-worktree sw.txt"}, &Filter{})
+	s.agent(started("c1", "x"))
+	s.run("echo more >> au.txt && echo more >> sw.txt")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	for _, name := range []string{"au.txt", "sw.txt"} {
+		assert.Contains(t, s.added()[0], "- modified "+name+": no diff, "+whyFlagged)
+	}
+}
