@@ -141,3 +141,18 @@ func TestFilesGitIsToldNotToLookAtAreNamed(t *testing.T) {
 		assert.Contains(t, s.added()[0], "- modified "+name+": no diff, "+whyFlagged)
 	}
 }
+
+// A command whose output is too large to send again beside its changes
+// (an update's content replaces the call's) has them shown on a call of
+// their own, named after it.
+func TestAChangeOfACallWithALargeOutputReachesTheClient(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+	s.agent(started("c1", "big"))
+	s.run("echo a > a.txt")
+	s.agent(ended("c1", "completed", strings.Repeat("x", maxContentBytes+1)))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], `"sessionUpdate":"tool_call","toolCallId":"c1-acp-proxy-changes","title":"Files changed by big","kind":"edit","status":"completed"`)
+	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.NotContains(t, s.added()[0], "xxxx", "the output is not sent again")
+}

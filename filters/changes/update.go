@@ -13,6 +13,10 @@ import (
 // the client holds for the call, then a note saying what changed (and, for
 // a file without a diff, why), then a diff per file. nil when there is
 // nothing to show: no change, or only changes a diff already showed.
+//
+// A call whose content is too large to send again (an update's content
+// replaces the call's) has its changes shown on a call of their own, named
+// after it, rather than not at all.
 func (f *Filter) updateFor(p *pending, r Report) []byte {
 	c := p.call
 	from := c.from
@@ -29,17 +33,15 @@ func (f *Filter) updateFor(p *pending, r Report) []byte {
 	if len(shown) == 0 && r.More == 0 && r.Note == "" {
 		return nil
 	}
-	if c.bigContent {
-		f.log().Warn("show-changes: a command's content is too large to send again beside its changes; they are not shown",
-			"toolCallId", c.key.id, "files", len(shown)+r.More)
-		return nil
-	}
 	for _, ch := range shown {
 		if ch.Hash != "" {
 			f.remember(c.key.session, ch.Path, ch.Hash)
 		}
 	}
-	items := appendItems([]byte{'['}, c.content)
+	items := []byte{'['}
+	if !c.bigContent {
+		items = appendItems(items, c.content)
+	}
 	items = appendText(items, f.note(p, shown, r))
 	for _, ch := range shown {
 		if ch.New != nil {
@@ -49,11 +51,30 @@ func (f *Filter) updateFor(p *pending, r Report) []byte {
 	}
 	items = append(items, ']')
 	raw := rawjson.AppendQuote([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`), c.key.session)
-	raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
-	raw = rawjson.AppendQuote(raw, c.key.id)
+	if c.bigContent {
+		raw = appendOwnCall(raw, c)
+	} else {
+		raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
+		raw = rawjson.AppendQuote(raw, c.key.id)
+	}
 	raw = append(raw, `,"content":`...)
 	raw = append(raw, items...)
 	return append(raw, "}}}"...)
+}
+
+// appendOwnCall appends the start of the tool_call that shows the changes
+// of c, whose content is too large to send again: a call of its own,
+// completed, its id and title naming c.
+func appendOwnCall(raw []byte, c *call) []byte {
+	title := c.title
+	if title == "" {
+		title = c.key.id
+	}
+	raw = append(raw, `,"update":{"sessionUpdate":"tool_call","toolCallId":`...)
+	raw = rawjson.AppendQuote(raw, c.key.id+"-acp-proxy-changes")
+	raw = append(raw, `,"title":`...)
+	raw = rawjson.AppendQuote(raw, "Files changed by "+title)
+	return append(raw, `,"kind":"edit","status":"completed"`...)
 }
 
 // note is the text that says what changed while p's call ran.
