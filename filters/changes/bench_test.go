@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // synthetic writes a tree of n small text files, 100 per folder, and, for
@@ -131,4 +133,44 @@ func heap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// BenchmarkReportOfManyNewFiles is a command that wrote 100 new files of
+// 256 KiB, of which an update shows 5: the report reads those 5. The
+// baseline, "read-all", reads the 100 as a report that read every changed
+// file would (what it did before issue 36).
+func BenchmarkReportOfManyNewFiles(b *testing.B) {
+	lim := Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 10_000, MaxShown: 5}
+	for _, git := range []bool{true, false} {
+		where := map[bool]string{true: "git", false: "dir"}[git]
+		dir := synthetic(b, 10, git)
+		s := Take(bg, dir, lim)
+		cmd := exec.Command("bash", "-c", `for i in $(seq -w 0 99); do head -c 262144 /dev/zero | tr '\0' x > new$i; done`)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		b.Run(where+"/read-all", func(b *testing.B) {
+			d, err := beneath.OpenDir(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range 100 {
+					readVersion(d, fmt.Sprintf("new%02d", i), lim.MaxFileBytes)
+				}
+			}
+		})
+		b.Run(where+"/report", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := s.Changes(bg); len(r.Files) != 5 || r.More != 95 {
+					b.Fatalf("%d files, %d more", len(r.Files), r.More)
+				}
+			}
+		})
+		s.Close()
+	}
 }

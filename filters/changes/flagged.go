@@ -23,7 +23,11 @@ func flaggedFiles(ctx context.Context, root, prefix string, d *beneath.Dir) map[
 	flagged := map[string]version{}
 	_ = gitStream(ctx, root, gitEnv(literal), nil, func(br *bufio.Reader) error {
 		for len(flagged) < maxFlagged {
-			rec, err := br.ReadBytes(0)
+			rec, err := br.ReadSlice(0) // no copy: most records are not kept
+			if err == bufio.ErrBufferFull {
+				_, _ = br.ReadBytes(0) // a path past the buffer: not flagged here, skipped
+				continue
+			}
 			if err != nil {
 				return nil
 			}
