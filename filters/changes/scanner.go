@@ -122,14 +122,14 @@ func (sc *scanners) report(p *pending) {
 // queue adds w to session sid's scans, starting its goroutine when none
 // runs. Under sc.mu.
 func (sc *scanners) queue(sid string, w scanWork) {
+	if sc.closed {
+		do(sc.ctx, []scanWork{w}) // stopped at once, its context cancelled; nobody is woken
+		return
+	}
 	s := sc.sessions[sid]
 	if s == nil {
 		s = &scanner{}
 		sc.sessions[sid] = s
-	}
-	if sc.closed {
-		do(sc.ctx, []scanWork{w}) // stopped at once, its context cancelled; nobody is woken
-		return
 	}
 	s.work = append(s.work, w)
 	if s.running {
