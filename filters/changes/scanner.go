@@ -168,14 +168,15 @@ func (sc *scanners) run(sid string, s *scanner) {
 	}
 }
 
-// woken wakes the driver (the one now: a scan may outlast one), outside
-// sc.mu, as the driver's Tick takes its own locks.
+// woken wakes the driver (the one now: a scan may outlast one) on a
+// goroutine of its own: the driver's locks may be held by a Drain that
+// waits for this scanner's next report.
 func (sc *scanners) woken() {
 	sc.mu.Lock()
 	wake := sc.wake
 	sc.mu.Unlock()
 	if wake != nil {
-		wake(acp.AgentToClient)
+		go wake(acp.AgentToClient)
 	}
 }
 
