@@ -151,6 +151,19 @@ func (c *Chain) apply(f Filter, m *Message, out Emitter) (err error) {
 	return f.Apply(m, out)
 }
 
+// Close closes the filters that hold what must be let go of (Closer), in
+// order; the chain is not used after.
+func (c *Chain) Close() {
+	if c == nil {
+		return
+	}
+	for _, f := range c.filters {
+		if cl, ok := f.(Closer); ok {
+			cl.Close()
+		}
+	}
+}
+
 // Tick runs the Timed filters of direction d at now and returns the
 // earliest time one of them wants to be called again (zero: none).
 func (c *Chain) Tick(d acp.Direction, now time.Time, sink Sink) (next time.Time, err error) {

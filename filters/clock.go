@@ -60,8 +60,11 @@ func (c *TimerClock) fire(d acp.Direction) {
 // ManualClock is a Clock that moves only when told to: a replay moves it
 // to each record's time, a test by the time it lets pass. The wakes due on
 // the way run at their own times, so what a replay or a test sees is what
-// the relay would have done at those times.
+// the relay would have done at those times. A wake may be asked for from
+// any goroutine (a filter's work done off the pump); it runs when the clock
+// next moves.
 type ManualClock struct {
+	mu    sync.Mutex
 	now   time.Time
 	wakes [2]manualWake
 }
@@ -74,11 +77,17 @@ type manualWake struct {
 // NewManualClock returns a clock standing at now.
 func NewManualClock(now time.Time) *ManualClock { return &ManualClock{now: now} }
 
-func (c *ManualClock) Now() time.Time { return c.now }
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
 
 // Wake implements Clock. A wake asked for at or before now runs a
 // microsecond later: a filter must not stop the clock.
 func (c *ManualClock) Wake(d acp.Direction, t time.Time, wake func() error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !t.IsZero() && !t.After(c.now) {
 		t = c.now.Add(time.Microsecond)
 	}
@@ -90,22 +99,35 @@ func (c *ManualClock) Wake(d acp.Direction, t time.Time, wake func() error) {
 // time). It returns the first wake's error, where it stopped.
 func (c *ManualClock) Advance(t time.Time) error {
 	for {
-		d := acp.ClientToAgent
-		if w, o := c.wakes[d], c.wakes[d.Reverse()]; w.at.IsZero() || !o.at.IsZero() && o.at.Before(w.at) {
-			d = d.Reverse()
-		}
-		w := c.wakes[d]
-		if w.at.IsZero() || w.at.After(t) {
+		w, ok := c.due(t)
+		if !ok {
 			break
 		}
-		c.wakes[d] = manualWake{}
-		c.now = w.at
 		if err := w.wake(); err != nil {
 			return err
 		}
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if t.After(c.now) {
 		c.now = t
 	}
 	return nil
+}
+
+// due takes the first wake due by t, moving the clock to its time.
+func (c *ManualClock) due(t time.Time) (manualWake, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := acp.ClientToAgent
+	if w, o := c.wakes[d], c.wakes[d.Reverse()]; w.at.IsZero() || !o.at.IsZero() && o.at.Before(w.at) {
+		d = d.Reverse()
+	}
+	w := c.wakes[d]
+	if w.at.IsZero() || w.at.After(t) {
+		return manualWake{}, false
+	}
+	c.wakes[d] = manualWake{}
+	c.now = w.at
+	return w, true
 }

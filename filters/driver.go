@@ -40,8 +40,29 @@ func NewDriver(chain *Chain, clock Clock, released Sink) *Driver {
 	for d := range dr.wakes {
 		dr.wakes[d] = func() error { return dr.Tick(acp.Direction(d)) }
 	}
+	if chain != nil {
+		for _, f := range chain.filters {
+			if w, ok := f.(Woken); ok {
+				w.SetWake(dr.wakeSoon)
+			}
+		}
+	}
 	return dr
 }
+
+// wakeSoon has the clock run direction d's Tick now, in place of the wake
+// asked before (the Tick asks again for what it still holds); from any
+// goroutine.
+func (dr *Driver) wakeSoon(d acp.Direction) {
+	dr.mu[d].Lock()
+	defer dr.mu[d].Unlock()
+	if !dr.stopped[d] {
+		dr.clock.Wake(d, dr.clock.Now(), dr.wakes[d])
+	}
+}
+
+// Close closes the chain's filters: the connection has ended.
+func (dr *Driver) Close() { dr.chain.Close() }
 
 // Process runs m, read at m.Time, through the chain to sink. The caller
 // then calls Tick for m's direction, after what it does with the line.

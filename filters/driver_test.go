@@ -123,3 +123,78 @@ func TestAManualClockDoesNotStopForAWakeAskedForThePast(t *testing.T) {
 	require.NoError(t, clock.Advance(t0.Add(time.Second)))
 	assert.Equal(t, []time.Time{t0.Add(time.Microsecond), t0.Add(2 * time.Microsecond), t0.Add(3 * time.Microsecond)}, at)
 }
+
+// releasing holds every line and releases it on Drain with EmitHeld.
+type releasing struct{ held [][]byte }
+
+func (*releasing) Name() string { return "releasing" }
+
+func (r *releasing) Apply(m *filters.Message, _ filters.Emitter) error {
+	r.held = append(r.held, append([]byte(nil), m.Raw...))
+	return filters.Drop
+}
+
+func (*releasing) Tick(acp.Direction, time.Time, filters.Emitter) time.Time { return time.Time{} }
+
+func (r *releasing) Drain(d acp.Direction, out filters.Emitter) {
+	for _, l := range r.held {
+		_ = filters.EmitHeld(out, d, l)
+	}
+	r.held = nil
+}
+
+// A line a filter held back and releases later stays the line as read:
+// byte for byte, however little of JSON it is, where a line a filter wrote
+// is checked (and one that is not JSON reported and dropped).
+func TestAHeldLineIsReleasedAsTheOriginal(t *testing.T) {
+	lines := []string{`{"jsonrpc":"2.0","method":"x"}`, "a log line on stdout", "{\"s\":\"bad \xff utf-8\"}"}
+	var errs []error
+	c := filters.NewChain(capabilities.New(), &releasing{})
+	c.OnError = func(_ acp.Direction, _ string, err error) { errs = append(errs, err) }
+	var got []filters.Line
+	dr := filters.NewDriver(c, filters.NewManualClock(time.Unix(0, 0)), func(l filters.Line) error {
+		got = append(got, filters.Line{Dir: l.Dir, Raw: append([]byte(nil), l.Raw...), Original: l.Original})
+		return nil
+	})
+	for _, l := range lines {
+		require.NoError(t, dr.Process(filters.NewMessage(acp.AgentToClient, []byte(l), time.Unix(0, 0), nil), nil))
+	}
+	require.NoError(t, dr.Drain(acp.AgentToClient))
+	var want []filters.Line
+	for _, l := range lines {
+		want = append(want, filters.Line{Dir: acp.AgentToClient, Raw: []byte(l), Original: true})
+	}
+	assert.Equal(t, want, got)
+	assert.Empty(t, errs)
+}
+
+// A Woken filter is given a wake that runs its direction's Tick from any
+// goroutine, on the driver's clock.
+func TestAWokenFilterIsTickedWhenItWakes(t *testing.T) {
+	f := &waking{ticked: make(chan struct{}, 1)}
+	dr := filters.NewDriver(filters.NewChain(capabilities.New(), f), filters.NewTimerClock(nil), func(filters.Line) error { return nil })
+	go f.wake(acp.AgentToClient)
+	select {
+	case <-f.ticked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the wake ran no Tick")
+	}
+	_ = dr
+}
+
+type waking struct {
+	wake   func(acp.Direction)
+	ticked chan struct{}
+}
+
+func (*waking) Name() string                                  { return "waking" }
+func (*waking) Apply(*filters.Message, filters.Emitter) error { return nil }
+func (w *waking) SetWake(wake func(acp.Direction))            { w.wake = wake }
+func (*waking) Drain(acp.Direction, filters.Emitter)          {}
+func (w *waking) Tick(acp.Direction, time.Time, filters.Emitter) time.Time {
+	select {
+	case w.ticked <- struct{}{}:
+	default:
+	}
+	return time.Time{}
+}

@@ -66,6 +66,21 @@ type Timed interface {
 	Drain(d acp.Direction, out Emitter)
 }
 
+// Woken is implemented by a Timed filter whose work finishes off the pump
+// (a report made on a goroutine of its own): the driver gives it wake,
+// which has direction d's Tick run soon and may be called from any
+// goroutine, so that the filter never asks to be called just to look.
+type Woken interface {
+	SetWake(wake func(d acp.Direction))
+}
+
+// Closer is implemented by a filter that holds what must be let go of when
+// its connection ends (goroutines, open files): the relay closes the chain
+// once both directions have ended and been drained.
+type Closer interface {
+	Close()
+}
+
 // Func adapts a function to a Filter.
 type Func struct {
 	FilterName string

@@ -44,6 +44,28 @@ func (s *stage) Emit(d acp.Direction, raw []byte) error {
 	return s.writeErr
 }
 
+// EmitHeld sends on raw, a line of direction d that the filter writing to
+// out held back when it arrived (its Apply returned Drop) and releases now,
+// from Tick or Drain, unchanged: it stays the line as read, passed byte for
+// byte and not checked, as it would have passed when it arrived, however
+// little of JSON it is. Any other Emitter is given it by Emit.
+func EmitHeld(out Emitter, d acp.Direction, raw []byte) error {
+	s, ok := out.(*stage)
+	if !ok || d != s.m.Dir {
+		return out.Emit(d, raw)
+	}
+	if s.writeErr != nil {
+		return s.writeErr
+	}
+	s.c.counts[s.i].Out[d].add(len(raw))
+	was := *s.last
+	s.last.original, s.last.sentOriginal = raw, false
+	next := &Message{Message: acp.Message{Dir: d, Raw: raw, Time: s.m.Time}, Caps: s.m.Caps, Disk: s.m.Disk, onNote: s.m.onNote}
+	s.writeErr = s.c.run(s.i+1, next, s.last)
+	s.last.original, s.last.sentOriginal = was.original, was.sentOriginal
+	return s.writeErr
+}
+
 // lastStage is what a line passes after the last filter, on its way to the
 // sink. The line as it was read (original) passes byte for byte. A line a
 // filter wrote is checked in full first, strings included (Message.Valid

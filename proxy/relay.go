@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -35,7 +36,8 @@ type Conn struct {
 	r       *Relay
 	writers [2]*lineWriter // indexed by the direction the lines travel
 	driver  *filters.Driver
-	passed  [2]Passage // each direction's, reused line after line
+	passed  [2]Passage   // each direction's, reused line after line
+	ended   atomic.Int32 // directions whose Pump has ended
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -88,6 +90,9 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 	}
 	if ferr := w.flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("%s: write: %w", d, ferr)
+	}
+	if c.ended.Add(1) == 2 {
+		c.driver.Close() // both directions drained: the filters let go of what they hold
 	}
 	for _, t := range c.r.Taps {
 		if terr := t.End(d); terr != nil {

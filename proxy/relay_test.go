@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -204,4 +205,24 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.String()
+}
+
+// closingFilter counts its Close calls.
+type closingFilter struct {
+	filters.Func
+	closed atomic.Int32
+}
+
+func (c *closingFilter) Close() { c.closed.Add(1) }
+
+// A filter that holds what must be let go of (goroutines, open files) is
+// closed once, when both directions of its connection have ended.
+func TestAConnectionClosesItsFiltersWhenBothDirectionsEnd(t *testing.T) {
+	f := &closingFilter{Func: viewingFilter}
+	r := &Relay{Chain: filters.NewChain(capabilities.New(), f)}
+	c := r.Open(io.Discard, io.Discard)
+	require.NoError(t, c.Pump(acp.ClientToAgent, strings.NewReader("{\"id\":1,\"method\":\"x\"}\n")))
+	assert.Zero(t, f.closed.Load(), "one direction ended: the other may still need the filter")
+	require.NoError(t, c.Pump(acp.AgentToClient, strings.NewReader("{\"id\":1,\"result\":{}}\n")))
+	assert.Equal(t, int32(1), f.closed.Load())
 }

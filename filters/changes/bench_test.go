@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // synthetic writes a tree of n small text files, 100 per folder, and, for
@@ -69,7 +71,7 @@ func BenchmarkChanges(b *testing.B) {
 			b.Run(fmt.Sprintf("%s-%d/baseline", where, n), func(b *testing.B) {
 				for b.Loop() {
 					if git {
-						if _, err := gitStatus(dir, ""); err != nil {
+						if _, err := gitStatus(bg, dir, ""); err != nil {
 							b.Fatal(err)
 						}
 					} else {
@@ -79,12 +81,12 @@ func BenchmarkChanges(b *testing.B) {
 			})
 			b.Run(fmt.Sprintf("%s-%d/take", where, n), func(b *testing.B) {
 				before := heap()
-				s := Take(dir, lim)
+				s := Take(bg, dir, lim)
 				held := int64(heap()) - int64(before)
 				s.Close()
 				b.ReportAllocs()
 				for b.Loop() {
-					Take(dir, lim).Close()
+					Take(bg, dir, lim).Close()
 				}
 				b.ReportMetric(float64(max(held, 0)), "held-B")
 			})
@@ -93,11 +95,11 @@ func BenchmarkChanges(b *testing.B) {
 				round := 0
 				for b.Loop() {
 					b.StopTimer()
-					s := Take(dir, lim)
+					s := Take(bg, dir, lim)
 					round++
 					handful(b, dir, round)
 					b.StartTimer()
-					r := s.Changes()
+					r := s.Changes(bg)
 					b.StopTimer()
 					if len(r.Files) == 0 || r.Note != "" {
 						b.Fatalf("report %+v", r)
@@ -119,8 +121,8 @@ func BenchmarkChangesThisRepository(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s := Take(root, DefaultLimits)
-		s.Changes()
+		s := Take(bg, root, DefaultLimits)
+		s.Changes(bg)
 		s.Close()
 	}
 }
@@ -131,4 +133,44 @@ func heap() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// BenchmarkReportOfManyNewFiles is a command that wrote 100 new files of
+// 256 KiB, of which an update shows 5: the report reads those 5. The
+// baseline, "read-all", reads the 100 as a report that read every changed
+// file would (what it did before issue 36).
+func BenchmarkReportOfManyNewFiles(b *testing.B) {
+	lim := Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 10_000, MaxShown: 5}
+	for _, git := range []bool{true, false} {
+		where := map[bool]string{true: "git", false: "dir"}[git]
+		dir := synthetic(b, 10, git)
+		s := Take(bg, dir, lim)
+		cmd := exec.Command("bash", "-c", `for i in $(seq -w 0 99); do head -c 262144 /dev/zero | tr '\0' x > new$i; done`)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		b.Run(where+"/read-all", func(b *testing.B) {
+			d, err := beneath.OpenDir(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer d.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range 100 {
+					readVersion(d, fmt.Sprintf("new%02d", i), lim.MaxFileBytes)
+				}
+			}
+		})
+		b.Run(where+"/report", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if r := s.Changes(bg); len(r.Files) != 5 || r.More != 95 {
+					b.Fatalf("%d files, %d more", len(r.Files), r.More)
+				}
+			}
+		})
+		s.Close()
+	}
 }

@@ -49,14 +49,14 @@ type call struct {
 // startedDuringReports notes c on the reports of its session still being
 // made: a report made after c started may hold c's first writes.
 func (f *Filter) startedDuringReports(c *call) {
-	for _, j := range f.queue {
-		if j.call == nil || j.call.key.session != c.key.session || j.ready() {
+	for _, p := range f.queue.waiting() {
+		if p.call.key.session != c.key.session {
 			continue
 		}
-		if len(j.later) < maxOthers {
-			j.later = append(j.later, c)
+		if len(p.later) < maxOthers {
+			p.later = append(p.later, c)
 		} else {
-			j.moreLater++
+			p.moreLater++
 		}
 	}
 }
@@ -145,13 +145,17 @@ func (f *Filter) startSnapshot(c *call) {
 		return
 	}
 	f.taking++
-	c.before, c.own = f.take(c.cwd), true
+	c.before, c.own = f.take(c.key.session, c.cwd), true
 }
 
 // end stops following c, which ended with status; a command's report is
-// queued.
+// queued, then the rest after it: the end of the turn waits for the one,
+// the next command only when it starts before the other is taken.
 func (f *Filter) end(c *call, status string) {
 	delete(f.calls, c.key)
+	if c.execute && c.cwd != "" {
+		f.queueReport(c, status)
+	}
 	if c.cwd != "" && (c.execute || c.writes) && f.idle(c.key.session) {
 		// What it changed is not the next command's: the next compares
 		// with the directory as it is now.
@@ -159,15 +163,16 @@ func (f *Filter) end(c *call, status string) {
 		if !c.execute {
 			since = sinceLastEdit
 		}
-		f.rests.set(c.key.session, &rest{snap: f.take(c.cwd), since: since, at: f.clock.Load()})
+		f.rest(c.key.session, c.cwd, since)
 	}
-	if !c.execute || c.cwd == "" {
-		return
-	}
+}
+
+// queueReport queues the report of command c, ended with status.
+func (f *Filter) queueReport(c *call, status string) {
 	if c.own {
 		f.taking--
 	}
-	if len(f.queue) >= maxQueue {
+	if f.queue.reports >= maxQueue {
 		f.log().Warn("show-changes: too many calls await their report; this one's changes are not shown",
 			"sessionId", c.key.session, "toolCallId", c.key.id)
 		if c.before != nil {
@@ -175,7 +180,13 @@ func (f *Filter) end(c *call, status string) {
 		}
 		return
 	}
-	f.queue = append(f.queue, newJob(c, status, f.Replaying, f.clock.Load()))
+	p := newPending(c, status)
+	f.queue.addReport(p)
+	if f.Replaying {
+		close(p.done) // the trace holds the report
+		return
+	}
+	f.scans.report(p)
 }
 
 // idle reports whether no command of session sid is running.

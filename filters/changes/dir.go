@@ -1,20 +1,25 @@
 package changes
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
+	"maps"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strings"
 	"time"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // dirSnap is the before-state of a directory outside git: each file's stat,
 // and the text of small text files within the byte budget.
 type dirSnap struct {
-	root  string
+	root  string // the session's directory, as the session names it: the changes' paths
+	real  string // root with its own links resolved: what is scanned
 	lim   Limits
 	files map[string]version // by path relative to root, slash-separated
 	note  string
@@ -27,26 +32,37 @@ type dirSnap struct {
 // unable to tell a later write of the same size.
 const racyWindow = time.Second
 
-// takeDir scans root and copies what fits.
-func takeDir(root string, lim Limits) Snapshot {
-	r, err := os.OpenRoot(root)
+// takeDir scans root and copies what fits. A root reached through a link
+// (the user's: macOS's /tmp is one) is scanned where it leads.
+func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
+	resolved, err := beneath.Resolve(root)
 	if err != nil {
 		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}
 	}
-	defer r.Close()
+	d, err := beneath.OpenDir(resolved)
+	if err != nil {
+		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}
+	}
+	defer d.Close()
 	racy := time.Now().Add(-racyWindow).UnixNano()
-	files, note := scanDir(root, r, lim)
-	copyBefore(r, files, lim)
-	return &dirSnap{root: root, lim: lim, files: files, note: note, racy: racy}
+	files, note := scanDir(ctx, resolved, d, lim)
+	copyBefore(d, files, lim)
+	return &dirSnap{root: root, real: resolved, lim: lim, files: files, note: note, racy: racy}
 }
 
-// scanDir stats every file under root but the skipped folders and what a
-// .gitignore hides, up to lim.MaxFiles. It never follows a symlink.
-func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
+// scanDir stats every file under root but the skipped folders and what git
+// would ignore there (the .gitignore files, and the user's excludes file,
+// core.excludesFile: git's check-ignore says), up to lim.MaxFiles. It
+// never follows a symlink.
+func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[string]version, string) {
 	files := map[string]version{}
 	var note string
 	sawIgnore := false
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			note = "the scan was stopped: " + context.Cause(ctx).Error()
+			return filepath.SkipAll
+		}
 		if err != nil || p == root {
 			return nil // an unreadable folder is not entered
 		}
@@ -55,8 +71,8 @@ func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDirs[d.Name()] {
+		if e.IsDir() {
+			if skipDir(e.Name()) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -65,40 +81,31 @@ func scanDir(root string, r *os.Root, lim Limits) (map[string]version, string) {
 			note = fmt.Sprintf("the directory holds more than %d files: the files after them are not looked at", lim.MaxFiles)
 			return filepath.SkipAll
 		}
-		sawIgnore = sawIgnore || d.Name() == ".gitignore"
-		if fi, err := d.Info(); err == nil { // an Lstat: the walk follows no link
-			files[rel] = versionOf(r, rel, fi)
+		sawIgnore = sawIgnore || e.Name() == ".gitignore"
+		if fi, err := e.Info(); err == nil { // an Lstat: the walk follows no link
+			files[rel] = versionOf(d, rel, fi)
 		}
 		return nil
 	})
-	if sawIgnore {
-		paths := mapsKeys(files)
-		sort.Strings(paths)
-		ignored, err := checkIgnore(root, paths)
-		if err != nil {
-			return map[string]version{}, "the .gitignore files cannot be read (" + err.Error() + "): no file is looked at"
-		}
-		for _, p := range ignored {
-			delete(files, p)
-		}
+	ignored, err := checkIgnore(ctx, root, slices.Sorted(maps.Keys(files)))
+	switch {
+	case errors.Is(err, exec.ErrNotFound) && !sawIgnore:
+		// No git: no .gitignore and no excludes file of git's to honour.
+	case err != nil:
+		return map[string]version{}, "what git ignores cannot be read (" + err.Error() + "): no file is looked at"
+	}
+	for _, p := range ignored {
+		delete(files, p)
 	}
 	return files, note
 }
 
 // copyBefore reads the small regular files of files, in path order, while
-// the byte budget lasts; a binary file keeps only its hash. Each folder is
-// opened once, as a root of its own, so a file costs one open.
-func copyBefore(r *os.Root, files map[string]version, lim Limits) {
+// the byte budget lasts; a binary file keeps only its hash.
+func copyBefore(d *beneath.Dir, files map[string]version, lim Limits) {
 	paths := mapsKeys(files)
 	sort.Strings(paths)
 	budget := lim.MaxCopyBytes
-	var folder *os.Root
-	folderName := "\x00"
-	defer func() {
-		if folder != nil {
-			folder.Close()
-		}
-	}()
 	for _, p := range paths {
 		v := files[p]
 		if v.kind != regular {
@@ -109,17 +116,7 @@ func copyBefore(r *os.Root, files map[string]version, lim Limits) {
 			files[p] = v
 			continue
 		}
-		dir, name := path.Split(p)
-		if dir != folderName {
-			if folder != nil {
-				folder.Close()
-			}
-			folder, folderName = openFolder(r, dir), dir
-		}
-		if folder == nil {
-			continue
-		}
-		read := readVersion(folder, name, lim.MaxFileBytes)
+		read := readVersion(d, p, lim.MaxFileBytes)
 		if !read.read || !read.sameStat(v) {
 			continue // changed or unreadable as the scan looked: stat alone tells
 		}
@@ -131,19 +128,6 @@ func copyBefore(r *os.Root, files map[string]version, lim Limits) {
 	}
 }
 
-// openFolder opens dir (slash-separated, ending in "/", or "") under r as
-// a root of its own; nil when it cannot.
-func openFolder(r *os.Root, dir string) *os.Root {
-	if dir == "" {
-		dir = "."
-	}
-	f, err := r.OpenRoot(strings.TrimSuffix(dir, "/"))
-	if err != nil {
-		return nil
-	}
-	return f
-}
-
 // notCopied says why a file's text before the call was not copied.
 func notCopied(v version, lim Limits) string {
 	if v.size > lim.MaxFileBytes {
@@ -153,33 +137,30 @@ func notCopied(v version, lim Limits) string {
 }
 
 // Changes scans the directory again and reports every file whose stat or
-// text differs.
-func (s *dirSnap) Changes() Report {
-	r, err := os.OpenRoot(s.root)
+// text differs, reading only those shown.
+func (s *dirSnap) Changes(ctx context.Context) Report {
+	d, err := beneath.OpenDir(s.real)
 	if err != nil {
 		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
 	}
-	defer r.Close()
-	now, note := scanDir(s.root, r, s.lim)
+	defer d.Close()
+	now, note := scanDir(ctx, s.real, d, s.lim)
 	if note == "" {
 		note = s.note
 	}
-	var cs []Change
-	deleted := map[string]string{}
+	var cands []candidate
 	for _, p := range unionKeys(s.files, now) {
 		before, after := s.files[p], now[p]
 		if before.sameStat(after) && !(before.read && before.mtime >= s.racy) {
 			continue
 		}
-		if after.kind == regular {
-			after = readVersion(r, p, s.lim.MaxFileBytes)
-		}
-		if c, ok := compare(filepath.Join(s.root, filepath.FromSlash(p)), before, after); ok {
-			cs = append(cs, c)
-			deleted[c.Path] = hashHex(before)
+		if differs(d, p, before, after, s.lim.MaxFileBytes) {
+			cands = append(cands, candidate{rel: p, before: before})
 		}
 	}
-	return finish(cs, deleted, s.lim, note)
+	shown, more := shownOf(cands, s.lim)
+	cs, deleted := changesOf(s.root, d, shown, nil, s.lim)
+	return finish(cs, deleted, more, note)
 }
 
 func (s *dirSnap) Close() {}

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -15,10 +16,12 @@ import (
 // diffs is the content the client holds, and a diff the filters before it
 // showed (shell-to-patch's verified edits) counts as shown.
 //
-// Only the agent→client pump calls Apply; Tick and Drain act for that
-// direction only, under the same lock, so the state needs no lock of its
-// own. The scans run on goroutines of their own and hand their report to a
-// job, which Tick sends in the order the calls ended.
+// Apply follows the calls on the agent→client pump, and Tick and Drain act
+// for that direction only, under the same lock: the calls, the hold queue
+// and the ledger need no lock of their own. What the client→agent pump
+// touches too (the rests, the scanners, the clock) has its own. The scans
+// run on each session's scanner and hand their report to a pending entry
+// of the hold queue, which Tick sends in the order the calls ended.
 type Filter struct {
 	// Limits bound what the filter copies and shows; zero: DefaultLimits.
 	Limits Limits
@@ -27,24 +30,23 @@ type Filter struct {
 	Replaying bool
 	Log       *slog.Logger // nil: no log
 	// Take takes a before-state; nil: the package's Take.
-	Take func(root string, lim Limits) Snapshot
+	Take func(ctx context.Context, root string, lim Limits) Snapshot
 
-	disk  filters.Disk
-	calls map[callKey]*call
-	queue []*job // ended execute calls whose update is not sent yet, and lines held behind them
-	// held lines in the queue, their bytes, and when the first was held.
-	held      int
-	heldBytes int
-	holdStart time.Time
-	shown     map[string]*ledger
-	clock     atomic.Int64 // counts events, to tell what happened while a call ran (both pumps read it)
-	taking    int          // before-states taken by calls that found no rest, held
-	rests     rests        // each session's before-state at rest (both pumps)
+	disk   filters.Disk
+	calls  map[callKey]*call
+	queue  holdQueue // ended execute calls whose update is not sent yet, and lines held behind them
+	shown  map[string]*ledger
+	clock  atomic.Int64 // counts events, to tell what happened while a call ran (both pumps read it)
+	taking int          // before-states taken by calls that found no rest, held
+	rests  rests        // each session's before-state at rest (both pumps)
+	scans  scanners     // the sessions' scans (both pumps ask for them)
 }
 
 var (
 	_ filters.Filter = (*Filter)(nil)
 	_ filters.Timed  = (*Filter)(nil)
+	_ filters.Woken  = (*Filter)(nil)
+	_ filters.Closer = (*Filter)(nil)
 )
 
 // Bounds of the filter's memory.
@@ -52,8 +54,6 @@ const (
 	maxCalls     = 256 // calls followed at once, per connection
 	maxSnapshots = 16  // before-states held at once
 	maxQueue     = 64  // ended calls awaiting their report
-	// pollInterval is how often Tick looks for a report while one is due.
-	pollInterval = 2 * time.Millisecond
 	// maxHold bounds how long the end of a turn (and what follows it)
 	// waits for the reports of its commands, and maxHeldBytes what it
 	// holds meanwhile; past either, the reports awaited are not sent.
@@ -95,13 +95,13 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 	}
 	if sid, ok := m.Caps.TurnEnded(&m.Message); ok {
 		f.endTurn(sid)
-		if f.waiting() {
+		if f.queue.awaiting() {
 			return f.hold(m)
 		}
 		return nil
 	}
 	f.follow1(m)
-	if f.holding() {
+	if f.queue.holding() {
 		return f.hold(m)
 	}
 	return nil
@@ -130,20 +130,43 @@ func (f *Filter) follow1(m *filters.Message) {
 func (f *Filter) prompted(m *filters.Message) {
 	sid := m.SessionID()
 	if cwd := m.Caps.Cwd(sid); sid != "" && cwd != "" {
-		f.rests.set(sid, &rest{snap: f.take(cwd), since: sincePrompt, at: f.clock.Load()})
+		f.rest(sid, cwd, sincePrompt)
 	}
 }
 
-// take starts taking the before-state of cwd; nil in a replay.
-func (f *Filter) take(cwd string) *shared {
-	if f.Replaying {
-		return nil
+// rest has session sid's rest stand for cwd from now.
+func (f *Filter) rest(sid, cwd, since string) {
+	var start func() *shared
+	if !f.Replaying {
+		start = func() *shared { return f.take(sid, cwd) }
 	}
+	f.rests.ask(sid, cwd, since, f.clock.Load(), start)
+}
+
+// take queues the take of cwd's before-state on session sid's scanner.
+func (f *Filter) take(sid, cwd string) *shared {
 	take := f.Take
 	if take == nil {
 		take = Take
 	}
-	return takeShared(take, cwd, f.limits())
+	return f.scans.take(sid, cwd, take, f.limits())
+}
+
+// SetWake has a made report wake the driver, which sends it.
+func (f *Filter) SetWake(wake func(acp.Direction)) { f.scans.setWake(wake) }
+
+// Close stops the scans and lets go of every before-state the filter holds
+// (a git one keeps the index open): the connection has ended.
+func (f *Filter) Close() {
+	f.scans.close()
+	f.rests.close()
+	for _, c := range f.calls {
+		if c.before != nil {
+			c.before.release()
+			c.before = nil
+		}
+	}
+	f.calls = nil
 }
 
 // isExecute reports whether u shows a command: its kind, or a shell tool's

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -73,7 +74,7 @@ func (s *session) settle() {
 func (s *session) drain() {
 	s.t.Helper()
 	require.NoError(s.t, s.chain.Drain(acp.AgentToClient, time.Unix(0, 0), func(l filters.Line) error {
-		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw)})
+		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw), Original: l.Original})
 		return nil
 	}))
 }
@@ -310,9 +311,9 @@ func TestAnEditBeforeACommandIsNotItsChange(t *testing.T) {
 // first writes); what the update before showed is not shown again.
 func TestACommandStartingBeforeTheRestIsTakenComparesWithTheOneBefore(t *testing.T) {
 	gate := make(chan struct{})
-	slow := func(root string, lim Limits) Snapshot {
+	slow := func(ctx context.Context, root string, lim Limits) Snapshot {
 		<-gate
-		return Take(root, lim)
+		return Take(ctx, root, lim)
 	}
 	f := &Filter{}
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
@@ -338,13 +339,13 @@ type gated struct {
 	gate chan struct{}
 }
 
-func (g gated) Changes() Report { <-g.gate; return g.Snapshot.Changes() }
+func (g gated) Changes(ctx context.Context) Report { <-g.gate; return g.Snapshot.Changes(ctx) }
 
 // A report made after the next command started may hold that command's
 // first writes: its update says so, naming the command.
 func TestAReportMadeAfterTheNextCommandStartedSaysSo(t *testing.T) {
 	gate := make(chan struct{})
-	f := &Filter{Take: func(root string, lim Limits) Snapshot { return gated{Take(root, lim), gate} }}
+	f := &Filter{Take: func(ctx context.Context, root string, lim Limits) Snapshot { return gated{Take(ctx, root, lim), gate} }}
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
 	s.agent(started("c1", "python"))
 	s.run("echo py > py.txt")
@@ -367,4 +368,50 @@ func TestCallsALoadReplaysAreLeftAlone(t *testing.T) {
 	s.agent(started("old", "cp a new.txt"), ended("old", "completed", "history"), `{"jsonrpc":"2.0","id":7,"result":{}}`)
 	s.settle()
 	assert.Empty(t, s.added())
+}
+
+// An agent's content may be any JSON array, spaces and all: the update's
+// items follow its items in a valid array, whatever space was between them.
+func TestTheAgentsContentIsKeptWhateverItsSpacing(t *testing.T) {
+	for name, agentContent := range map[string]string{
+		"empty with a space":   `[ ]`,
+		"spaces between items": `[ {"type":"content","content":{"type":"text","text":"out"}} , {"type":"content","content":{"type":"text","text":"more"}} ]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+			s.agent(started("c1", "cp a b"))
+			s.run("cp a b")
+			s.agent(update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":` + agentContent + `}`))
+			s.settle()
+			require.Len(t, s.added(), 1, "the update is valid JSON, so it reaches the client")
+			items := content(t, s.added()[0])
+			var agents []any
+			require.NoError(t, json.Unmarshal([]byte(agentContent), &agents))
+			assert.Equal(t, agents, []any(toAny(items[:len(agents)])), "the agent's items come first, as they were")
+			assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+		})
+	}
+}
+
+func toAny(items []map[string]any) []any {
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[i] = it
+	}
+	return out
+}
+
+// A session whose directory is a symbolic link, in git and outside it, is
+// shown what its commands changed, under the directory's name as the
+// session gave it.
+func TestASessionInASymlinkedDirectoryIsShownItsChanges(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git, linked: true}, &Filter{})
+		s.agent(started("c1", "cp a b"))
+		s.run("cp a b")
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	}
 }

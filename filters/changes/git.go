@@ -1,11 +1,14 @@
 package changes
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // gitSnap is the before-state of a directory in a git work tree: what git
@@ -16,35 +19,40 @@ import (
 // file's text.
 type gitSnap struct {
 	root   string // the session's directory
+	top    string // the work tree's top
 	prefix string // root relative to the work tree's top, "" or ending in "/"
 	lim    Limits
 	status map[string]statusEntry
 	dirty  map[string]version // the work-tree files the index does not hold
 	index  *os.File           // nil: the repository had no index
 	indexI os.FileInfo
+	nested nestedRepos // repositories of their own below root
+	// flagged are the files git is told not to look at, with their stat.
+	flagged map[string]version
 }
 
 // takeGit takes the before-state of root in a git work tree; ok is false
 // when root is in none (or git cannot run).
-func takeGit(root string, lim Limits) (Snapshot, bool) {
-	out, err := git(root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix")
+func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
+	out, err := git(ctx, root, gitEnv(), nil, "rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-toplevel", "--show-prefix")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if err != nil || len(lines) < 2 || lines[0] != "true" {
+	if err != nil || len(lines) < 3 || lines[0] != "true" {
 		return nil, false
 	}
-	s := &gitSnap{root: root, lim: lim}
-	if len(lines) > 2 {
-		s.prefix = lines[2]
+	s := &gitSnap{root: root, top: lines[2], lim: lim}
+	if len(lines) > 3 {
+		s.prefix = lines[3]
 	}
 	if f, err := os.Open(filepath.Join(lines[1], "index")); err == nil {
 		s.index = f
 		s.indexI, _ = f.Stat()
 	}
-	if s.status, err = gitStatus(root, s.prefix); err != nil {
+	if s.status, err = gitStatus(ctx, root, s.prefix); err != nil {
 		s.Close()
 		return failed{"git status failed before the command ran: " + err.Error()}, true
 	}
-	r, err := os.OpenRoot(root)
+	s.nested = takeNested(ctx, root, s.top, s.prefix, s.status, lim)
+	r, err := beneath.OpenDir(root)
 	if err != nil {
 		s.Close()
 		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}, true
@@ -65,10 +73,12 @@ func takeGit(root string, lim Limits) (Snapshot, bool) {
 		}
 		s.dirty[rel] = v
 	}
+	s.flagged = flaggedFiles(ctx, root, s.prefix, r)
 	return s, true
 }
 
 func (s *gitSnap) Close() {
+	s.nested.close()
 	if s.index != nil {
 		s.index.Close()
 		s.index = nil
@@ -76,10 +86,12 @@ func (s *gitSnap) Close() {
 }
 
 // Changes lists what git status lists now or listed then (and, when the
-// index changed, what it changed), and compares each file with its
-// before-state: the copy, or the blob the index held.
-func (s *gitSnap) Changes() Report {
-	now, err := gitStatus(s.root, s.prefix)
+// index changed, what it changed), chooses the files that changed on
+// status, the index's blobs and the copies' hashes, and reads those shown:
+// the file now, and its before-state (the copy, or the blob the index
+// held).
+func (s *gitSnap) Changes(ctx context.Context) Report {
+	now, err := gitStatus(ctx, s.root, s.prefix)
 	if err != nil {
 		return Report{Files: []Change{}, Note: "git status failed after the command ran: " + err.Error()}
 	}
@@ -92,16 +104,82 @@ func (s *gitSnap) Changes() Report {
 	for rel := range s.dirty {
 		cands[rel] = true
 	}
+	for rel := range s.nested.snaps {
+		delete(now, rel+"/") // looked into, not at
+	}
 	for rel, e := range now {
 		if indexChanged || e.worktreeDirty() || s.status[rel].worktreeDirty() {
 			cands[rel] = true
 		}
 	}
-	before, err := s.indexBefore(oldIndex, cands, indexChanged)
+	idx, err := s.indexEntries(ctx, oldIndex, cands, indexChanged)
 	if err != nil {
 		return Report{Files: []Change{}, Note: "the index before the command cannot be read: " + err.Error()}
 	}
-	return s.compareAll(cands, before)
+	d, err := beneath.OpenDir(s.root)
+	if err != nil {
+		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
+	}
+	defer d.Close()
+	var list []candidate
+	for rel := range cands {
+		if c, ok := s.candidate(d, rel, now, idx); ok {
+			list = append(list, c)
+		}
+	}
+	list = s.flaggedChanged(d, cands, list)
+	shown, more := shownOf(list, s.lim)
+	blobs, err := s.blobsOf(ctx, shown)
+	if err != nil {
+		return Report{Files: []Change{}, Note: "the index before the command cannot be read: " + err.Error()}
+	}
+	cs, deleted := changesOf(s.root, d, shown, blobs, s.lim)
+	return s.nested.merge(ctx, finish(cs, deleted, more, ""), s.lim)
+}
+
+// indexes are the entries of the index at the call's start (old) and now
+// (cur, when the index changed) that a report looks at.
+type indexes struct {
+	old, cur map[string]indexEntry
+	changed  bool
+}
+
+// candidate is rel as a change, when it changed: chosen on the copy's
+// hash, or, for a file the index held, on git's status and the two
+// indexes, reading no text.
+func (s *gitSnap) candidate(d *beneath.Dir, rel string, now map[string]statusEntry, idx indexes) (candidate, bool) {
+	after := stat(d, rel)
+	if b, ok := s.dirty[rel]; ok {
+		return candidate{rel: rel, before: b}, differs(d, rel, b, after, s.lim.MaxFileBytes)
+	}
+	e, ok := idx.old[rel]
+	if !ok { // neither in the index nor in the work tree at the start
+		return candidate{rel: rel}, after.kind != absent
+	}
+	changed := after.kind == absent || now[rel].worktreeDirty() || idx.changed && idx.cur[rel] != e
+	return candidate{rel: rel, blob: &e}, changed
+}
+
+// blobsOf reads the blobs the shown candidates' before-states are, within
+// the update's text budget.
+func (s *gitSnap) blobsOf(ctx context.Context, shown []candidate) (map[string]version, error) {
+	var oids []string
+	for _, c := range shown {
+		if c.blob != nil {
+			oids = append(oids, c.blob.oid)
+		}
+	}
+	blobs, err := catBlobs(ctx, s.root, oids, s.lim.MaxFileBytes, s.lim.MaxCopyBytes)
+	if err != nil {
+		return nil, err
+	}
+	before := map[string]version{}
+	for _, c := range shown {
+		if c.blob != nil {
+			before[c.rel] = blobVersion(*c.blob, blobs, s.lim)
+		}
+	}
+	return before, s.asInWorkTree(ctx, shown, before)
 }
 
 // oldIndex is the path of the index as it was at the call's start, and
@@ -128,14 +206,15 @@ func (s *gitSnap) oldIndex() (path string, changed bool, cleanup func(), err err
 	return tmp.Name(), true, cleanup, err
 }
 
-// indexBefore is the before-state, from the index at oldIndex, of the
-// candidates whose work-tree file matched the index at the start. When the
-// index changed, the paths it changed become candidates too (a commit
-// leaves no trace in status).
-func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bool) (map[string]version, error) {
+// indexEntries are the entries, in the index at oldIndex, of the
+// candidates whose work-tree file matched the index at the start, and,
+// when the index changed, the entries now: the paths it changed become
+// candidates too (a commit leaves no trace in status).
+func (s *gitSnap) indexEntries(ctx context.Context, oldIndex string, cands map[string]bool, changed bool) (indexes, error) {
+	idx := indexes{changed: changed}
 	keep := func(rel string) bool { return cands[rel] && !s.status[rel].worktreeDirty() }
 	if changed {
-		keep = func(rel string) bool { return !skipped(rel) }
+		keep = func(rel string) bool { return !skipped(rel, false) } // the index holds tracked files
 	}
 	var only []string
 	if !changed && len(cands) <= maxPathspecs {
@@ -146,46 +225,27 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 			}
 		}
 		if len(only) == 0 {
-			return map[string]version{}, nil
+			return idx, nil
 		}
 	}
-	old, err := lsFiles(s.root, s.prefix, oldIndex, only, keep)
-	if err != nil {
-		return nil, err
+	var err error
+	if idx.old, err = lsFiles(ctx, s.root, s.prefix, oldIndex, only, keep); err != nil || !changed {
+		return idx, err
 	}
-	if changed {
-		cur, err := lsFiles(s.root, s.prefix, "", nil, keep)
-		if err != nil {
-			return nil, err
-		}
-		for rel, e := range old {
-			if cur[rel] != e {
-				cands[rel] = true
-			}
-		}
-		for rel := range cur {
-			if _, ok := old[rel]; !ok {
-				cands[rel] = true
-			}
+	if idx.cur, err = lsFiles(ctx, s.root, s.prefix, "", nil, keep); err != nil {
+		return idx, err
+	}
+	for rel, e := range idx.old {
+		if idx.cur[rel] != e {
+			cands[rel] = true
 		}
 	}
-	var oids []string
-	for rel, e := range old {
-		if cands[rel] && !s.status[rel].worktreeDirty() {
-			oids = append(oids, e.oid)
+	for rel := range idx.cur {
+		if _, ok := idx.old[rel]; !ok {
+			cands[rel] = true
 		}
 	}
-	content, size, err := catBlobs(s.root, oids, s.lim.MaxFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	before := map[string]version{}
-	for rel, e := range old {
-		if cands[rel] && !s.status[rel].worktreeDirty() {
-			before[rel] = blobVersion(e, content, size, s.lim)
-		}
-	}
-	return before, nil
+	return idx, nil
 }
 
 // maxPathspecs bounds the paths named to git ls-files; past it, it lists
@@ -193,41 +253,26 @@ func (s *gitSnap) indexBefore(oldIndex string, cands map[string]bool, changed bo
 const maxPathspecs = 1000
 
 // blobVersion is the version of a file the index held as e.
-func blobVersion(e indexEntry, content map[string][]byte, size map[string]int64, lim Limits) version {
-	v := version{kind: regular, size: size[e.oid]}
-	switch e.mode {
-	case "120000":
-		return version{kind: symlink, link: string(content[e.oid]), why: "a symbolic link (to " + string(content[e.oid]) + "); the proxy never follows one"}
-	case "160000":
+func blobVersion(e indexEntry, b blobs, lim Limits) version {
+	content, read := b.content[e.oid]
+	switch {
+	case e.mode == "160000":
 		return version{kind: other, why: "a submodule"}
+	case b.missing[e.oid]:
+		return version{kind: regular, why: "its text before the command is not in the repository (object " + e.oid + " is missing)"}
+	case b.leftOut[e.oid]:
+		return version{kind: regular, size: b.size[e.oid], why: leftOut(lim)}
+	case e.mode == "120000":
+		return version{kind: symlink, link: string(content), why: "a symbolic link (to " + string(content) + "); the proxy never follows one"}
 	}
-	if c, ok := content[e.oid]; ok {
-		v.setContent(c)
+	v := version{kind: regular, size: b.size[e.oid], mode: 0o644}
+	if e.mode == "100755" {
+		v.mode = 0o755
+	}
+	if read {
+		v.setContent(content)
 		return v
 	}
 	v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(lim.MaxFileBytes), v.size)
 	return v
-}
-
-// compareAll compares each candidate's before-state with the file now.
-func (s *gitSnap) compareAll(cands map[string]bool, before map[string]version) Report {
-	r, err := os.OpenRoot(s.root)
-	if err != nil {
-		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
-	}
-	defer r.Close()
-	var cs []Change
-	deleted := map[string]string{}
-	for rel := range cands {
-		b, ok := s.dirty[rel]
-		if !ok {
-			b = before[rel]
-		}
-		after := readVersion(r, rel, s.lim.MaxFileBytes)
-		if c, ok := compare(filepath.Join(s.root, filepath.FromSlash(rel)), b, after); ok {
-			cs = append(cs, c)
-			deleted[c.Path] = hashHex(b)
-		}
-	}
-	return finish(cs, deleted, s.lim, "")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,18 +19,31 @@ import (
 // literal has git read pathspecs as paths, never as patterns.
 const literal = "GIT_LITERAL_PATHSPECS=1"
 
-// gitTimeout bounds each git command a scan runs.
-const gitTimeout = 30 * time.Second
+// gitTimeout bounds each git command a scan runs, and gitWaitDelay how
+// long its output is awaited past that, or past git's exit: a process git
+// started (a hook, a filter) may hold its pipes open after git is killed.
+var (
+	gitTimeout   = 30 * time.Second
+	gitWaitDelay = 2 * time.Second
+)
+
+// gitConfig is the configuration every git command runs with: paths said
+// as they are, and none of the repository's own configuration that runs
+// a program of its choosing when status looks at the work tree (the
+// fsmonitor hook). The directory is the agent's, not the user's: what its
+// .git/config says is not run by the proxy.
+var gitConfig = []string{"-c", "core.quotePath=false", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}
 
 // gitEnv is the environment git runs in: no optional locks (status must
 // not rewrite the user's index while an agent's git may be running), the C
-// locale, and none of the variables that would
-// point git at another repository.
+// locale, and none of the variables that would point git at another
+// repository or object store.
 func gitEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OPTIONAL_LOCKS", "LC_ALL", "GIT_LITERAL_PATHSPECS":
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OPTIONAL_LOCKS", "LC_ALL", "GIT_LITERAL_PATHSPECS",
+			"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE":
 			continue
 		}
 		env = append(env, kv)
@@ -37,12 +51,20 @@ func gitEnv(extra ...string) []string {
 	return append(append(env, "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"), extra...)
 }
 
+// gitCommand is git with args in dir, bound by gitTimeout and gitWaitDelay;
+// cancel releases its context once it has run.
+func gitCommand(ctx context.Context, dir string, env []string, args ...string) (cmd *exec.Cmd, cancel context.CancelFunc) {
+	ctx, cancel = context.WithTimeout(ctx, gitTimeout)
+	cmd = exec.CommandContext(ctx, "git", append(slices.Clone(gitConfig), args...)...)
+	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, env, gitWaitDelay
+	return cmd, cancel
+}
+
 // git runs git in dir with args and returns its output.
-func git(dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+func git(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd, cancel := gitCommand(ctx, dir, env, args...)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false"}, args...)...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, stdin
+	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -50,6 +72,29 @@ func git(dir string, env []string, stdin io.Reader, args ...string) ([]byte, err
 		return out, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
+}
+
+// gitStream runs git in dir with args, handing its output to read as it
+// comes; the rest of it is discarded once read returns.
+func gitStream(ctx context.Context, dir string, env []string, stdin io.Reader, read func(*bufio.Reader) error, args ...string) error {
+	cmd, cancel := gitCommand(ctx, dir, env, args...)
+	defer cancel()
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git %s: %w", args[0], err)
+	}
+	rerr := read(bufio.NewReaderSize(stdout, 64<<10))
+	_, _ = io.Copy(io.Discard, stdout)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return rerr
 }
 
 // statusEntry is one path git status lists: its two status letters (X the
@@ -64,8 +109,8 @@ func (e statusEntry) worktreeDirty() bool { return e.y != '.' && e.y != 0 }
 // gitStatus lists the paths under dir (relative to dir, slash-separated)
 // that differ from the index or HEAD, or are untracked and not ignored.
 // prefix is dir relative to the work tree's top, as git names paths.
-func gitStatus(dir, prefix string) (map[string]statusEntry, error) {
-	out, err := git(dir, gitEnv(literal), nil, "status", "--porcelain=v2", "-z", "--untracked-files=all",
+func gitStatus(ctx context.Context, dir, prefix string) (map[string]statusEntry, error) {
+	out, err := git(ctx, dir, gitEnv(literal), nil, "status", "--porcelain=v2", "-z", "--untracked-files=all",
 		"--no-renames", "--ignore-submodules=all", "--", ".")
 	if err != nil {
 		return nil, err
@@ -87,7 +132,7 @@ func gitStatus(dir, prefix string) (map[string]statusEntry, error) {
 			continue
 		}
 		rel, ok := strings.CutPrefix(path, prefix)
-		if ok && !skipped(rel) {
+		if ok && !skipped(rel, e.x == '?') {
 			entries[rel] = e
 		}
 	}
@@ -104,103 +149,129 @@ type indexEntry struct {
 // ("" the repository's own) whose path keep accepts, streaming git's
 // output, so that memory holds only those kept. only, when not nil, names
 // the paths (relative to dir) git is to list, so it lists no others.
-func lsFiles(dir, prefix, indexFile string, only []string, keep func(rel string) bool) (map[string]indexEntry, error) {
+func lsFiles(ctx context.Context, dir, prefix, indexFile string, only []string, keep func(rel string) bool) (map[string]indexEntry, error) {
 	env := []string{literal}
 	if indexFile != "" {
 		env = append(env, "GIT_INDEX_FILE="+indexFile)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
-	defer cancel()
 	args := []string{"ls-files", "-s", "-z", "--full-name", "--"}
 	if only == nil {
 		only = []string{"."}
 	}
-	cmd := exec.CommandContext(ctx, "git", append(args, only...)...)
-	cmd.Dir, cmd.Env = dir, gitEnv(env...)
-	stdout, err := cmd.StdoutPipe()
+	entries := map[string]indexEntry{}
+	err := gitStream(ctx, dir, gitEnv(env...), nil, func(br *bufio.Reader) error {
+		for {
+			rec, err := br.ReadBytes(0)
+			if err != nil {
+				return nil
+			}
+			// "<mode> <oid> <stage>\t<path>\0"
+			tab := bytes.IndexByte(rec, '\t')
+			fields := bytes.Fields(rec[:max(tab, 0)])
+			if tab < 0 || len(fields) != 3 || string(fields[2]) != "0" {
+				continue
+			}
+			rel, ok := strings.CutPrefix(string(rec[tab+1:len(rec)-1]), prefix)
+			if ok && keep(rel) {
+				entries[rel] = indexEntry{mode: string(fields[0]), oid: string(fields[1])}
+			}
+		}
+	}, append(args, only...)...)
 	if err != nil {
 		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("git ls-files: %w", err)
-	}
-	entries := map[string]indexEntry{}
-	br := bufio.NewReaderSize(stdout, 64<<10)
-	for {
-		rec, err := br.ReadBytes(0)
-		if err != nil {
-			break
-		}
-		// "<mode> <oid> <stage>\t<path>\0"
-		tab := bytes.IndexByte(rec, '\t')
-		fields := bytes.Fields(rec[:max(tab, 0)])
-		if tab < 0 || len(fields) != 3 || string(fields[2]) != "0" {
-			continue
-		}
-		rel, ok := strings.CutPrefix(string(rec[tab+1:len(rec)-1]), prefix)
-		if ok && keep(rel) {
-			entries[rel] = indexEntry{mode: string(fields[0]), oid: string(fields[1])}
-		}
-	}
-	_, _ = io.Copy(io.Discard, stdout)
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("git ls-files: %w", err)
 	}
 	return entries, nil
 }
 
-// catBlobs reads the blobs oids of at most max bytes each from the
-// repository at dir (maxBytes each); a larger blob's size is returned without its content.
-func catBlobs(dir string, oids []string, maxBytes int64) (content map[string][]byte, size map[string]int64, err error) {
-	content, size = map[string][]byte{}, map[string]int64{}
+// blobs are blobs read from a repository: the content of those of at most
+// the size asked, the size of every one found, which were missing (a
+// shallow or partial clone, a damaged repository) and which were left out,
+// past the budget.
+type blobs struct {
+	content map[string][]byte
+	size    map[string]int64
+	missing map[string]bool
+	leftOut map[string]bool
+}
+
+// catBlobs reads the blobs oids from the repository at dir, the content of
+// those of at most maxBytes each while budget bytes last, streaming git's
+// output: a larger blob's size is known without its content.
+func catBlobs(ctx context.Context, dir string, oids []string, maxBytes, budget int64) (blobs, error) {
+	b := blobs{content: map[string][]byte{}, size: map[string]int64{}, missing: map[string]bool{}, leftOut: map[string]bool{}}
+	slices.Sort(oids)
+	oids = slices.Compact(oids) // two files of the same text are one blob
 	if len(oids) == 0 {
-		return content, size, nil
+		return b, nil
 	}
-	list := strings.Join(oids, "\n") + "\n"
-	out, err := git(dir, gitEnv(), strings.NewReader(list), "cat-file", "--batch-check")
+	out, err := git(ctx, dir, gitEnv(), strings.NewReader(strings.Join(oids, "\n")+"\n"), "cat-file", "--batch-check")
 	if err != nil {
-		return nil, nil, err
+		return b, err
 	}
 	var small []string
 	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line) // "<oid> blob <size>"
-		if len(f) != 3 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[2], 10, 64)
-		size[f[0]] = n
-		if n <= maxBytes {
-			small = append(small, f[0])
+		f := strings.Fields(line) // "<oid> blob <size>", or "<oid> missing"
+		switch {
+		case len(f) == 2 && f[1] == "missing":
+			b.missing[f[0]] = true
+		case len(f) == 3:
+			n, _ := strconv.ParseInt(f[2], 10, 64)
+			b.size[f[0]] = n
+			switch {
+			case n > maxBytes:
+			case n > budget:
+				b.leftOut[f[0]] = true
+			default:
+				small = append(small, f[0])
+				budget -= n
+			}
 		}
 	}
 	if len(small) == 0 {
-		return content, size, nil
+		return b, nil
 	}
-	out, err = git(dir, gitEnv(), strings.NewReader(strings.Join(small, "\n")+"\n"), "cat-file", "--batch")
-	if err != nil {
-		return nil, nil, err
-	}
-	for len(out) > 0 {
-		nl := bytes.IndexByte(out, '\n')
-		f := strings.Fields(string(out[:max(nl, 0)]))
-		if nl < 0 || len(f) != 3 {
-			break
+	err = gitStream(ctx, dir, gitEnv(), strings.NewReader(strings.Join(small, "\n")+"\n"), func(out *bufio.Reader) error {
+		return readBatch(out, func(oid string, content []byte) { b.content[oid] = content })
+	}, "cat-file", "--batch")
+	return b, err
+}
+
+// readBatch reads git cat-file --batch's output: a header, the content and
+// a newline per object; a missing object has a header only.
+func readBatch(out *bufio.Reader, got func(oid string, content []byte)) error {
+	for {
+		header, err := out.ReadString('\n')
+		if err == io.EOF && header == "" {
+			return nil
 		}
-		n, _ := strconv.Atoi(f[2])
-		if nl+1+n > len(out) {
-			break
+		if err != nil {
+			return fmt.Errorf("git cat-file: %w", err)
 		}
-		content[f[0]] = out[nl+1 : nl+1+n]
-		out = out[min(nl+2+n, len(out)):]
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			continue // "<oid> missing": gone since the check
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("git cat-file: a header that is not one: %q", header)
+		}
+		content := make([]byte, n+1)
+		if _, err := io.ReadFull(out, content); err != nil {
+			return fmt.Errorf("git cat-file: %w", err)
+		}
+		got(f[0], content[:n])
 	}
-	return content, size, nil
 }
 
 // checkIgnore returns which of paths (relative to root, slash-separated)
-// the .gitignore files under root hide, asked of git with an empty
-// repository of its own (check-ignore needs one), so that a directory
-// outside git honours its .gitignore as git would.
-func checkIgnore(root string, paths []string) ([]string, error) {
+// git would ignore: the .gitignore files under root, and the user's own
+// excludes (core.excludesFile, by default ~/.config/git/ignore), asked of
+// git with an empty repository of its own (check-ignore needs one), so
+// that a directory outside git keeps private what git would.
+func checkIgnore(ctx context.Context, root string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
 	empty, err := os.MkdirTemp("", "acp-proxy-ignore-")
 	if err != nil {
 		return nil, err
@@ -215,7 +286,7 @@ func checkIgnore(root string, paths []string) ([]string, error) {
 		return nil, err
 	}
 	in := strings.Join(paths, "\x00") + "\x00"
-	out, err := git(root, gitEnv("GIT_DIR="+empty, "GIT_WORK_TREE="+root), strings.NewReader(in),
+	out, err := git(ctx, root, gitEnv("GIT_DIR="+empty, "GIT_WORK_TREE="+root), strings.NewReader(in),
 		"check-ignore", "--no-index", "-z", "--stdin")
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: nothing ignored

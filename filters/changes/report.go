@@ -2,6 +2,7 @@ package changes
 
 import (
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -37,16 +38,25 @@ type Change struct {
 	// Old is absent for a created file, New is "" for a deleted one.
 	Old *string `json:"old,omitempty"`
 	New *string `json:"new,omitempty"`
-	// Hash is the SHA-256 of the file after (hex; "" when deleted or
-	// unread): the filter does not repeat a change a diff already showed.
+	// Hash names the file after, so that the filter never shows a change
+	// twice (a diff already showed it, or an update before): the SHA-256
+	// of its text (hex), "stat:SIZE:MTIME" when it was not read (too
+	// large, unreadable), "deleted" for a file deleted.
 	Hash string `json:"hash,omitempty"`
 	// MovedFrom (a created file) and MovedTo (a deleted one) pair the two
 	// sides of a rename: the same content left one path and reached another.
 	MovedFrom string `json:"movedFrom,omitempty"`
 	MovedTo   string `json:"movedTo,omitempty"`
-	// Why says why the diff is not shown ("" when it is).
+	// Mode is the change of a file's mode as git says it ("100644 →
+	// 100755", chmod +x), "" when it kept its mode.
+	Mode string `json:"mode,omitempty"`
+	// Why says why the diff is not shown ("" when it is, or when only the
+	// mode changed).
 	Why string `json:"why,omitempty"`
 }
+
+// deletedMark is a deleted file's Hash.
+const deletedMark = "deleted"
 
 // Operations of a Change.
 const (
@@ -62,7 +72,7 @@ func compare(path string, before, after version) (Change, bool) {
 	switch {
 	case before.kind == absent && after.kind == absent:
 		return Change{}, false
-	case before.read && after.read && before.kind == after.kind && before.hash == after.hash:
+	case before.read && after.read && before.kind == after.kind && before.hash == after.hash && gitMode(before) == gitMode(after):
 		return Change{}, false
 	case !(before.read && after.read) && before.sameStat(after):
 		return Change{}, false
@@ -74,8 +84,20 @@ func compare(path string, before, after version) (Change, bool) {
 	case after.kind == absent:
 		c.Op = Deleted
 	}
-	if after.read {
+	switch {
+	case after.read:
 		c.Hash = hex.EncodeToString(after.hash[:])
+	case c.Op == Deleted:
+		c.Hash = deletedMark
+	default:
+		c.Hash = fmt.Sprintf("stat:%d:%d", after.size, after.mtime)
+	}
+	if c.Op == Modified && gitMode(before) != gitMode(after) {
+		c.Mode = gitMode(before) + " → " + gitMode(after)
+		c.Hash += ":" + gitMode(after) // a diff of the same text does not show it
+		if before.read && after.read && before.hash == after.hash {
+			return c, true // the mode alone
+		}
 	}
 	c.Why = whyNoDiff(c.Op, before, after)
 	if c.Why != "" {
@@ -88,6 +110,20 @@ func compare(path string, before, after version) (Change, bool) {
 	now := string(after.content) // "" for a deleted file
 	c.New = &now
 	return c, true
+}
+
+// gitMode is v's mode as git records it: 100644, 100755 (executable),
+// 120000 (a symbolic link); "" for anything else.
+func gitMode(v version) string {
+	switch {
+	case v.kind == symlink:
+		return "120000"
+	case v.kind != regular:
+		return ""
+	case v.mode&0o111 != 0:
+		return "100755"
+	}
+	return "100644"
 }
 
 // whyNoDiff says why the change of op from before to after has no diff, or
@@ -134,8 +170,9 @@ func pairRenames(cs []Change, deletedHash map[string]string) {
 	}
 }
 
-// finish sorts cs by path, pairs renames and keeps at most lim.MaxShown.
-func finish(cs []Change, deletedHash map[string]string, lim Limits, note string) Report {
+// finish sorts cs by path and pairs renames; more counts the changes not
+// listed.
+func finish(cs []Change, deletedHash map[string]string, more int, note string) Report {
 	slices.SortFunc(cs, func(a, b Change) int {
 		if a.Path < b.Path {
 			return -1
@@ -146,12 +183,9 @@ func finish(cs []Change, deletedHash map[string]string, lim Limits, note string)
 		return 0
 	})
 	pairRenames(cs, deletedHash)
-	r := Report{Files: cs, Note: note}
+	r := Report{Files: cs, More: more, Note: note}
 	if r.Files == nil {
 		r.Files = []Change{}
-	}
-	if lim.MaxShown > 0 && len(cs) > lim.MaxShown {
-		r.Files, r.More = cs[:lim.MaxShown], len(cs)-lim.MaxShown
 	}
 	return r
 }
@@ -165,25 +199,37 @@ func hashHex(v version) string {
 }
 
 // skipped reports whether rel (slash-separated, relative to the scanned
-// directory) lies in .git or in a dependency or build folder, which no scan
-// looks at.
-func skipped(rel string) bool {
+// directory) lies in a folder no scan shows: .git, a client's own (see
+// neverShown), and, for a file git does not track (untracked: every file
+// outside git), a dependency or build folder (see buildDirs). A file git
+// tracks is shown wherever it lies: a committed bundle in dist/ is the
+// project's.
+func skipped(rel string, untracked bool) bool {
 	for {
 		i := strings.IndexByte(rel, '/')
 		if i < 0 {
 			return false
 		}
-		if skipDirs[rel[:i]] {
+		if dir := rel[:i]; neverShown[dir] || untracked && buildDirs[dir] {
 			return true
 		}
 		rel = rel[i+1:]
 	}
 }
 
-// skipDirs are the dependency and build folders no scan enters: what a
-// package manager or a build writes there is not the project's change.
-var skipDirs = map[string]bool{
-	".git": true, "node_modules": true, "target": true, "dist": true, "build": true, ".venv": true, "venv": true,
+// skipDir reports whether a scan outside git enters no folder named name.
+func skipDir(name string) bool { return neverShown[name] || buildDirs[name] }
+
+// neverShown are the folders whose files are never shown: git's own, and
+// those a client writes in the project for itself (agent-shell's
+// transcripts), which no command of the agent's made.
+var neverShown = map[string]bool{".git": true, ".agent-shell": true}
+
+// buildDirs are the dependency and build folders whose untracked files no
+// scan looks at: what a package manager or a build writes there is not
+// the project's change.
+var buildDirs = map[string]bool{
+	"node_modules": true, "target": true, "dist": true, "build": true, ".venv": true, "venv": true,
 	"__pycache__": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true, ".tox": true,
 	".next": true, ".nuxt": true, ".gradle": true, ".cache": true, ".terraform": true,
 }

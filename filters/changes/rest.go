@@ -1,39 +1,67 @@
 package changes
 
 import (
+	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 )
 
-// shared is a before-state that several calls may compare with: it is
-// taken on a goroutine, and closed when the last call holding it lets go.
+// shared is a before-state that several calls may compare with: taken by
+// its session's scanner, and closed when the last holder lets go — its
+// take stopped, when that comes first.
 type shared struct {
-	done chan struct{}
-	snap Snapshot
-	refs atomic.Int32
+	root    string
+	ctx     context.Context // cancelled when the last holder lets go, or the filter closes
+	cancel  context.CancelCauseFunc
+	started atomic.Bool   // the scanner began taking it
+	done    chan struct{} // closed once snap is set
+	snap    Snapshot
+	refs    atomic.Int32
+	mu      sync.Mutex // orders set and the last release: one of them closes snap
+	set1    bool       // snap is set
+	dropped bool       // the last holder let go
 }
 
-// takeShared starts taking the before-state of root, held once.
-func takeShared(take func(string, Limits) Snapshot, root string, lim Limits) *shared {
-	s := &shared{done: make(chan struct{})}
+// newShared is the before-state of root, to be taken, held once.
+func newShared(parent context.Context, root string) *shared {
+	s := &shared{root: root, done: make(chan struct{})}
+	s.ctx, s.cancel = context.WithCancelCause(parent)
 	s.refs.Store(1)
-	go func() {
-		s.snap = take(root, lim)
-		close(s.done)
-	}()
 	return s
+}
+
+// errSuperseded is why a take nobody holds any more stops.
+var errSuperseded = errors.New("a newer one was asked for")
+
+// set makes snap the before-state, taken.
+func (s *shared) set(snap Snapshot) {
+	s.mu.Lock()
+	s.snap, s.set1 = snap, true
+	dropped := s.dropped
+	s.mu.Unlock()
+	close(s.done)
+	if dropped {
+		snap.Close()
+	}
 }
 
 // hold takes one more hold on s.
 func (s *shared) hold() *shared { s.refs.Add(1); return s }
 
-// release lets go of one hold; the last closes the snapshot once taken.
+// release lets go of one hold; the last stops the take, or closes the
+// snapshot taken.
 func (s *shared) release() {
-	if s.refs.Add(-1) == 0 {
-		go func() {
-			<-s.done
-			s.snap.Close()
-		}()
+	if s.refs.Add(-1) != 0 {
+		return
+	}
+	s.cancel(errSuperseded)
+	s.mu.Lock()
+	s.dropped = true
+	taken := s.set1
+	s.mu.Unlock()
+	if taken {
+		s.snap.Close()
 	}
 }
 
@@ -47,11 +75,15 @@ func (s *shared) taken() bool {
 	}
 }
 
-// changes waits for the snapshot and reports what differs now.
-func (s *shared) changes() Report {
-	<-s.done
-	return s.snap.Changes()
+// waitingFor reports whether s is a take of root not started yet that only
+// its rest holds: taken later, it stands for a later ask as well.
+func (s *shared) waitingFor(root string) bool {
+	return s.root == root && !s.started.Load() && s.refs.Load() == 1
 }
+
+// superseded reports whether s is still being taken and only its rest
+// holds it: a newer rest makes it useless.
+func (s *shared) superseded() bool { return !s.taken() && s.refs.Load() == 1 }
 
 // rest is a session's before-state at rest: taken when its prompt was
 // sent, and again each time its last command ended. A command compares
@@ -81,37 +113,93 @@ const (
 )
 
 // rests are the sessions' rests, kept under a lock of their own: a prompt
-// (client→agent) sets one, a call (agent→client) takes it.
+// (client→agent) sets one, a call (agent→client) takes it. Past
+// maxSessions, the session used least recently loses its rest.
 type rests struct {
-	mu sync.Mutex
-	m  map[string]*rest
+	mu   sync.Mutex
+	m    map[string]*rest
+	used map[string]uint64 // when each session's rest was last set or taken
+	tick uint64
 }
 
-// set replaces session sid's rest, letting go of the one before.
-func (r *rests) set(sid string, next *rest) {
+// touch notes that session sid's rest is in use now.
+func (r *rests) touch(sid string) {
+	r.tick++
+	r.used[sid] = r.tick
+}
+
+// ask has session sid's rest stand for the directory root from the moment
+// at (the filter's clock; since says it in words). A take still waiting
+// for its turn that no call holds is taken once, later, for both asks;
+// else start starts a new one (nil: a replay, which takes none), and one
+// still being taken that no call holds is stopped, superseded.
+func (r *rests) ask(sid, root, since string, at int64, start func() *shared) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = map[string]*rest{}
+		r.m, r.used = map[string]*rest{}, map[string]uint64{}
 	}
-	if old := r.m[sid]; old != nil {
-		if old.prev != nil {
-			old.prev.release()
+	r.touch(sid)
+	cur := r.m[sid]
+	if cur != nil && cur.snap != nil && cur.snap.waitingFor(root) {
+		cur.since, cur.at = since, at
+		return
+	}
+	next := &rest{since: since, at: at}
+	if start != nil {
+		next.snap = start()
+	}
+	switch {
+	case cur == nil:
+	case cur.snap != nil && cur.snap.superseded():
+		next.prev, next.prevSince, next.prevAt = cur.prev, cur.prevSince, cur.prevAt
+		cur.snap.release()
+	default:
+		if cur.prev != nil {
+			cur.prev.release()
 		}
-		next.prev, next.prevSince, next.prevAt = old.snap, old.since, old.at
+		next.prev, next.prevSince, next.prevAt = cur.snap, cur.since, cur.at
 	}
 	r.m[sid] = next
 	if len(r.m) > maxSessions {
-		for k, old := range r.m {
-			if k != sid {
-				for _, s := range []*shared{old.snap, old.prev} {
-					if s != nil {
-						s.release()
-					}
-				}
-				delete(r.m, k)
-				break
-			}
+		r.evict(r.leastUsed())
+	}
+}
+
+// close lets go of every session's rest.
+func (r *rests) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for sid := range r.m {
+		r.evict(sid)
+	}
+}
+
+// leastUsed is the session whose rest was used least recently.
+func (r *rests) leastUsed() string {
+	var lru string
+	for k, at := range r.used {
+		if lru == "" || at < r.used[lru] {
+			lru = k
+		}
+	}
+	return lru
+}
+
+// evict lets go of session sid's rest.
+func (r *rests) evict(sid string) {
+	if old := r.m[sid]; old != nil {
+		old.release()
+	}
+	delete(r.m, sid)
+	delete(r.used, sid)
+}
+
+// release lets go of both before-states of a rest.
+func (rs *rest) release() {
+	for _, s := range []*shared{rs.snap, rs.prev} {
+		if s != nil {
+			s.release()
 		}
 	}
 }
@@ -137,6 +225,7 @@ func (r *rests) get(sid string) (w window, ok bool) {
 	if rs == nil {
 		return window{}, false
 	}
+	r.touch(sid)
 	w = window{since: rs.since, at: rs.at, prevAt: rs.prevAt}
 	switch {
 	case rs.snap != nil && !rs.snap.taken() && rs.prev != nil:

@@ -1,14 +1,16 @@
 package changes
 
 import (
+	"context"
 	"path/filepath"
 )
 
 // Snapshot is the before-state of a directory, taken when a call starts.
 type Snapshot interface {
 	// Changes reports what differs under the directory now; it may be
-	// called again, and by several goroutines at once.
-	Changes() Report
+	// called again, and by several goroutines at once. Cancelling ctx
+	// stops it early, its report saying so.
+	Changes(ctx context.Context) Report
 	// Close releases what the snapshot holds.
 	Close()
 }
@@ -16,18 +18,18 @@ type Snapshot interface {
 // Take is the before-state of root: git's when root is in a git work tree
 // (and git runs), a scan of the directory otherwise. It never fails: a
 // snapshot that could not be taken reports why.
-func Take(root string, lim Limits) Snapshot {
+func Take(ctx context.Context, root string, lim Limits) Snapshot {
 	if !filepath.IsAbs(root) {
 		return failed{"the session's directory " + root + " is not absolute"}
 	}
-	if s, ok := takeGit(root, lim); ok {
+	if s, ok := takeGit(ctx, root, lim); ok {
 		return s
 	}
-	return takeDir(root, lim)
+	return takeDir(ctx, root, lim)
 }
 
 // failed is a snapshot that could not be taken: its report says why.
 type failed struct{ why string }
 
-func (f failed) Changes() Report { return Report{Files: []Change{}, Note: f.why} }
-func (failed) Close()            {}
+func (f failed) Changes(context.Context) Report { return Report{Files: []Change{}, Note: f.why} }
+func (failed) Close()                           {}

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,11 @@ type tree struct {
 	files map[string]string
 	git   bool
 	setup string // a script run once the files are written, before git commits them
+	// afterGit is a script run once git committed the files.
+	afterGit string
+	// linked: the directory returned is a symbolic link to the tree, as a
+	// session's may be (macOS's /tmp is one).
+	linked bool
 }
 
 func (tr tree) make(t *testing.T) string {
@@ -34,6 +40,16 @@ func (tr tree) make(t *testing.T) string {
 	}
 	if tr.git {
 		sh(t, dir, "git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm start")
+	}
+	if tr.afterGit != "" {
+		sh(t, dir, tr.afterGit)
+	}
+	if tr.linked {
+		link := filepath.Join(t.TempDir(), "project")
+		if err := os.Symlink(dir, link); err != nil {
+			t.Fatal(err)
+		}
+		return link
 	}
 	return dir
 }
@@ -135,9 +151,9 @@ func TestRealCommands(t *testing.T) {
 			name := row.name + map[bool]string{true: " in git", false: " outside git"}[git]
 			t.Run(name, func(t *testing.T) {
 				dir := tree{files: base, git: git}.make(t)
-				snap := Take(dir, testLimits)
+				snap := Take(bg, dir, testLimits)
 				sh(t, dir, row.script)
-				r := snap.Changes()
+				r := snap.Changes(bg)
 				want := row.want
 				if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
 					t.Errorf("after %q:\n got %+v (note %q)\nwant %+v", row.script, got, r.Note, want)
@@ -152,9 +168,9 @@ func TestRealCommands(t *testing.T) {
 func TestASessionInAFolderOfAWorkTree(t *testing.T) {
 	dir := tree{files: map[string]string{"a.txt": "top\n", "sub/c.txt": "gamma\n"}, git: true}.make(t)
 	sub := filepath.Join(dir, "sub")
-	snap := Take(sub, testLimits)
+	snap := Take(bg, sub, testLimits)
 	sh(t, dir, "echo changed > a.txt && sed -i s/gamma/GAMMA/ sub/c.txt")
-	r := snap.Changes()
+	r := snap.Changes(bg)
 	want := []seen{{op: Modified, path: "c.txt", old: "gamma\n", new: "GAMMA\n"}}
 	if got := summarise(sub, r); !matches(got, want) || r.Note != "" {
 		t.Errorf("got %+v (note %q), want %+v", got, r.Note, want)
@@ -170,13 +186,13 @@ func TestACommittedChangeIsStillShown(t *testing.T) {
 		"git rm -q sub/c.txt && git -c user.email=t@t -c user.name=t commit -qm gone",
 	} {
 		dir := tree{files: map[string]string{"a.txt": "alpha\n", "sub/c.txt": "gamma\n"}, git: true}.make(t)
-		snap := Take(dir, testLimits)
+		snap := Take(bg, dir, testLimits)
 		sh(t, dir, script)
 		want := []seen{{op: Modified, path: "a.txt", old: "alpha\n", new: "alpha\nmore\n"}}
 		if strings.Contains(script, "git rm") {
 			want = []seen{{op: Deleted, path: "sub/c.txt", old: "gamma\n", new: ""}}
 		}
-		r := snap.Changes()
+		r := snap.Changes(bg)
 		if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
 			t.Errorf("after %q: got %+v (note %q), want %+v", script, got, r.Note, want)
 		}
@@ -189,10 +205,34 @@ func TestACommittedChangeIsStillShown(t *testing.T) {
 func TestAFIFOIsNeverOpened(t *testing.T) {
 	for git, want := range map[bool][]seen{false: {noDiff(Created, "pipe", "not a regular file (p---------)")}, true: nil} {
 		dir := tree{files: map[string]string{"a": "a\n"}, git: git}.make(t)
-		snap := Take(dir, testLimits)
+		snap := Take(bg, dir, testLimits)
 		sh(t, dir, "mkfifo pipe")
-		r := snap.Changes()
+		r := snap.Changes(bg)
 		if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
+			t.Errorf("git %v: got %+v (note %q), want %+v", git, got, r.Note, want)
+		}
+	}
+}
+
+// bg is the context of the scans a test makes.
+var bg = context.Background()
+
+// A session's directory reached through a symbolic link (macOS's /tmp is
+// one) is scanned where it leads, and its changes named under the
+// session's own name for it.
+func TestASymlinkedSessionDirectoryIsScanned(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		dir := tree{files: map[string]string{"a.txt": "alpha\n"}, git: git}.make(t)
+		link := filepath.Join(t.TempDir(), "project")
+		if err := os.Symlink(dir, link); err != nil {
+			t.Fatal(err)
+		}
+		snap := Take(bg, link, testLimits)
+		sh(t, dir, "echo beta > b.txt && echo more >> a.txt")
+		r := snap.Changes(bg)
+		snap.Close()
+		want := []seen{{op: Modified, path: "a.txt", old: "alpha\n", new: "alpha\nmore\n"}, {op: Created, path: "b.txt", old: "-", new: "beta\n"}}
+		if got := summarise(link, r); !matches(got, want) || r.Note != "" {
 			t.Errorf("git %v: got %+v (note %q), want %+v", git, got, r.Note, want)
 		}
 	}

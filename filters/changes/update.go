@@ -9,12 +9,16 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
-// updateFor is the tool_call_update that shows r on j's call: the content
+// updateFor is the tool_call_update that shows r on p's call: the content
 // the client holds for the call, then a note saying what changed (and, for
 // a file without a diff, why), then a diff per file. nil when there is
 // nothing to show: no change, or only changes a diff already showed.
-func (f *Filter) updateFor(j *job, r Report) []byte {
-	c := j.call
+//
+// A call whose content is too large to send again (an update's content
+// replaces the call's) has its changes shown on a call of their own, named
+// after it, rather than not at all.
+func (f *Filter) updateFor(p *pending, r Report) []byte {
+	c := p.call
 	from := c.from
 	if r.Earlier && !c.earlier { // a replay: the live proxy took the rest before
 		from = c.prevFrom
@@ -29,22 +33,16 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 	if len(shown) == 0 && r.More == 0 && r.Note == "" {
 		return nil
 	}
-	if c.bigContent {
-		f.log().Warn("show-changes: a command's content is too large to send again beside its changes; they are not shown",
-			"toolCallId", c.key.id, "files", len(shown)+r.More)
-		return nil
-	}
 	for _, ch := range shown {
 		if ch.Hash != "" {
 			f.remember(c.key.session, ch.Path, ch.Hash)
 		}
 	}
 	items := []byte{'['}
-	if existing := rawjson.TrimSpace(c.content); len(existing) > 2 && existing[0] == '[' {
-		items = append(items, existing[1:len(existing)-1]...)
-		items = append(items, ',')
+	if !c.bigContent {
+		items = appendItems(items, c.content)
 	}
-	items = appendText(items, f.note(j, shown, r))
+	items = appendText(items, f.note(p, shown, r))
 	for _, ch := range shown {
 		if ch.New != nil {
 			items = append(items, ',')
@@ -53,20 +51,39 @@ func (f *Filter) updateFor(j *job, r Report) []byte {
 	}
 	items = append(items, ']')
 	raw := rawjson.AppendQuote([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`), c.key.session)
-	raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
-	raw = rawjson.AppendQuote(raw, c.key.id)
+	if c.bigContent {
+		raw = appendOwnCall(raw, c)
+	} else {
+		raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
+		raw = rawjson.AppendQuote(raw, c.key.id)
+	}
 	raw = append(raw, `,"content":`...)
 	raw = append(raw, items...)
 	return append(raw, "}}}"...)
 }
 
-// note is the text that says what changed while j's call ran.
-func (f *Filter) note(j *job, shown []Change, r Report) string {
-	c := j.call
+// appendOwnCall appends the start of the tool_call that shows the changes
+// of c, whose content is too large to send again: a call of its own,
+// completed, its id and title naming c.
+func appendOwnCall(raw []byte, c *call) []byte {
+	title := c.title
+	if title == "" {
+		title = c.key.id
+	}
+	raw = append(raw, `,"update":{"sessionUpdate":"tool_call","toolCallId":`...)
+	raw = rawjson.AppendQuote(raw, c.key.id+"-acp-proxy-changes")
+	raw = append(raw, `,"title":`...)
+	raw = rawjson.AppendQuote(raw, "Files changed by "+title)
+	return append(raw, `,"kind":"edit","status":"completed"`...)
+}
+
+// note is the text that says what changed while p's call ran.
+func (f *Filter) note(p *pending, shown []Change, r Report) string {
+	c := p.call
 	var b strings.Builder
 	n := len(shown) + r.More
 	b.WriteString("acp-proxy: ")
-	if j.status == "cancelled" {
+	if p.status == "cancelled" {
 		b.WriteString("this command was cancelled, or never said it ended; ")
 	}
 	since := c.since
@@ -89,6 +106,9 @@ func (f *Filter) note(j *job, shown []Change, r Report) string {
 			b.WriteString(" (moved to " + relTo(c.cwd, ch.MovedTo) + ")")
 		case ch.MovedFrom != "":
 			b.WriteString(" (moved from " + relTo(c.cwd, ch.MovedFrom) + ")")
+		}
+		if ch.Mode != "" {
+			b.WriteString(" (mode " + ch.Mode + ")")
 		}
 		if ch.Why != "" {
 			b.WriteString(": no diff, " + ch.Why)
@@ -138,4 +158,15 @@ func relTo(dir, path string) string {
 func appendText(dst []byte, text string) []byte {
 	dst = append(dst, `{"type":"content","content":{"type":"text","text":`...)
 	return append(rawjson.AppendQuote(dst, text), "}}"...)
+}
+
+// appendItems appends the items of the content array content, each followed
+// by a comma, element by element: whatever space the agent put in it, the
+// items after them make a valid array.
+func appendItems(dst, content []byte) []byte {
+	_ = rawjson.Elements(content, func(_ int, item []byte) bool {
+		dst = append(append(dst, item...), ',')
+		return true
+	})
+	return dst
 }

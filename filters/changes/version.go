@@ -1,15 +1,13 @@
 package changes
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"syscall"
-	"unicode/utf8"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // Limits bound what a call's before-state and report hold.
@@ -61,27 +59,27 @@ func (v version) sameStat(w version) bool {
 	return v.kind == w.kind && v.size == w.size && v.mtime == w.mtime && v.mode == w.mode && v.link == w.link
 }
 
-// stat is the version of rel under root without its content; it never
+// stat is the version of rel under d without its content; it never
 // follows a symlink.
-func stat(root *os.Root, rel string) version {
-	fi, err := root.Lstat(rel)
+func stat(d *beneath.Dir, rel string) version {
+	fi, err := d.Lstat(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return version{}
 		}
 		return version{kind: other, why: "cannot be read (" + unwrapPath(err) + ")"}
 	}
-	return versionOf(root, rel, fi)
+	return versionOf(d, rel, fi)
 }
 
-// versionOf is the version fi (an Lstat of rel under root) says, without
-// the content.
-func versionOf(root *os.Root, rel string, fi fs.FileInfo) version {
+// versionOf is the version fi (an Lstat of rel under d) says, without the
+// content.
+func versionOf(d *beneath.Dir, rel string, fi fs.FileInfo) version {
 	v := version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		v.kind = symlink
-		v.link, _ = root.Readlink(rel)
+		v.link, _ = d.Readlink(rel)
 		v.why = "a symbolic link (to " + v.link + "); the proxy never follows one"
 	case fi.Mode().IsRegular():
 		v.kind = regular
@@ -92,41 +90,36 @@ func versionOf(root *os.Root, rel string, fi fs.FileInfo) version {
 	return v
 }
 
-// readVersion is the version of rel under root with its text, when it is a
-// regular file of at most max bytes. A FIFO is never opened; a symlink
-// never followed.
-func readVersion(root *os.Root, rel string, max int64) version {
-	v := stat(root, rel)
-	if v.kind != regular {
+// readVersion is the version of rel under d with its text, when it is a
+// regular file of at most max bytes, read as every filter reads a file it
+// shows (beneath): a FIFO never blocks the read, a symlink is never
+// followed; what could not be read is said.
+func readVersion(d *beneath.Dir, rel string, max int64) version {
+	content, fi, err := d.ReadFile(rel, max)
+	if fi == nil { // not opened: absent, a symlink, unreadable
+		v := stat(d, rel)
+		if v.kind == regular {
+			v.why = "cannot be read (" + unwrapPath(err) + ")"
+		}
 		return v
 	}
-	if v.size > max {
-		v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(max), v.size)
-		return v
-	}
-	f, err := root.OpenFile(rel, openFlags, 0)
-	if err != nil {
-		v.why = "cannot be read (" + unwrapPath(err) + ")"
-		return v
-	}
-	defer f.Close()
-	content, err := io.ReadAll(io.LimitReader(f, max+1))
+	v := versionOf(d, rel, fi) // the open file's own stat
 	switch {
+	case v.kind != regular:
+	case errors.Is(err, beneath.ErrTooLarge):
+		v.why = fmt.Sprintf("larger than %s (%d bytes)", sizeWords(max), v.size)
 	case err != nil:
 		v.why = "cannot be read (" + unwrapPath(err) + ")"
-		return v
-	case int64(len(content)) > max:
-		v.why = fmt.Sprintf("larger than %s", sizeWords(max))
-		return v
+	default:
+		v.setContent(content)
 	}
-	v.setContent(content)
 	return v
 }
 
 // setContent makes content the version's text.
 func (v *version) setContent(content []byte) {
 	v.read, v.content, v.hash = true, content, sha256.Sum256(content)
-	v.text = utf8.Valid(content) && bytes.IndexByte(content, 0) < 0
+	v.text = beneath.Text(content)
 	v.why = ""
 	if !v.text {
 		v.why = "a binary file"

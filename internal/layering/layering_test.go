@@ -44,15 +44,15 @@ var rules = []rule{
 		mustNotUse: []string{"filters/output/...", "filters/shellpatch/..."},
 	},
 	{
-		says:  "the public packages use of internal/ only rawjson, toolcall, shellwrite and the relay's own parts",
+		says:  "the public packages use of internal/ only rawjson, toolcall, shellwrite, beneath and the relay's own parts",
 		scope: []string{"acp/...", "capabilities/...", "filters/...", "proxy/..."},
 		mayUse: append([]string{"acp/...", "capabilities/...", "filters/...", "proxy/...",
-			"internal/rawjson/...", "internal/toolcall/...", "internal/shellwrite/..."}, theProxyParts...),
+			"internal/rawjson/...", "internal/toolcall/...", "internal/shellwrite/...", "internal/beneath/..."}, theProxyParts...),
 	},
 	{
 		says:   "the filter set knows the filters and nothing above them",
 		scope:  []string{"internal/filterset"},
-		mayUse: []string{"acp", "capabilities", "filters/...", "internal/rawjson", "internal/toolcall", "internal/shellwrite"},
+		mayUse: []string{"acp", "capabilities", "filters/...", "internal/rawjson", "internal/toolcall", "internal/shellwrite", "internal/beneath"},
 	},
 }
 

@@ -1,15 +1,14 @@
 package shellwrite
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
 // Target is what CheckTarget found on disk for a Write.
@@ -124,7 +123,7 @@ func writtenPath(path, parent, resolved, root string) string {
 // (whose own name may hold a symlink: a title stays relative to the session's directory).
 func belowRoot(resolved, root string) string {
 	if filepath.IsAbs(root) {
-		if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+		if realRoot, err := beneath.Resolve(root); err == nil {
 			if rel, err := filepath.Rel(realRoot, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 				return filepath.Join(root, rel)
 			}
@@ -249,7 +248,7 @@ func checkInside(resolved, root string) (string, error) {
 	if !filepath.IsAbs(root) {
 		return "", fmt.Errorf("root %q is not absolute", root)
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err := beneath.Resolve(root)
 	if err != nil {
 		return "", fmt.Errorf("root: %w", err)
 	}
@@ -261,27 +260,28 @@ func checkInside(resolved, root string) (string, error) {
 }
 
 // readText reads the regular file at path, below the directory base, if it holds at most maxBytes
-// of text. The file is opened without following symlinks below base (see openBeneath), and with
-// O_NONBLOCK, which keeps the open from hanging if a FIFO has taken the file's place.
+// of text, as every filter reads a file it shows (beneath.Dir.ReadFile): without following a
+// symlink below base, and without blocking on a FIFO that took the file's place.
 func readText(base, path string, maxBytes int64) ([]byte, error) {
-	f, err := openBeneath(base, path)
+	rel, err := filepath.Rel(base, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, fmt.Errorf("%s is not below %s", path, base)
+	}
+	dir, err := beneath.OpenDir(base)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if info, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
-	}
-	content, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(content)) > maxBytes {
+	defer dir.Close()
+	content, _, err := dir.ReadFile(filepath.ToSlash(rel), maxBytes)
+	var notRegular beneath.NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, fmt.Errorf("%s is %w", path, err)
+	case errors.Is(err, beneath.ErrTooLarge):
 		return nil, fmt.Errorf("larger than %d bytes", maxBytes)
-	}
-	if !utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0 {
+	case err != nil:
+		return nil, err
+	case !beneath.Text(content):
 		return nil, errors.New("existing content is not UTF-8 text")
 	}
 	return content, nil

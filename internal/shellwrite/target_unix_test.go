@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"golang.org/x/sys/unix"
 )
 
 // A FIFO as target would block a reader forever: it is not a regular file.
@@ -25,27 +23,6 @@ func TestCheckTargetFIFO(t *testing.T) {
 	}
 	_, err = CheckTarget(Write{Path: path}, root, false, 1024)
 	require.ErrorContains(t, err, "not a regular file")
-}
-
-// Where openat2 is missing (kernels before 5.6, other systems), oldText is opened one component at
-// a time with O_NOFOLLOW: a symlink anywhere on the way fails the open.
-func TestOpenNoFollowRefusesSymlinks(t *testing.T) {
-	fsys := newTargetFS(t)
-	fsys.mkdir(t, filepath.Join(fsys.root, "real"))
-	fsys.file(t, filepath.Join(fsys.root, "real", "f"), "inside\n")
-	fsys.file(t, filepath.Join(fsys.outside, "f"), "secret\n")
-	fsys.symlink(t, fsys.outside, filepath.Join(fsys.root, "dir-link"))
-	fsys.symlink(t, filepath.Join(fsys.root, "real", "f"), filepath.Join(fsys.root, "file-link"))
-	dir, err := unix.Open(fsys.root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
-	require.NoError(t, err)
-	defer unix.Close(dir)
-	for rel, ok := range map[string]bool{"real/f": true, "dir-link/f": false, "file-link": false} {
-		f, err := openNoFollow(dir, rel, filepath.Join(fsys.root, rel))
-		assert.Equal(t, ok, (err == nil), "openNoFollow(%s): err = %v, want success %v", rel, err, ok)
-		if f != nil {
-			f.Close()
-		}
-	}
 }
 
 // A target with another link is also another file, maybe outside the project.

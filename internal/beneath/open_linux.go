@@ -1,4 +1,4 @@
-package shellwrite
+package beneath
 
 import (
 	"errors"
@@ -6,8 +6,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openat2Beneath opens rel below dir with openat2, refusing symlinks and escapes; ok is false
-// where the kernel (before 5.6) or a seccomp filter does not offer openat2.
+// openat2Beneath opens rel below dir with openat2, refusing symlinks and
+// escapes; ok is false where the kernel (before 5.6) or a seccomp filter
+// does not offer openat2.
 func openat2Beneath(dir int, rel string) (fd int, ok bool, err error) {
 	fd, err = unix.Openat2(dir, rel, &unix.OpenHow{
 		Flags:   unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC,

@@ -1,0 +1,158 @@
+package changes
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Two calls from one model response compare with the same before-state: a
+// change the first one's update showed, a deletion or a file too large to
+// diff included, is not shown again on the second's.
+func TestNothingIsShownOnTwoCalls(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"x.txt": "x\n", "a": "a\n"}, git: git}, &Filter{})
+		s.agent(started("A", "rm x.txt; echo M > m.txt"), started("B", "echo b > b.txt"))
+		s.run("rm x.txt && echo M > m.txt && head -c 2000000 /dev/zero > big")
+		s.agent(ended("A", "completed", ""))
+		s.settle()
+		s.run("echo b > b.txt")
+		s.agent(ended("B", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 2, "git %v", git)
+		for _, want := range []string{"- deleted x.txt", "- created m.txt", "- created big"} {
+			assert.Contains(t, s.added()[0], want, "git %v", git)
+		}
+		second := s.added()[1]
+		assert.Contains(t, second, "- created b.txt")
+		for _, shown := range []string{"x.txt", "m.txt", "big"} {
+			assert.False(t, strings.Contains(second, "- deleted "+shown) || strings.Contains(second, "- created "+shown),
+				"git %v: %s, shown on A's update, is shown again on B's: %s", git, shown, second)
+		}
+	}
+}
+
+// Repositories of their own below the session's directory — a submodule,
+// a repository git sees as an untracked folder — are looked into: what a
+// command changed there is shown; one it made is named.
+func TestNestedRepositoriesAreLookedInto(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true,
+		afterGit: "mkdir nested && (cd nested && git init -q && echo n > n.txt && git add n.txt && git -c user.email=t@t -c user.name=t commit -qm n)",
+		setup: `mkdir libsrc && (cd libsrc && git init -q && echo l > lib.c && git add . && git -c user.email=t@t -c user.name=t commit -qm l)
+		git init -q && git -c protocol.file.allow=always submodule add -q ./libsrc vendor/lib`}, &Filter{})
+	s.agent(started("c1", "edit"))
+	s.run("echo more >> nested/n.txt && echo more >> vendor/lib/lib.c && git init -q made && echo m > made/m.txt")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Equal(t, map[string][2]any{
+		"nested/n.txt":     {"n\n", "n\nmore\n"},
+		"vendor/lib/lib.c": {"l\n", "l\nmore\n"},
+	}, diffs(t, s.dir, s.added()[0]))
+	assert.Contains(t, s.added()[0], "- created made: no diff, a repository of its own, made since: its files are not looked at")
+}
+
+// What git would ignore stays private outside git as in it, the user's
+// own excludes file (core.excludesFile) included, with no .gitignore in
+// the directory; and a client's own files in the project (agent-shell's
+// transcripts) are never shown.
+func TestWhatGitIgnoresAndAClientsOwnFilesAreNeverShown(t *testing.T) {
+	excludes := filepath.Join(t.TempDir(), "ignore")
+	require.NoError(t, os.WriteFile(excludes, []byte("*.secret\n"), 0o644))
+	config := filepath.Join(t.TempDir(), "gitconfig")
+	require.NoError(t, os.WriteFile(config, []byte("[core]\n\texcludesFile = "+excludes+"\n"), 0o644))
+	t.Setenv("GIT_CONFIG_GLOBAL", config)
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git}, &Filter{})
+		s.agent(started("c1", "x"))
+		s.run("echo TOKEN=1 > x.secret && mkdir -p .agent-shell/transcripts && echo said > .agent-shell/transcripts/t.md && echo b > b")
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Equal(t, map[string][2]any{"b": {nil, "b\n"}}, diffs(t, s.dir, s.added()[0]), "git %v", git)
+		assert.NotContains(t, s.added()[0], "TOKEN")
+	}
+}
+
+// Files git tracks are shown wherever they lie: the dependency and build
+// folders are left out only for files git does not track.
+func TestTrackedFilesInBuildFoldersAreShown(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"internal/build/build.go": "package build\n", "dist/index.js": "old\n"}, git: true}, &Filter{})
+	s.agent(started("c1", "x"))
+	s.run("sed -i s/build/built/ internal/build/build.go && echo new > dist/index.js && mkdir -p node_modules/p && echo j > node_modules/p/i.js && echo o > dist/other.js")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Equal(t, map[string][2]any{
+		"internal/build/build.go": {"package build\n", "package built\n"},
+		"dist/index.js":           {"old\n", "new\n"},
+	}, diffs(t, s.dir, s.added()[0]), "tracked files shown; untracked ones in dist/ and node_modules/ not")
+}
+
+// A file git converts on checkout (eol=crlf here) is shown with the text
+// the work tree held before, not the blob's; one a filter driver makes is
+// said, the driver not run.
+func TestTheTextBeforeIsWhatTheWorkTreeHeld(t *testing.T) {
+	dir := tree{files: map[string]string{".gitattributes": "*.txt text eol=crlf\n*.dat filter=upper\n", "a.txt": "a\nb\n", "f.dat": "low\n"}, git: true,
+		setup:    "git init -q && git config filter.upper.smudge 'tr a-z A-Z' && git config filter.upper.clean 'tr A-Z a-z'",
+		afterGit: "rm a.txt f.dat && git checkout -- a.txt f.dat"}.make(t)
+	snap := Take(bg, dir, testLimits)
+	defer snap.Close()
+	sh(t, dir, `printf 'a\r\nB\r\n' > a.txt && echo NEW > f.dat`)
+	r := snap.Changes(bg)
+	want := []seen{{op: Modified, path: "a.txt", old: "a\r\nb\r\n", new: "a\r\nB\r\n"},
+		noDiff(Modified, "f.dat", `its text before the command is what git's filter "upper" makes of the index's copy; the proxy runs no filter program`)}
+	if got := summarise(dir, r); !matches(got, want) || r.Note != "" {
+		t.Errorf("got %q (note %q), want %q", got, r.Note, want)
+	}
+}
+
+// A mode change (chmod +x) is shown as git says it, alone or beside the
+// file's diff.
+func TestModeChangesAreShown(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"run.sh": "echo hi\n", "b.sh": "echo b\n"}, git: git}, &Filter{})
+		s.agent(started("c1", "chmod +x run.sh b.sh"))
+		s.run("chmod +x run.sh b.sh && echo more >> b.sh")
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Contains(t, s.added()[0], `- modified run.sh (mode 100644 → 100755)`, "git %v", git)
+		assert.Contains(t, s.added()[0], `- modified b.sh (mode 100644 → 100755)`, "git %v", git)
+		assert.Equal(t, map[string][2]any{"b.sh": {"echo b\n", "echo b\nmore\n"}}, diffs(t, s.dir, s.added()[0]), "git %v", git)
+	}
+}
+
+// Files git is told not to look at (assume-unchanged, skip-worktree) are
+// named when a command changed them: git status never lists them.
+func TestFilesGitIsToldNotToLookAtAreNamed(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"au.txt": "a\n", "sw.txt": "s\n"}, git: true,
+		afterGit: "git update-index --assume-unchanged au.txt && git update-index --skip-worktree sw.txt"}, &Filter{})
+	s.agent(started("c1", "x"))
+	s.run("echo more >> au.txt && echo more >> sw.txt")
+	s.agent(ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	for _, name := range []string{"au.txt", "sw.txt"} {
+		assert.Contains(t, s.added()[0], "- modified "+name+": no diff, "+whyFlagged)
+	}
+}
+
+// A command whose output is too large to send again beside its changes
+// (an update's content replaces the call's) has them shown on a call of
+// their own, named after it.
+func TestAChangeOfACallWithALargeOutputReachesTheClient(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+	s.agent(started("c1", "big"))
+	s.run("echo a > a.txt")
+	s.agent(ended("c1", "completed", strings.Repeat("x", maxContentBytes+1)))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], `"sessionUpdate":"tool_call","toolCallId":"c1-acp-proxy-changes","title":"Files changed by big","kind":"edit","status":"completed"`)
+	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.NotContains(t, s.added()[0], "xxxx", "the output is not sent again")
+}
