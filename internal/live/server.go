@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -31,6 +32,9 @@ const writeTimeout = 30 * time.Second
 // Server serves one live page over HTTP, read-only, to those who have
 // its URL.
 type Server struct {
+	// Log is told when the page fails (and is switched off); nil: nobody.
+	Log *slog.Logger
+
 	ln      net.Listener
 	srv     *http.Server
 	token   string
@@ -237,7 +241,11 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			sent = v
 		}
 		if ended {
-			if _, err := io.WriteString(w, "event: end\ndata: the session ended\n\n"); err == nil {
+			last := "event: end\ndata: the session ended\n\n"
+			if s.page.hasFailed() {
+				last = "event: failed\ndata: the live view failed and stopped (the proxy's log says why); the session goes on\n\n"
+			}
+			if _, err := io.WriteString(w, last); err == nil {
 				_ = rc.Flush()
 			}
 			return

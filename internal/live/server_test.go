@@ -2,9 +2,11 @@ package live
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -133,7 +135,7 @@ func TestListenIsLoopbackUnlessAnAddressIsNamed(t *testing.T) {
 func TestAnExposedServerStillRefusesOtherNames(t *testing.T) {
 	srv, err := Listen("0.0.0.0:0")
 	require.NoError(t, err)
-	srv.serve(newPage("t", nil, newQueue(DefaultBudget, false)))
+	srv.serve(newPage("t", nil, newQueue(DefaultBudget, false), nil))
 	defer srv.Close(0)
 	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "192.0.2.7:"+srv.port, nil).StatusCode, "any address of the machine")
 	assert.Equal(t, 403, get(t, srv, "GET", "/", srv.token, "attacker.example:"+srv.port, nil).StatusCode)
@@ -239,7 +241,7 @@ func TestTheTapLeavesOutWhatItCannotHoldAndSaysSo(t *testing.T) {
 	for range 1000 { // 1 MB, and nobody reads: the budget is 64 KiB
 		pass(tap, line)
 	}
-	p := newPage("t", nil, tap.q)
+	p := newPage("t", nil, tap.q, nil)
 	tap.End(acp.ClientToAgent)
 	tap.End(acp.AgentToClient)
 	p.run(t.Context())
@@ -283,4 +285,38 @@ func TestTheTapAllocatesNothingOnceWarm(t *testing.T) {
 		tap.Passed(changed)
 	})
 	assert.Zero(t, allocs)
+}
+
+// A page whose making panics is switched off: the log says so once, the
+// tap goes on taking lines (and copies them no more), and an open page is
+// told that the live view stopped, not that the session ended.
+func TestAPageThatFailsIsSwitchedOffAndTheTapGoesOn(t *testing.T) {
+	var logged bytes.Buffer
+	srv, err := Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	srv.Log = slog.New(slog.NewJSONHandler(&logged, nil))
+	tap := srv.Relay("live: test", nil, time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"test-agent"}})
+	defer srv.Close(time.Second)
+	srv.page.feed = func(rec trace.Record) {
+		if bytes.Contains(rec.Line, []byte("bad")) {
+			panic("view bug")
+		}
+	}
+	resp := get(t, srv, "GET", "/events", srv.token, "", nil)
+	require.Equal(t, 200, resp.StatusCode)
+	pass(tap, prompt(1, "bad"))
+	body, err := io.ReadAll(resp.Body) // the stream ends
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "event: failed\ndata: the live view failed and stopped")
+	assert.NotContains(t, string(body), "event: end")
+
+	for i := range 1000 {
+		pass(tap, prompt(i, "after"))
+	}
+	tap.End(acp.ClientToAgent)
+	tap.End(acp.AgentToClient)
+	assert.Empty(t, tap.q.take(nil).arena.recs, "nothing is copied for a page that is off")
+	assert.Equal(t, 1, strings.Count(logged.String(), "\n"), "one log line")
+	assert.Contains(t, logged.String(), `"observer":"live view"`)
+	assert.Contains(t, logged.String(), `"panic":"view bug"`)
 }

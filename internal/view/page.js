@@ -177,12 +177,13 @@
     var box = el("div", "live-status");
     box.id = "live-status";
     var what = lv.running ? (liveLost ? "live · connection to acp-proxy lost, retrying" : "live · updating as messages pass") : "live · the session ended: this is all of it";
-    add(box, el("span", "chip live" + (lv.running && !liveLost ? " on" : ""), what));
+    if (liveFailed) what = "live · the live view failed and stopped (the proxy's log says why); the session goes on";
+    add(box, el("span", "chip live" + (lv.running && !liveLost && !liveFailed ? " on" : ""), what));
     if (lv.missed) add(box, el("span", "chip warn", "the live view left out " + int(lv.missed) + " messages (" + bytes(lv.missedBytes) + ") it could not keep up with; the relay did not wait, and a trace (--record) has them all"));
     if (lv.cut) add(box, el("span", "chip warn", int(lv.cut) + (lv.cut === 1 ? " line" : " lines") + " too long to filter shown by the first 64 KiB only; a trace (--record) has them whole"));
     return box;
   }
-  var liveLost = false;
+  var liveLost = false, liveFailed = false;
 
   // connectionLinks lists the trace's connections, the shown one marked.
   function connectionLinks() {
@@ -719,6 +720,12 @@
       if (first) setTimeout(function () { var d = newest; newest = null; liveUpdate(JSON.parse(d)); }, 0);
     });
     es.addEventListener("end", function () { es.close(); });
+    es.addEventListener("failed", function () {
+      es.close();
+      liveFailed = true;
+      var old = document.getElementById("live-status");
+      if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
+    });
     es.addEventListener("error", function () {
       if (!ALL.live.running) return;
       liveLost = true;
