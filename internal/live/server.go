@@ -29,6 +29,24 @@ const MaxBrowsers = 8
 // long; an open page reconnects by itself and gets the latest data.
 const writeTimeout = 30 * time.Second
 
+// MaxConnections bounds the connections the server holds at a time,
+// whoever made them, token or not: past it a new one is closed at once, so
+// whoever can reach the port cannot make the relay's process hold more.
+// Eight open pages take eight; the rest is room for loading pages.
+const MaxConnections = 32
+
+// The server's timeouts: a connection is closed when its request has not
+// come whole within readTimeout (its headers within readHeaderTimeout), or
+// when it has been idle between requests for idleTimeout. A page's update
+// stream is not bound by them: net/http lifts the read deadline once a
+// request without a body is read, and the stream has its own write
+// deadline (writeTimeout).
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	idleTimeout       = 30 * time.Second
+)
+
 // Server serves one live page over HTTP, read-only, to those who have
 // its URL.
 type Server struct {
@@ -47,8 +65,12 @@ type Server struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // the page's goroutine ended
 	open    atomic.Int32  // browsers connected
+	conns   atomic.Int32  // connections held, any
 	closing chan struct{}
 	once    sync.Once
+
+	// the http.Server's timeouts (the constants above; shorter in tests)
+	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 }
 
 // Listen binds addr (HOST:PORT; an empty HOST, or localhost, is the
@@ -68,7 +90,8 @@ func Listen(addr string) (*Server, error) {
 	}
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok) // never fails (crypto/rand)
-	s := &Server{ln: ln, token: hex.EncodeToString(tok), budget: DefaultBudget, closing: make(chan struct{}), done: make(chan struct{})}
+	s := &Server{ln: ln, token: hex.EncodeToString(tok), budget: DefaultBudget, closing: make(chan struct{}), done: make(chan struct{}),
+		readHeaderTimeout: readHeaderTimeout, readTimeout: readTimeout, idleTimeout: idleTimeout}
 	tcp := ln.Addr().(*net.TCPAddr)
 	s.port = strconv.Itoa(tcp.Port)
 	s.exposed = !tcp.IP.IsLoopback()
@@ -96,8 +119,22 @@ func (s *Server) serve(p *Page) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go func() { defer close(s.done); p.run(ctx) }()
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: s.readHeaderTimeout, ReadTimeout: s.readTimeout,
+		IdleTimeout: s.idleTimeout, ConnState: s.countConn}
 	go func() { _ = s.srv.Serve(s.ln) }()
+}
+
+// countConn counts the connections held, and closes a new one past
+// MaxConnections.
+func (s *Server) countConn(c net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		if s.conns.Add(1) > MaxConnections {
+			_ = c.Close()
+		}
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Add(-1)
+	}
 }
 
 // Close ends the page (nothing more will be fed to it: the relay has
@@ -207,6 +244,7 @@ func (s *Server) knownHost(hostport string) bool {
 }
 
 func (s *Server) servePage(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
 	data, _, _, _ := s.page.latest()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = view.WriteLiveHTML(w, s.page.title, data)

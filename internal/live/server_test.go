@@ -320,3 +320,79 @@ func TestAPageThatFailsIsSwitchedOffAndTheTapGoesOn(t *testing.T) {
 	assert.Contains(t, logged.String(), `"observer":"live view"`)
 	assert.Contains(t, logged.String(), `"panic":"view bug"`)
 }
+
+// dialIdle opens a connection to srv that sends nothing.
+func dialIdle(t *testing.T, srv *Server) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedByServer reports whether the server closed c (within wait).
+func closedByServer(c net.Conn, wait time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	_, err := c.Read(make([]byte, 1))
+	return err == io.EOF
+}
+
+// Whoever can reach the port, token or not, holds at most MaxConnections
+// connections: past them a new one is closed at once, and a slot that
+// frees is taken again.
+func TestConnectionsAreCappedWhoeverMakesThem(t *testing.T) {
+	srv, _ := relayServer(t)
+	idle := make([]net.Conn, MaxConnections)
+	for i := range idle {
+		idle[i] = dialIdle(t, srv)
+	}
+	require.Eventually(t, func() bool { return srv.conns.Load() == MaxConnections }, 10*time.Second, time.Millisecond)
+	assert.True(t, closedByServer(dialIdle(t, srv), 10*time.Second), "one more is closed")
+	for _, c := range idle {
+		assert.False(t, closedByServer(c, 10*time.Millisecond), "the first are held")
+	}
+	idle[0].Close()
+	require.Eventually(t, func() bool { return srv.conns.Load() < MaxConnections }, 10*time.Second, time.Millisecond)
+	c := dialIdle(t, srv)
+	fmt.Fprintf(c, "GET /?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", srv.token, srv.port)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode, "a freed slot is taken again")
+}
+
+// A connection that sends nothing, or half a request, or stays idle after
+// a request, is closed after the server's timeouts; a page's update
+// stream is not.
+func TestIdleConnectionsAreClosedButUpdateStreamsAreNot(t *testing.T) {
+	srv, err := Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	srv.readHeaderTimeout, srv.readTimeout, srv.idleTimeout = 100*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond
+	tap := srv.Relay("live: test", nil, time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"test-agent"}})
+	defer srv.Close(time.Second)
+
+	silent := dialIdle(t, srv)
+	half := dialIdle(t, srv)
+	fmt.Fprintf(half, "GET /?token=%s HTTP/1.1\r\n", srv.token)
+	kept := dialIdle(t, srv)
+	fmt.Fprintf(kept, "GET /?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", srv.token, srv.port)
+	br := bufio.NewReader(kept)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	ev := openEvents(t, srv)
+	ev.next(t)
+
+	for name, c := range map[string]net.Conn{"silent": silent, "half a request": half} {
+		assert.True(t, closedByServer(c, 5*time.Second), name)
+	}
+	_ = kept.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = br.ReadByte()
+	assert.Equal(t, io.EOF, err, "idle after a request")
+
+	time.Sleep(300 * time.Millisecond) // past every timeout
+	pass(tap, prompt(1, "still live"))
+	var d view.Data
+	for d = ev.next(t); messages(d) < 1; d = ev.next(t) {
+	}
+	assert.Equal(t, "still live", d.Conversation[0].Text.Text, "the update stream goes on")
+}
