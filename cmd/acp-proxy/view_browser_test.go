@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
 // The pages are tested in a real browser: headless Chromium loads a page
@@ -144,7 +146,17 @@ func instrument(t *testing.T, page []byte) []byte {
 	s := string(page)
 	i, j := strings.Index(s, "<head>"), strings.LastIndex(s, "</body>")
 	require.True(t, i >= 0 && j > i, "the page has no <head> or </body>")
-	return []byte(s[:i+len("<head>")] + hooks + s[i+len("<head>"):j] + probe + s[j:])
+	s = s[:i+len("<head>")] + hooks + s[i+len("<head>"):j] + probe + s[j:]
+	// The page runs only the scripts its CSP names by their hashes: name
+	// the test's too.
+	allow := "script-src " + testScriptHash(hooks) + " " + testScriptHash(probe) + " "
+	require.Equal(t, 1, strings.Count(s, "script-src "), "the page's CSP names its scripts once")
+	return []byte(strings.Replace(s, "script-src ", allow, 1))
+}
+
+// testScriptHash is the CSP source of the inline <script> element el.
+func testScriptHash(el string) string {
+	return view.ScriptHash(strings.TrimSuffix(strings.TrimPrefix(el, "<script>"), "</script>"))
 }
 
 // loadPage opens the page in Chromium and returns what the probe found.
