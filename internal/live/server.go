@@ -250,19 +250,33 @@ func (s *Server) servePage(w http.ResponseWriter) {
 	_ = view.WriteLiveHTML(w, s.page.title, data)
 }
 
+// busyRetry is how soon a page refused for want of a place (MaxBrowsers)
+// asks again.
+const busyRetry = 2 * time.Second
+
+// busy answers a page that finds MaxBrowsers pages open: it is told so,
+// and to ask again in busyRetry, and the stream ends. A browser's
+// EventSource reconnects by itself after the retry it was given when a
+// stream ends, but never after an error status (a 503): so the page waits,
+// says it waits, and connects once a place is free.
+func (s *Server) busy(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "retry: %d\nevent: busy\ndata: %d pages are open already\n\n", busyRetry.Milliseconds(), MaxBrowsers)
+}
+
 // serveEvents sends the page's data as server-sent events: the latest at
 // once, then each newer one as it is published. A browser that is slow to
 // read only ever gets the latest (which holds everything from the start);
 // one that takes nothing for writeTimeout is dropped.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
 	if s.open.Add(1) > MaxBrowsers {
 		s.open.Add(-1)
-		http.Error(w, fmt.Sprintf("acp-proxy live view: %d pages are open already", MaxBrowsers), http.StatusServiceUnavailable)
+		s.busy(w)
 		return
 	}
 	defer s.open.Add(-1)
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return

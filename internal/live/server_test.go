@@ -255,13 +255,27 @@ func TestTheTapLeavesOutWhatItCannotHoldAndSaysSo(t *testing.T) {
 	assert.Less(t, messages(d), int64(70), "at most the budget was held")
 }
 
-func TestMorePagesThanMaxBrowsersAreRefused(t *testing.T) {
+// A page past MaxBrowsers holds no place: it is told that it waits, and to
+// ask again (the browser does, by itself: it would not after an error
+// status), and it is served once a place is free.
+func TestAPagePastMaxBrowsersWaitsForAPlace(t *testing.T) {
 	srv, _ := relayServer(t)
-	for range MaxBrowsers {
-		openEvents(t, srv)
+	open := make([]*http.Response, MaxBrowsers)
+	for i := range open {
+		open[i] = get(t, srv, "GET", "/events", srv.token, "", nil)
+		events{bufio.NewReader(open[i].Body)}.next(t)
 	}
-	assert.Equal(t, http.StatusServiceUnavailable, get(t, srv, "GET", "/events", srv.token, "", nil).StatusCode)
+	refused := get(t, srv, "GET", "/events", srv.token, "", nil)
+	assert.Equal(t, 200, refused.StatusCode)
+	assert.Equal(t, "text/event-stream", refused.Header.Get("Content-Type"))
+	body, err := io.ReadAll(refused.Body) // the stream ends
+	require.NoError(t, err)
+	assert.Equal(t, "retry: 2000\nevent: busy\ndata: 8 pages are open already\n\n", string(body))
 	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "", nil).StatusCode, "the page itself is still served")
+
+	open[0].Body.Close()
+	require.Eventually(t, func() bool { return srv.open.Load() < MaxBrowsers }, 10*time.Second, time.Millisecond)
+	assert.True(t, openEvents(t, srv).next(t).Live.Running, "the next try is served")
 }
 
 // Once its buffers have grown to the traffic, the tap copies each line

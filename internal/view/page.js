@@ -187,12 +187,13 @@
     box.id = "live-status";
     var what = lv.running ? (liveLost ? "live · connection to acp-proxy lost, retrying" : "live · updating as messages pass") : "live · the session ended: this is all of it";
     if (liveFailed) what = "live · the live view failed and stopped (the proxy's log says why); the session goes on";
-    add(box, el("span", "chip live" + (lv.running && !liveLost && !liveFailed ? " on" : ""), what));
+    else if (liveWaiting && lv.running) what = "live · waiting: " + liveWaiting + "; this page connects by itself when one is closed";
+    add(box, el("span", "chip live" + (lv.running && !liveLost && !liveFailed && !liveWaiting ? " on" : ""), what));
     if (lv.missed) add(box, el("span", "chip warn", "the live view left out " + int(lv.missed) + " messages (" + bytes(lv.missedBytes) + ") it could not keep up with; the relay did not wait, and a trace (--record) has them all"));
     if (lv.cut) add(box, el("span", "chip warn", int(lv.cut) + (lv.cut === 1 ? " line" : " lines") + " too long to filter shown by the first 64 KiB only; a trace (--record) has them whole"));
     return box;
   }
-  var liveLost = false, liveFailed = false;
+  var liveLost = false, liveFailed = false, liveWaiting = "";
 
   // connectionLinks lists the trace's connections, the shown one marked.
   function connectionLinks() {
@@ -724,11 +725,19 @@
     var newest = null;
     es.addEventListener("data", function (ev) {
       liveLost = false;
+      liveWaiting = "";
       var first = newest === null;
       newest = ev.data;
       if (first) setTimeout(function () { var d = newest; newest = null; liveUpdate(JSON.parse(d)); }, 0);
     });
     es.addEventListener("end", function () { es.close(); });
+    // Too many pages are open: the server asks this one to try again
+    // later, which the browser does by itself.
+    es.addEventListener("busy", function (ev) {
+      liveWaiting = String(ev.data);
+      var old = document.getElementById("live-status");
+      if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
+    });
     es.addEventListener("failed", function () {
       es.close();
       liveFailed = true;
@@ -736,7 +745,7 @@
       if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
     });
     es.addEventListener("error", function () {
-      if (!ALL.live.running) return;
+      if (!ALL.live.running || liveWaiting) return;
       liveLost = true;
       var old = document.getElementById("live-status");
       if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
