@@ -36,7 +36,8 @@ type Tap interface {
 	// through direction d; it is given the line's pieces and its end.
 	Long(d acp.Direction) LongLine
 	// End is called when direction d's input has ended and its output has
-	// been flushed. An error is logged: the tap's record is incomplete.
+	// been flushed. An error is logged, and the tap is switched off (not
+	// told of the other direction's end): its record is incomplete.
 	End(d acp.Direction) error
 }
 
@@ -142,13 +143,17 @@ func (w *watcher) long(d acp.Direction) (l *watchedLong) {
 }
 
 // end tells the tap that direction d ended, and returns what it says
-// (nil when it is off or panicked: its fuse logged that).
+// (nil when it is off or panicked: its fuse logged that). A tap that
+// returns an error has failed: it is off too.
 func (w *watcher) end(d acp.Direction) (err error) {
 	if w.fuse.Blown() {
 		return nil
 	}
 	defer w.fuse.Recover("End")
-	return w.tap.End(d)
+	if err = w.tap.End(d); err != nil {
+		w.fuse.blown.Store(true)
+	}
+	return err
 }
 
 type watchedLong struct {

@@ -211,3 +211,26 @@ func TestATapThatPanicsIsSwitchedOffAndTheRelayGoesOn(t *testing.T) {
 		})
 	}
 }
+
+// failingEndTap's End fails: what it recorded is incomplete.
+type failingEndTap struct {
+	eventTap
+	ends int
+}
+
+func (f *failingEndTap) End(acp.Direction) error { f.ends++; return fmt.Errorf("disk full") }
+
+// A tap whose End fails is logged once and told nothing more: it failed,
+// as one that panics.
+func TestATapWhoseEndFailsIsLoggedOnce(t *testing.T) {
+	var logged bytes.Buffer
+	tap := &failingEndTap{}
+	r := &Relay{Log: slog.New(slog.NewJSONHandler(&logged, nil)), Taps: []Tap{tap}}
+	var toAgent, toClient bytes.Buffer
+	c := r.Open(&toAgent, &toClient)
+	require.NoError(t, c.Pump(acp.ClientToAgent, strings.NewReader("{}\n")))
+	require.NoError(t, c.Pump(acp.AgentToClient, strings.NewReader("{}\n")))
+	assert.Equal(t, 1, tap.ends)
+	assert.Equal(t, 1, strings.Count(logged.String(), "\n"))
+	assert.Contains(t, logged.String(), `"err":"disk full"`)
+}
