@@ -36,6 +36,7 @@ type Conn struct {
 	r       *Relay
 	writers [2]*lineWriter // indexed by the direction the lines travel
 	driver  *filters.Driver
+	taps    []*watcher   // the relay's taps, each behind its fuse
 	passed  [2]Passage   // each direction's, reused line after line
 	ended   atomic.Int32 // directions whose Pump has ended
 }
@@ -43,7 +44,7 @@ type Conn struct {
 // Open starts a connection whose client→agent lines are written to toAgent
 // and agent→client lines to toClient.
 func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
-	c := &Conn{r: r}
+	c := &Conn{r: r, taps: newWatchers(r.Taps, r.log())}
 	c.writers[acp.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
 	c.writers[acp.AgentToClient] = newLineWriter(toClient, ioBufferSize)
 	clock := filters.NewTimerClock(r.now)
@@ -76,7 +77,7 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 	if max <= 0 {
 		max = DefaultMaxFilterLine
 	}
-	if c.r.Chain.Len() == 0 && len(c.r.Taps) == 0 {
+	if c.r.Chain.Len() == 0 && len(c.taps) == 0 {
 		// Nobody needs a whole line: stream every line longer than
 		// the read buffer straight through, without assembling it.
 		max = 1
@@ -94,8 +95,8 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 	if c.ended.Add(1) == 2 {
 		c.driver.Close() // both directions drained: the filters let go of what they hold
 	}
-	for _, t := range c.r.Taps {
-		if terr := t.End(d); terr != nil {
+	for _, t := range c.taps {
+		if terr := t.end(d); terr != nil {
 			c.r.log().Warn("tap failed; what it records is incomplete", "dir", d.String(), "err", terr)
 		}
 	}
@@ -113,7 +114,7 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 			return fmt.Errorf("%s: read: %w", d, err)
 		}
 		var now time.Time // reading the clock costs as much as relaying a short line
-		if timed || len(c.r.Taps) > 0 {
+		if timed || len(c.taps) > 0 {
 			now = c.r.now()
 		}
 		if ln.more {
@@ -145,7 +146,7 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 // process runs one whole line through the chain, and tells the taps.
 func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 	var p *Passage
-	if len(c.r.Taps) > 0 {
+	if len(c.taps) > 0 {
 		p = &c.passed[d]
 		*p = Passage{Dir: d, Time: now, Line: ln.bytes, EOL: ln.terminated, Out: p.Out[:0]}
 	}
@@ -158,8 +159,8 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 	} else {
 		err = c.filter(d, ln, now, p)
 	}
-	for _, t := range c.r.Taps {
-		t.Passed(p)
+	for _, t := range c.taps {
+		t.passed(p)
 	}
 	return err
 }
@@ -218,15 +219,15 @@ func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line, now 
 			return false, err
 		}
 	}
-	taps := make([]LongLine, len(c.r.Taps))
-	for i, t := range c.r.Taps {
-		taps[i] = t.Long(d)
+	taps := make([]*watchedLong, len(c.taps))
+	for i, t := range c.taps {
+		taps[i] = t.long(d)
 	}
 	w.beginLong()
 	var err error
 	for {
 		for _, t := range taps {
-			t.Piece(ln.bytes)
+			t.piece(ln.bytes)
 		}
 		if err = w.writePiece(ln.bytes); err != nil {
 			err = fmt.Errorf("%s: write: %w", d, err)
@@ -251,7 +252,7 @@ func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line, now 
 	if len(taps) > 0 {
 		end := c.r.now()
 		for _, t := range taps {
-			t.End(end, eol)
+			t.end(end, eol)
 		}
 	}
 	if eerr := w.endLong(eol); err == nil && eerr != nil {
@@ -276,8 +277,8 @@ func (c *Conn) sink(l filters.Line) error {
 // pump of that direction may be idle, waiting on its peer. timed: a timer
 // or a drain released it.
 func (c *Conn) sinkOther(d acp.Direction, raw []byte, now time.Time, timed bool) error {
-	for _, t := range c.r.Taps {
-		t.Added(d, now, raw, timed)
+	for _, t := range c.taps {
+		t.added(d, now, raw, timed)
 	}
 	if err := c.write(d, raw, true); err != nil {
 		return err

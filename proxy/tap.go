@@ -1,6 +1,10 @@
 package proxy
 
 import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -10,6 +14,10 @@ import (
 // what the chain wrote for them, the lines the proxy wrote on its own. The
 // trace recorder (--record) and the figures of --stats are taps; the relay
 // knows nothing else of them.
+//
+// A tap that panics is switched off for the rest of the connection, with
+// one log line, and the relay goes on (see Fuse). A tap must not block: the
+// pump waits for each call.
 //
 // A direction's calls come from its pump, one at a time; Added may come
 // from the other pump or a timer meanwhile, so a tap that keeps state
@@ -28,7 +36,8 @@ type Tap interface {
 	// through direction d; it is given the line's pieces and its end.
 	Long(d acp.Direction) LongLine
 	// End is called when direction d's input has ended and its output has
-	// been flushed. An error is logged: the tap's record is incomplete.
+	// been flushed. An error is logged, and the tap is switched off (not
+	// told of the other direction's end): its record is incomplete.
 	End(d acp.Direction) error
 }
 
@@ -63,4 +72,107 @@ type LongLine interface {
 	// End is called once the line has ended at t, after its last piece;
 	// eol says it ended in '\n'.
 	End(t time.Time, eol bool)
+}
+
+// Fuse switches an observer off, for good, the first time it panics: an
+// observer must never harm the session it watches. The relay puts one on
+// each of its taps (see watcher); an observer that works on a goroutine of
+// its own defers Recover there too, and stops working once Blown.
+type Fuse struct {
+	Name  string       // the observer, for the log
+	Log   *slog.Logger // nil: no log
+	blown atomic.Bool
+}
+
+// Recover, deferred, turns a panic into the fuse blowing: the observer is
+// off, and the log says so once, with the panic and where it happened (in:
+// what the observer was doing).
+func (f *Fuse) Recover(in string) {
+	v := recover()
+	if v == nil || !f.blown.CompareAndSwap(false, true) {
+		return
+	}
+	if f.Log != nil {
+		f.Log.Error("observer failed; switched off for the rest of the connection (the relay goes on)",
+			"observer", f.Name, "in", in, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	}
+}
+
+// Blown reports that the observer failed and is off.
+func (f *Fuse) Blown() bool { return f.blown.Load() }
+
+// watcher is one of a connection's taps behind its fuse: each call goes
+// to the tap until the tap panics once, then none does.
+type watcher struct {
+	tap  Tap
+	fuse Fuse
+}
+
+func newWatchers(taps []Tap, log *slog.Logger) []*watcher {
+	ws := make([]*watcher, len(taps))
+	for i, t := range taps {
+		ws[i] = &watcher{tap: t, fuse: Fuse{Name: fmt.Sprintf("%T", t), Log: log}}
+	}
+	return ws
+}
+
+func (w *watcher) passed(p *Passage) {
+	if w.fuse.Blown() {
+		return
+	}
+	defer w.fuse.Recover("Passed")
+	w.tap.Passed(p)
+}
+
+func (w *watcher) added(d acp.Direction, t time.Time, line []byte, timed bool) {
+	if w.fuse.Blown() {
+		return
+	}
+	defer w.fuse.Recover("Added")
+	w.tap.Added(d, t, line, timed)
+}
+
+// long is the tap's LongLine for a line starting in direction d, behind
+// the same fuse; nil when the tap is off.
+func (w *watcher) long(d acp.Direction) (l *watchedLong) {
+	if w.fuse.Blown() {
+		return nil
+	}
+	defer w.fuse.Recover("Long")
+	return &watchedLong{w: w, line: w.tap.Long(d)}
+}
+
+// end tells the tap that direction d ended, and returns what it says
+// (nil when it is off or panicked: its fuse logged that). A tap that
+// returns an error has failed: it is off too.
+func (w *watcher) end(d acp.Direction) (err error) {
+	if w.fuse.Blown() {
+		return nil
+	}
+	defer w.fuse.Recover("End")
+	if err = w.tap.End(d); err != nil {
+		w.fuse.blown.Store(true)
+	}
+	return err
+}
+
+type watchedLong struct {
+	w    *watcher
+	line LongLine
+}
+
+func (l *watchedLong) piece(b []byte) {
+	if l == nil || l.w.fuse.Blown() {
+		return
+	}
+	defer l.w.fuse.Recover("LongLine.Piece")
+	l.line.Piece(b)
+}
+
+func (l *watchedLong) end(t time.Time, eol bool) {
+	if l == nil || l.w.fuse.Blown() {
+		return
+	}
+	defer l.w.fuse.Recover("LongLine.End")
+	l.line.End(t, eol)
 }

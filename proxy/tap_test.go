@@ -3,9 +3,11 @@ package proxy
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -136,4 +138,99 @@ func TestTapsSeeEachLineWithWhatTheRelayWroteForIt(t *testing.T) {
 			assert.Equal(t, c.events, tap.events)
 		})
 	}
+}
+
+// panicTap panics in one of its calls (in: "Passed", "Added", "Long",
+// "Piece", "LongEnd", "End"), from the call numbered at on; until then,
+// and in every other call, it is an eventTap.
+type panicTap struct {
+	eventTap
+	in    string
+	at    int
+	calls int
+}
+
+func (p *panicTap) maybe(call string) {
+	if call != p.in {
+		return
+	}
+	p.calls++
+	if p.calls >= p.at {
+		panic("observer bug in " + call)
+	}
+}
+
+func (p *panicTap) Passed(ps *Passage) { p.maybe("Passed"); p.eventTap.Passed(ps) }
+func (p *panicTap) Added(d acp.Direction, t time.Time, line []byte, timed bool) {
+	p.maybe("Added")
+	p.eventTap.Added(d, t, line, timed)
+}
+func (p *panicTap) Long(d acp.Direction) LongLine {
+	p.maybe("Long")
+	return &panicLong{p: p, LongLine: p.eventTap.Long(d)}
+}
+func (p *panicTap) End(d acp.Direction) error { p.maybe("End"); return p.eventTap.End(d) }
+
+type panicLong struct {
+	LongLine
+	p *panicTap
+}
+
+func (l *panicLong) Piece(b []byte)            { l.p.maybe("Piece"); l.LongLine.Piece(b) }
+func (l *panicLong) End(t time.Time, eol bool) { l.p.maybe("LongEnd"); l.LongLine.End(t, eol) }
+
+// An observer that panics, wherever it does, is switched off for the rest
+// of the connection with one log line: the relay writes every byte, the
+// other taps see every line, and the failed one is told nothing more.
+func TestATapThatPanicsIsSwitchedOffAndTheRelayGoesOn(t *testing.T) {
+	long := `{"method":"long","p":"` + strings.Repeat("x", 70<<10) + `"}` // past the read buffer
+	in := "{\"method\":\"a\"}\n{\"method\":\"ans\"}\n" + long + "\n{\"method\":\"b\"}\n{\"method\":\"chunk\"}\n{\"method\":\"c\"}\n"
+	for _, call := range []string{"Passed", "Added", "Long", "Piece", "LongEnd", "End"} {
+		t.Run(call, func(t *testing.T) {
+			var logged bytes.Buffer
+			bad := &panicTap{in: call, at: 1}
+			good := &eventTap{}
+			r := &Relay{
+				Chain:         filters.NewChain(capabilities.New(), rewritingFilter, &endHolder{}),
+				MaxFilterLine: 1 << 10,
+				Log:           slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn})),
+				Taps:          []Tap{bad, good},
+			}
+			var toAgent, toClient bytes.Buffer
+			require.NoError(t, r.Open(&toAgent, &toClient).Pump(acp.ClientToAgent, iotest.HalfReader(strings.NewReader(in))))
+
+			want := strings.Replace(in, "{\"method\":\"chunk\"}\n", "", 1) + "{\"method\":\"chunk\"}\n"
+			assert.True(t, want == toAgent.String(), "every byte relayed")
+			assert.Equal(t, "{\"id\":1,\"result\":{}}\n", toClient.String())
+			assert.Len(t, good.events, 9, "the other tap saw everything")
+			assert.Less(t, len(bad.events), len(good.events), "the failed tap was told nothing more")
+			lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
+			require.Len(t, lines, 1, "one log line")
+			assert.Contains(t, lines[0], `"observer":"*proxy.panicTap"`)
+			assert.Contains(t, lines[0], `"panic":"observer bug in `+call+`"`)
+		})
+	}
+}
+
+// failingEndTap's End fails: what it recorded is incomplete.
+type failingEndTap struct {
+	eventTap
+	ends int
+}
+
+func (f *failingEndTap) End(acp.Direction) error { f.ends++; return fmt.Errorf("disk full") }
+
+// A tap whose End fails is logged once and told nothing more: it failed,
+// as one that panics.
+func TestATapWhoseEndFailsIsLoggedOnce(t *testing.T) {
+	var logged bytes.Buffer
+	tap := &failingEndTap{}
+	r := &Relay{Log: slog.New(slog.NewJSONHandler(&logged, nil)), Taps: []Tap{tap}}
+	var toAgent, toClient bytes.Buffer
+	c := r.Open(&toAgent, &toClient)
+	require.NoError(t, c.Pump(acp.ClientToAgent, strings.NewReader("{}\n")))
+	require.NoError(t, c.Pump(acp.AgentToClient, strings.NewReader("{}\n")))
+	assert.Equal(t, 1, tap.ends)
+	assert.Equal(t, 1, strings.Count(logged.String(), "\n"))
+	assert.Contains(t, logged.String(), `"err":"disk full"`)
 }

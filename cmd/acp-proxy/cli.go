@@ -212,7 +212,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs := pflag.NewFlagSet("acp-proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SetInterspersed(false)
-	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file; without it only errors go to stderr")
+	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file, created readable by you only (it holds --serve's URL); without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file, gzip'd when it ends in .gz (see README: Trace format; it holds your prompts, files and command output)")
 	addServeFlag(fs, &opts.serve)
@@ -305,7 +305,9 @@ func openLog(path, level string, stderr io.Writer) (*slog.Logger, func(), error)
 		h := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError, ReplaceAttr: readableDuration})
 		return slog.New(h).With("src", "acp-proxy"), func() {}, nil
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// Readable by its owner only: the log holds the live view's URL, and
+	// its token is the key to the session.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log-file: %w", err)
 	}

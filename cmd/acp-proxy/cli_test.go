@@ -80,6 +80,18 @@ func TestLogsWriteDurationsReadably(t *testing.T) {
 	assert.Contains(t, stderr.String(), "after=250ms")
 }
 
+// The log holds the live view's URL with its token: a log file the proxy
+// creates is readable by its owner only.
+func TestTheLogFileIsCreatedReadableByItsOwnerOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proxy.log")
+	_, closeLog, err := openLog(path, "info", &bytes.Buffer{})
+	require.NoError(t, err)
+	closeLog()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+}
+
 func TestHelpOfAnUnknownCommandIsAUsageError(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, exitUsage, run([]string{"help", "nope"}, strings.NewReader(""), &stdout, &stderr))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/acp-proxy/acp-proxy/internal/live"
 	"github.com/acp-proxy/acp-proxy/internal/procgroup"
 )
 
@@ -226,6 +228,38 @@ func TestLivePageInBrowser(t *testing.T) {
 	page.eval(`document.querySelectorAll(".call-detail:not(.hidden)").length`, &open)
 	assert.Equal(t, 1, open, "the call the reader opened stays open as the page updates")
 
+	require.NoError(t, w.stdin.Close())
+	page.wait(bodyHas("live · the session ended: this is all of it"))
+	require.NoError(t, w.cmd.Wait())
+	assert.Empty(t, page.errorsSeen())
+}
+
+// A page opened when as many pages as the live view serves are open
+// already says it waits, connects by itself once one is closed, and then
+// shows each message as it passes; bidirectional controls in an agent's
+// text are shown by name, not applied.
+func TestALivePageThatFindsNoPlaceWaitsForOne(t *testing.T) {
+	browser(t)
+	w := startWatched(t, "--serve", ":0", "--", fakeAgent(t), "-echo")
+	events := strings.Replace(w.url, "/?", "/events?", 1)
+	open := make([]*http.Response, live.MaxBrowsers)
+	for i := range open {
+		resp, err := http.Get(events)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+		_, err = bufio.NewReader(resp.Body).ReadString('\n') // it has its place
+		require.NoError(t, err)
+		open[i] = resp
+		defer resp.Body.Close()
+	}
+	page := openInBrowser(t, w.url)
+	page.wait(bodyHas("live · waiting: 8 pages are open already; this page connects by itself when one is closed"))
+
+	open[0].Body.Close()
+	page.wait(bodyHas("live · updating as messages pass"))
+	_, err := io.WriteString(w.stdin, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"rm \u202Eevil","kind":"execute","status":"in_progress"}}}`+"\n")
+	require.NoError(t, err)
+	page.wait(bodyHas("rm [U+202E]evil"))
 	require.NoError(t, w.stdin.Close())
 	page.wait(bodyHas("live · the session ended: this is all of it"))
 	require.NoError(t, w.cmd.Wait())

@@ -47,6 +47,7 @@ func serveLive(relay *proxy.Relay, addr string, start time.Time, info trace.Conn
 		flags = append(flags, f.Flag)
 	}
 	title := "live: " + filepath.Base(info.Agent[0])
+	srv.Log = logger
 	relay.Taps = append(relay.Taps, srv.Relay(title, flags, start, info))
 	announce("acp-proxy", srv, logger, stderr)
 	return func() { srv.Close(serveLinger) }, -1
@@ -88,6 +89,7 @@ func runFollow(fs *pflag.FlagSet, filterFlags map[string]bool, follow bool, addr
 		fmt.Fprintf(stderr, "acp-proxy view: --serve: %v\n", err)
 		return exitUsage
 	}
+	srv.Log = slog.New(slog.NewTextHandler(stderr, nil))
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer cancel()
 	announce("acp-proxy view", srv, slog.New(slog.DiscardHandler), stderr)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/view"
 )
 
 // The pages are tested in a real browser: headless Chromium loads a page
@@ -144,7 +147,17 @@ func instrument(t *testing.T, page []byte) []byte {
 	s := string(page)
 	i, j := strings.Index(s, "<head>"), strings.LastIndex(s, "</body>")
 	require.True(t, i >= 0 && j > i, "the page has no <head> or </body>")
-	return []byte(s[:i+len("<head>")] + hooks + s[i+len("<head>"):j] + probe + s[j:])
+	s = s[:i+len("<head>")] + hooks + s[i+len("<head>"):j] + probe + s[j:]
+	// The page runs only the scripts its CSP names by their hashes: name
+	// the test's too.
+	allow := "script-src " + testScriptHash(hooks) + " " + testScriptHash(probe) + " "
+	require.Equal(t, 1, strings.Count(s, "script-src "), "the page's CSP names its scripts once")
+	return []byte(strings.Replace(s, "script-src ", allow, 1))
+}
+
+// testScriptHash is the CSP source of the inline <script> element el.
+func testScriptHash(el string) string {
+	return view.ScriptHash(strings.TrimSuffix(strings.TrimPrefix(el, "<script>"), "</script>"))
 }
 
 // loadPage opens the page in Chromium and returns what the probe found.
@@ -290,4 +303,37 @@ func TestViewInBrowserShowsTraceContentAsText(t *testing.T) {
 	assert.Equal(t, []string{hostile}, r.Titles)
 	assert.Contains(t, r.Texts, hostile)
 	assert.Contains(t, r.BodyText, hostile)
+}
+
+// bidiControls are the characters that reorder the text around them:
+// embeddings and overrides, isolates, and marks.
+var bidiControls = []rune{0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C}
+
+// TestViewInBrowserShowsBidiControls: an agent's text holding
+// bidirectional controls (a command made to read reversed: "rm -rf ~"
+// written as "\u202E~ fr- mr") is shown with each control named, [U+202E],
+// in the call's title, its output, the conversation and the messages:
+// the page applies none of them.
+func TestViewInBrowserShowsBidiControls(t *testing.T) {
+	browser(t)
+	var text, want strings.Builder
+	for _, c := range bidiControls {
+		text.WriteString("ls " + string(c) + "x ")
+		fmt.Fprintf(&want, "ls [U+%04X]x ", c)
+	}
+	q, err := json.Marshal(text.String())
+	require.NoError(t, err)
+	trace := `{"t":0.1,"dir":"client->agent","msg":{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":` + string(q) + `}]}}}
+{"t":0.3,"dir":"agent->client","msg":{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":` + string(q) + `,"kind":"execute","status":"completed","content":[{"type":"content","content":{"type":"text","text":` + string(q) + `}}]}}}}
+`
+	path := filepath.Join(t.TempDir(), "bidi.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(trace), 0o644))
+	r := loadPage(t, viewOK(t, path), false, "")
+	assert.Empty(t, r.Errors)
+	assert.Equal(t, []string{want.String()}, r.Titles)
+	assert.Contains(t, r.Conversation, want.String())
+	assert.Contains(t, r.Texts, want.String())
+	for _, c := range bidiControls {
+		assert.NotContains(t, r.BodyText, string(c), "U+%04X is on the page", c)
+	}
 }

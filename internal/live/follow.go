@@ -19,7 +19,7 @@ const pollInterval = 100 * time.Millisecond
 // relay's filters by their flags; start and info are as for NewTap.
 func (s *Server) Relay(title string, filters []string, start time.Time, info trace.ConnectionInfo) *Tap {
 	tap := NewTap(start, info, s.budget)
-	s.serve(newPage(title, filters, tap.q))
+	s.serve(newPage(title, filters, tap.q, s.Log))
 	return tap
 }
 
@@ -29,7 +29,7 @@ func (s *Server) Relay(title string, filters []string, start time.Time, info tra
 // FILE.gz) is followed too (see followed).
 func (s *Server) Follow(ctx context.Context, r io.Reader, title string) error {
 	q := newQueue(DefaultBudget, true)
-	s.serve(newPage(title, nil, q))
+	s.serve(newPage(title, nil, q, s.Log))
 	tr := trace.NewReader(followed(&follower{r: r, ctx: ctx}))
 	for {
 		rec, err := tr.Next()

@@ -2,11 +2,14 @@ package live
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/internal/view"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // MinInterval is the shortest time between two published data: a
@@ -28,6 +31,10 @@ type Page struct {
 	title string
 	q     *queue
 	model *view.Live
+	feed  func(trace.Record) // model.Feed
+	// fuse switches the page off if making it panics: the relay goes on,
+	// and open pages are told the live view stopped.
+	fuse proxy.Fuse
 
 	// watchers are the browsers following the updates: data is made
 	// only while there are some (and the last data always); wake asks
@@ -40,12 +47,15 @@ type Page struct {
 	version int64         // how many were published
 	changed chan struct{} // closed when data changes
 	ended   bool          // data is the last
+	failed  bool          // ended because the page failed, not the session
 }
 
 // newPage is the page, titled title, of what q hands over; filters name
 // the recording proxy's filters (see view.NewLive).
-func newPage(title string, filters []string, q *queue) *Page {
+func newPage(title string, filters []string, q *queue, log *slog.Logger) *Page {
 	p := &Page{title: title, q: q, model: view.NewLive(title, filters), changed: make(chan struct{}), wake: make(chan struct{}, 1)}
+	p.feed = p.model.Feed
+	p.fuse = proxy.Fuse{Name: "live view", Log: log}
 	p.publish(view.LiveState{Running: true}, false)
 	return p
 }
@@ -104,6 +114,27 @@ func (p *Page) rest(ctx context.Context, spent time.Duration) {
 	}
 }
 
+// stopIfFailed, when the page's goroutine failed, stops the tap copying
+// for it and ends the page's updates with the news that it stopped.
+func (p *Page) stopIfFailed() {
+	if !p.fuse.Blown() {
+		return
+	}
+	p.q.close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended, p.failed = true, true
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// hasFailed says the page stopped because making it failed.
+func (p *Page) hasFailed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed
+}
+
 // run feeds the page until its queue is closed and emptied (then its last
 // data is published) or ctx is done. It takes what is queued every
 // takeInterval: a relay's tap never wakes it (waking a goroutine from the
@@ -112,6 +143,8 @@ func (p *Page) rest(ctx context.Context, spent time.Duration) {
 // MinInterval, or costShare times as long as the last took to make, and
 // only while a browser watches.
 func (p *Page) run(ctx context.Context) {
+	defer p.stopIfFailed()
+	defer p.fuse.Recover("making the live page")
 	var (
 		spare    *arena
 		st       = view.LiveState{Running: true}
@@ -133,7 +166,7 @@ func (p *Page) run(ctx context.Context) {
 		b := p.q.take(spare)
 		began := time.Now()
 		fed := len(b.arena.recs)
-		b.arena.each(p.model.Feed)
+		b.arena.each(p.feed)
 		spare = b.arena
 		dirty = dirty || fed > 0 || b.missed != st.Missed || b.cut != st.Cut
 		st.Missed, st.MissedBytes, st.Cut = b.missed, b.missedB, b.cut

@@ -62,7 +62,7 @@ func TestTheLivePageEndsAsTheViewOfTheRecordedTrace(t *testing.T) {
 			rec := trace.NewRecorder(&recorded, time.Time{})
 			require.NoError(t, rec.Begin(info), "the connection record, as --record writes it")
 			tap := NewTap(time.Time{}, info, 1<<30)
-			page := newPage(c.trace, flags, tap.q)
+			page := newPage(c.trace, flags, tap.q, nil)
 			err = trace.Replay(context.Background(), trace.NewReader(f), func(int) trace.Connection {
 				return trace.Connection{Chain: chain, Sinks: []trace.Sink{recorderSink{rec}, tapSink{tap}}}
 			})

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -28,9 +29,30 @@ const MaxBrowsers = 8
 // long; an open page reconnects by itself and gets the latest data.
 const writeTimeout = 30 * time.Second
 
+// MaxConnections bounds the connections the server holds at a time,
+// whoever made them, token or not: past it a new one is closed at once, so
+// whoever can reach the port cannot make the relay's process hold more.
+// Eight open pages take eight; the rest is room for loading pages.
+const MaxConnections = 32
+
+// The server's timeouts: a connection is closed when its request has not
+// come whole within readTimeout (its headers within readHeaderTimeout), or
+// when it has been idle between requests for idleTimeout. A page's update
+// stream is not bound by them: net/http lifts the read deadline once a
+// request without a body is read, and the stream has its own write
+// deadline (writeTimeout).
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	idleTimeout       = 30 * time.Second
+)
+
 // Server serves one live page over HTTP, read-only, to those who have
 // its URL.
 type Server struct {
+	// Log is told when the page fails (and is switched off); nil: nobody.
+	Log *slog.Logger
+
 	ln      net.Listener
 	srv     *http.Server
 	token   string
@@ -43,8 +65,12 @@ type Server struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // the page's goroutine ended
 	open    atomic.Int32  // browsers connected
+	conns   atomic.Int32  // connections held, any
 	closing chan struct{}
 	once    sync.Once
+
+	// the http.Server's timeouts (the constants above; shorter in tests)
+	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 }
 
 // Listen binds addr (HOST:PORT; an empty HOST, or localhost, is the
@@ -64,7 +90,8 @@ func Listen(addr string) (*Server, error) {
 	}
 	tok := make([]byte, 24)
 	_, _ = rand.Read(tok) // never fails (crypto/rand)
-	s := &Server{ln: ln, token: hex.EncodeToString(tok), budget: DefaultBudget, closing: make(chan struct{}), done: make(chan struct{})}
+	s := &Server{ln: ln, token: hex.EncodeToString(tok), budget: DefaultBudget, closing: make(chan struct{}), done: make(chan struct{}),
+		readHeaderTimeout: readHeaderTimeout, readTimeout: readTimeout, idleTimeout: idleTimeout}
 	tcp := ln.Addr().(*net.TCPAddr)
 	s.port = strconv.Itoa(tcp.Port)
 	s.exposed = !tcp.IP.IsLoopback()
@@ -92,8 +119,22 @@ func (s *Server) serve(p *Page) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go func() { defer close(s.done); p.run(ctx) }()
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: s.readHeaderTimeout, ReadTimeout: s.readTimeout,
+		IdleTimeout: s.idleTimeout, ConnState: s.countConn}
 	go func() { _ = s.srv.Serve(s.ln) }()
+}
+
+// countConn counts the connections held, and closes a new one past
+// MaxConnections.
+func (s *Server) countConn(c net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		if s.conns.Add(1) > MaxConnections {
+			_ = c.Close()
+		}
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Add(-1)
+	}
 }
 
 // Close ends the page (nothing more will be fed to it: the relay has
@@ -203,9 +244,24 @@ func (s *Server) knownHost(hostport string) bool {
 }
 
 func (s *Server) servePage(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
 	data, _, _, _ := s.page.latest()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = view.WriteLiveHTML(w, s.page.title, data)
+}
+
+// busyRetry is how soon a page refused for want of a place (MaxBrowsers)
+// asks again.
+const busyRetry = 2 * time.Second
+
+// busy answers a page that finds MaxBrowsers pages open: it is told so,
+// and to ask again in busyRetry, and the stream ends. A browser's
+// EventSource reconnects by itself after the retry it was given when a
+// stream ends, but never after an error status (a 503): so the page waits,
+// says it waits, and connects once a place is free.
+func (s *Server) busy(w http.ResponseWriter) {
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprintf(w, "retry: %d\nevent: busy\ndata: %d pages are open already\n\n", busyRetry.Milliseconds(), MaxBrowsers)
 }
 
 // serveEvents sends the page's data as server-sent events: the latest at
@@ -213,14 +269,14 @@ func (s *Server) servePage(w http.ResponseWriter) {
 // read only ever gets the latest (which holds everything from the start);
 // one that takes nothing for writeTimeout is dropped.
 func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
 	if s.open.Add(1) > MaxBrowsers {
 		s.open.Add(-1)
-		http.Error(w, fmt.Sprintf("acp-proxy live view: %d pages are open already", MaxBrowsers), http.StatusServiceUnavailable)
+		s.busy(w)
 		return
 	}
 	defer s.open.Add(-1)
 	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
@@ -237,7 +293,11 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			sent = v
 		}
 		if ended {
-			if _, err := io.WriteString(w, "event: end\ndata: the session ended\n\n"); err == nil {
+			last := "event: end\ndata: the session ended\n\n"
+			if s.page.hasFailed() {
+				last = "event: failed\ndata: the live view failed and stopped (the proxy's log says why); the session goes on\n\n"
+			}
+			if _, err := io.WriteString(w, last); err == nil {
 				_ = rc.Flush()
 			}
 			return

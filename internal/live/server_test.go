@@ -2,9 +2,11 @@ package live
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -133,7 +135,7 @@ func TestListenIsLoopbackUnlessAnAddressIsNamed(t *testing.T) {
 func TestAnExposedServerStillRefusesOtherNames(t *testing.T) {
 	srv, err := Listen("0.0.0.0:0")
 	require.NoError(t, err)
-	srv.serve(newPage("t", nil, newQueue(DefaultBudget, false)))
+	srv.serve(newPage("t", nil, newQueue(DefaultBudget, false), nil))
 	defer srv.Close(0)
 	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "192.0.2.7:"+srv.port, nil).StatusCode, "any address of the machine")
 	assert.Equal(t, 403, get(t, srv, "GET", "/", srv.token, "attacker.example:"+srv.port, nil).StatusCode)
@@ -239,7 +241,7 @@ func TestTheTapLeavesOutWhatItCannotHoldAndSaysSo(t *testing.T) {
 	for range 1000 { // 1 MB, and nobody reads: the budget is 64 KiB
 		pass(tap, line)
 	}
-	p := newPage("t", nil, tap.q)
+	p := newPage("t", nil, tap.q, nil)
 	tap.End(acp.ClientToAgent)
 	tap.End(acp.AgentToClient)
 	p.run(t.Context())
@@ -253,13 +255,27 @@ func TestTheTapLeavesOutWhatItCannotHoldAndSaysSo(t *testing.T) {
 	assert.Less(t, messages(d), int64(70), "at most the budget was held")
 }
 
-func TestMorePagesThanMaxBrowsersAreRefused(t *testing.T) {
+// A page past MaxBrowsers holds no place: it is told that it waits, and to
+// ask again (the browser does, by itself: it would not after an error
+// status), and it is served once a place is free.
+func TestAPagePastMaxBrowsersWaitsForAPlace(t *testing.T) {
 	srv, _ := relayServer(t)
-	for range MaxBrowsers {
-		openEvents(t, srv)
+	open := make([]*http.Response, MaxBrowsers)
+	for i := range open {
+		open[i] = get(t, srv, "GET", "/events", srv.token, "", nil)
+		events{bufio.NewReader(open[i].Body)}.next(t)
 	}
-	assert.Equal(t, http.StatusServiceUnavailable, get(t, srv, "GET", "/events", srv.token, "", nil).StatusCode)
+	refused := get(t, srv, "GET", "/events", srv.token, "", nil)
+	assert.Equal(t, 200, refused.StatusCode)
+	assert.Equal(t, "text/event-stream", refused.Header.Get("Content-Type"))
+	body, err := io.ReadAll(refused.Body) // the stream ends
+	require.NoError(t, err)
+	assert.Equal(t, "retry: 2000\nevent: busy\ndata: 8 pages are open already\n\n", string(body))
 	assert.Equal(t, 200, get(t, srv, "GET", "/", srv.token, "", nil).StatusCode, "the page itself is still served")
+
+	open[0].Body.Close()
+	require.Eventually(t, func() bool { return srv.open.Load() < MaxBrowsers }, 10*time.Second, time.Millisecond)
+	assert.True(t, openEvents(t, srv).next(t).Live.Running, "the next try is served")
 }
 
 // Once its buffers have grown to the traffic, the tap copies each line
@@ -283,4 +299,114 @@ func TestTheTapAllocatesNothingOnceWarm(t *testing.T) {
 		tap.Passed(changed)
 	})
 	assert.Zero(t, allocs)
+}
+
+// A page whose making panics is switched off: the log says so once, the
+// tap goes on taking lines (and copies them no more), and an open page is
+// told that the live view stopped, not that the session ended.
+func TestAPageThatFailsIsSwitchedOffAndTheTapGoesOn(t *testing.T) {
+	var logged bytes.Buffer
+	srv, err := Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	srv.Log = slog.New(slog.NewJSONHandler(&logged, nil))
+	tap := srv.Relay("live: test", nil, time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"test-agent"}})
+	defer srv.Close(time.Second)
+	srv.page.feed = func(rec trace.Record) {
+		if bytes.Contains(rec.Line, []byte("bad")) {
+			panic("view bug")
+		}
+	}
+	resp := get(t, srv, "GET", "/events", srv.token, "", nil)
+	require.Equal(t, 200, resp.StatusCode)
+	pass(tap, prompt(1, "bad"))
+	body, err := io.ReadAll(resp.Body) // the stream ends
+	require.NoError(t, err)
+	assert.Contains(t, string(body), "event: failed\ndata: the live view failed and stopped")
+	assert.NotContains(t, string(body), "event: end")
+
+	for i := range 1000 {
+		pass(tap, prompt(i, "after"))
+	}
+	tap.End(acp.ClientToAgent)
+	tap.End(acp.AgentToClient)
+	assert.Empty(t, tap.q.take(nil).arena.recs, "nothing is copied for a page that is off")
+	assert.Equal(t, 1, strings.Count(logged.String(), "\n"), "one log line")
+	assert.Contains(t, logged.String(), `"observer":"live view"`)
+	assert.Contains(t, logged.String(), `"panic":"view bug"`)
+}
+
+// dialIdle opens a connection to srv that sends nothing.
+func dialIdle(t *testing.T, srv *Server) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", srv.ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedByServer reports whether the server closed c (within wait).
+func closedByServer(c net.Conn, wait time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	_, err := c.Read(make([]byte, 1))
+	return err == io.EOF
+}
+
+// Whoever can reach the port, token or not, holds at most MaxConnections
+// connections: past them a new one is closed at once, and a slot that
+// frees is taken again.
+func TestConnectionsAreCappedWhoeverMakesThem(t *testing.T) {
+	srv, _ := relayServer(t)
+	idle := make([]net.Conn, MaxConnections)
+	for i := range idle {
+		idle[i] = dialIdle(t, srv)
+	}
+	require.Eventually(t, func() bool { return srv.conns.Load() == MaxConnections }, 10*time.Second, time.Millisecond)
+	assert.True(t, closedByServer(dialIdle(t, srv), 10*time.Second), "one more is closed")
+	for _, c := range idle {
+		assert.False(t, closedByServer(c, 10*time.Millisecond), "the first are held")
+	}
+	idle[0].Close()
+	require.Eventually(t, func() bool { return srv.conns.Load() < MaxConnections }, 10*time.Second, time.Millisecond)
+	c := dialIdle(t, srv)
+	fmt.Fprintf(c, "GET /?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", srv.token, srv.port)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode, "a freed slot is taken again")
+}
+
+// A connection that sends nothing, or half a request, or stays idle after
+// a request, is closed after the server's timeouts; a page's update
+// stream is not.
+func TestIdleConnectionsAreClosedButUpdateStreamsAreNot(t *testing.T) {
+	srv, err := Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	srv.readHeaderTimeout, srv.readTimeout, srv.idleTimeout = 100*time.Millisecond, 200*time.Millisecond, 100*time.Millisecond
+	tap := srv.Relay("live: test", nil, time.Unix(0, 0), trace.ConnectionInfo{Agent: []string{"test-agent"}})
+	defer srv.Close(time.Second)
+
+	silent := dialIdle(t, srv)
+	half := dialIdle(t, srv)
+	fmt.Fprintf(half, "GET /?token=%s HTTP/1.1\r\n", srv.token)
+	kept := dialIdle(t, srv)
+	fmt.Fprintf(kept, "GET /?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n", srv.token, srv.port)
+	br := bufio.NewReader(kept)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	ev := openEvents(t, srv)
+	ev.next(t)
+
+	for name, c := range map[string]net.Conn{"silent": silent, "half a request": half} {
+		assert.True(t, closedByServer(c, 5*time.Second), name)
+	}
+	_ = kept.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err = br.ReadByte()
+	assert.Equal(t, io.EOF, err, "idle after a request")
+
+	time.Sleep(300 * time.Millisecond) // past every timeout
+	pass(tap, prompt(1, "still live"))
+	var d view.Data
+	for d = ev.next(t); messages(d) < 1; d = ev.next(t) {
+	}
+	assert.Equal(t, "still live", d.Conversation[0].Text.Text, "the update stream goes on")
 }

@@ -8,7 +8,9 @@
 //     through, so the other direction never waits for it.
 //   - RecordFile (recordfile.go) is a Recorder into a file (--record):
 //     flushed a second after a record at most, gzip'd when asked, as one
-//     whole gzip member per flush.
+//     whole gzip member per flush, and written on a goroutine of its own
+//     (filewriter.go): a file that blocks or fails stops the recording,
+//     never the relay.
 //   - Reader (reader.go) reads a trace back, one Record at a time; Decompress
 //     (gzip.go) reads a gzip'd one, told by its first bytes.
 //   - Redact (redact.go) writes a trace with its texts replaced, to share

@@ -84,6 +84,7 @@ func recordFlushed(t *testing.T) (lines []string, file []byte, flushedAt []int) 
 	for _, l := range strings.SplitAfter(strings.TrimSuffix(string(plain), "\n"), "\n") {
 		r.write(acp.ClientToAgent, []byte(strings.TrimSuffix(l, "\n")+"\n"))
 		require.NoError(t, r.Flush())
+		r.file.written()
 		st, err := f.Stat()
 		require.NoError(t, err)
 		flushedAt = append(flushedAt, int(st.Size()))
@@ -136,7 +137,8 @@ func TestAGzipTraceAKilledRunLeftTakesTheNextRun(t *testing.T) {
 		if close {
 			require.NoError(t, r.Close())
 		} else {
-			r.mu.Lock() // killed: nothing more reaches the file
+			r.file.written() // what was flushed reached the file
+			r.mu.Lock()      // killed: nothing more reaches the file
 			r.closed = true
 			r.mu.Unlock()
 			require.NoError(t, f.Close())

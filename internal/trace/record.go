@@ -41,7 +41,7 @@ type Recorder struct {
 	// compresses; the file, closed by Close; and the timer that flushes
 	// what is buffered flushDelay after a record was written.
 	gz         *members
-	file       io.Closer
+	file       *fileWriter
 	flushDelay time.Duration
 	flushTimer *time.Timer
 	closed     bool

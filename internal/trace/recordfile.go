@@ -17,15 +17,19 @@ const FlushDelay = time.Second
 // start, gzip'd when gz (see members). What is recorded is written to the
 // file FlushDelay after a record at most, when a direction's input ends,
 // and at Close. Call Close when done.
+//
+// The file is written on a goroutine of its own (see fileWriter): a file
+// that blocks or fails stops the recording, never the relay.
 func RecordFile(f io.WriteCloser, start time.Time, gz bool) *Recorder {
-	var w io.Writer = f
+	fw := newFileWriter(f)
+	var w io.Writer = fw
 	var zm *members
 	if gz {
-		zm = newMembers(f)
+		zm = newMembers(fw)
 		w = zm
 	}
 	r := NewRecorder(w, start)
-	r.gz, r.file, r.flushDelay = zm, f, FlushDelay
+	r.gz, r.file, r.flushDelay = zm, fw, FlushDelay
 	return r
 }
 

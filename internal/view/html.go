@@ -2,7 +2,9 @@ package view
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -25,12 +27,21 @@ var (
 // that holds the Data.
 const DataElementID = "acp-proxy-view-data"
 
-// The page's Content-Security-Policy: it loads nothing. A live page may
-// also read its updates from the server that served it.
-const (
-	staticCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+// The page's Content-Security-Policy: it loads nothing, and runs only its
+// own script, named by its hash (a page that is a file cannot carry a
+// nonce); a script anything else put on the page does not run. A live
+// page may also read its updates from the server that served it.
+var (
+	staticCSP = "default-src 'none'; style-src 'unsafe-inline'; script-src " + ScriptHash(pageJS) + "; img-src data:"
 	LiveCSP   = staticCSP + "; connect-src 'self'"
 )
+
+// ScriptHash is the Content-Security-Policy source that allows the inline
+// script whose text is js: 'sha256-…'.
+func ScriptHash(js string) string {
+	sum := sha256.Sum256([]byte(js))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
 
 // WriteHTML writes the page for d.
 func WriteHTML(w io.Writer, d *Data) error {

@@ -75,3 +75,30 @@ func TestPageIsSelfContained(t *testing.T) {
 	}
 	assert.Contains(t, html, `content="default-src 'none';`)
 }
+
+// The page's Content-Security-Policy lets it run its own script, named by
+// its hash, and no other: not 'unsafe-inline', which would let a script
+// that got onto the page run too. The live page's policy is the same, and
+// reads updates from its server.
+func TestThePageRunsOnlyItsOwnScript(t *testing.T) {
+	var static, live bytes.Buffer
+	require.NoError(t, WriteHTML(&static, &Data{Trace: "x", Flags: []string{}, Filters: []string{}}))
+	require.NoError(t, WriteLiveHTML(&live, "live: x", []byte(`{}`)))
+	for name, page := range map[string]string{"view": static.String(), "live": live.String()} {
+		_, rest, ok := strings.Cut(page, `http-equiv="Content-Security-Policy" content="`)
+		require.True(t, ok, name)
+		csp, _, _ := strings.Cut(rest, `"`)
+		var scriptSrc string
+		for _, d := range strings.Split(csp, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(d), "script-src "); ok {
+				scriptSrc = v
+			}
+		}
+		_, script, ok := strings.Cut(page, "\n<script>")
+		require.True(t, ok, name)
+		script, _, ok = strings.Cut(script, "</script>")
+		require.True(t, ok, name)
+		assert.Equal(t, ScriptHash(script), scriptSrc, "%s: the page's script, by its hash, and nothing else", name)
+		assert.Equal(t, csp == LiveCSP, name == "live")
+	}
+}

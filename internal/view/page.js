@@ -1,6 +1,7 @@
 // acp-proxy view: renders the trace data embedded in this page.
 // Every string from the trace goes into the page as text (textContent or
-// a text node), never as markup, and never into a URL.
+// a text node), never as markup, and never into a URL; its bidirectional
+// controls are shown, not applied (see visible).
 (function () {
   "use strict";
   var ALL = JSON.parse(document.getElementById("acp-proxy-view-data").textContent);
@@ -28,17 +29,25 @@
   var SVGNS = "http://www.w3.org/2000/svg";
 
   // ---- helpers ----
+  // visible is a text as the page shows it: each bidirectional control
+  // character (embeddings, overrides, isolates, marks) as its name, such
+  // as [U+202E], so that a command cannot be made to read reversed or out
+  // of order.
+  var BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+  function visible(text) {
+    return text.replace(BIDI, function (c) { return "[U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + "]"; });
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = visible(String(text));
     return e;
   }
   function add(parent) {
     for (var i = 1; i < arguments.length; i++) {
       var c = arguments[i];
       if (c === null || c === undefined) continue;
-      parent.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+      parent.appendChild(typeof c === "string" ? document.createTextNode(visible(c)) : c);
     }
     return parent;
   }
@@ -177,12 +186,14 @@
     var box = el("div", "live-status");
     box.id = "live-status";
     var what = lv.running ? (liveLost ? "live · connection to acp-proxy lost, retrying" : "live · updating as messages pass") : "live · the session ended: this is all of it";
-    add(box, el("span", "chip live" + (lv.running && !liveLost ? " on" : ""), what));
+    if (liveFailed) what = "live · the live view failed and stopped (the proxy's log says why); the session goes on";
+    else if (liveWaiting && lv.running) what = "live · waiting: " + liveWaiting + "; this page connects by itself when one is closed";
+    add(box, el("span", "chip live" + (lv.running && !liveLost && !liveFailed && !liveWaiting ? " on" : ""), what));
     if (lv.missed) add(box, el("span", "chip warn", "the live view left out " + int(lv.missed) + " messages (" + bytes(lv.missedBytes) + ") it could not keep up with; the relay did not wait, and a trace (--record) has them all"));
     if (lv.cut) add(box, el("span", "chip warn", int(lv.cut) + (lv.cut === 1 ? " line" : " lines") + " too long to filter shown by the first 64 KiB only; a trace (--record) has them whole"));
     return box;
   }
-  var liveLost = false;
+  var liveLost = false, liveFailed = false, liveWaiting = "";
 
   // connectionLinks lists the trace's connections, the shown one marked.
   function connectionLinks() {
@@ -658,7 +669,7 @@
       // Each received message (#n) is followed by what the filters made of it.
       if (filtered) add(tr, el("td", "side-" + m.s, m.s === "b" ? "before #" + (m.q + 1) : m.tm ? "after: held, released after #" + (m.q + 1) : "after #" + (m.q + 1)));
       var ct = el("td", "call", call ? call.title || call.id : "");
-      if (call) ct.title = call.title || call.id;
+      if (call) ct.title = visible(call.title || call.id);
       add(tr, el("td", "dir", m.d ? "agent → client" : "client → agent"), el("td", "mono label", m.m), el("td", "num", bytes(m.n)),
         ct, el("td", "what", m.x || ""));
       add(tb, tr);
@@ -714,13 +725,27 @@
     var newest = null;
     es.addEventListener("data", function (ev) {
       liveLost = false;
+      liveWaiting = "";
       var first = newest === null;
       newest = ev.data;
       if (first) setTimeout(function () { var d = newest; newest = null; liveUpdate(JSON.parse(d)); }, 0);
     });
     es.addEventListener("end", function () { es.close(); });
+    // Too many pages are open: the server asks this one to try again
+    // later, which the browser does by itself.
+    es.addEventListener("busy", function (ev) {
+      liveWaiting = String(ev.data);
+      var old = document.getElementById("live-status");
+      if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
+    });
+    es.addEventListener("failed", function () {
+      es.close();
+      liveFailed = true;
+      var old = document.getElementById("live-status");
+      if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
+    });
     es.addEventListener("error", function () {
-      if (!ALL.live.running) return;
+      if (!ALL.live.running || liveWaiting) return;
       liveLost = true;
       var old = document.getElementById("live-status");
       if (old) old.parentNode.replaceChild(liveStatus(ALL.live), old);
