@@ -108,14 +108,14 @@ var runners = map[string]string{
 	"sudo": "sudo runs its arguments as another user", "doas": "doas runs its arguments as another user",
 	"su": "su runs a shell as another user", "chroot": "chroot runs its arguments",
 	"unshare": "unshare runs its arguments", "nsenter": "nsenter runs its arguments",
-	"xargs": "xargs runs its arguments with words read from its input",
+	"xargs":    "xargs runs its arguments with words read from its input",
 	"parallel": "parallel runs its arguments", "watch": "watch runs its arguments",
 	"strace": "strace runs its arguments", "ltrace": "ltrace runs its arguments",
 	"flock": "flock runs its arguments", "taskset": "taskset runs its arguments",
 	"chrt": "chrt runs its arguments", "script": "script runs a shell", "trap": "trap sets code to run later",
-	"alias": "alias changes what later command names run",
+	"alias":   "alias changes what later command names run",
 	"busybox": "busybox runs the applet its arguments name",
-	"awk": "awk runs its program (system() included)", "gawk": "gawk runs its program (system() included)",
+	"awk":     "awk runs its program (system() included)", "gawk": "gawk runs its program (system() included)",
 	"mawk": "mawk runs its program (system() included)", "nawk": "nawk runs its program (system() included)",
 }
 

@@ -229,7 +229,7 @@ func TestDecideArgv(t *testing.T) {
 		{[]string{"bash", "-c", "git push"}, Deny},
 		{[]string{"bash", "-c", "npm test"}, Allow},
 		{[]string{"npm", "test", "$X"}, Ask}, // no shell: $X is a word, and no rule names it
-		{[]string{"git", "push; ls"}, Ask}, // no shell: one word, no git push
+		{[]string{"git", "push; ls"}, Ask},   // no shell: one word, no git push
 		{[]string{}, Ask},
 	} {
 		d := p.Decide(Call{Tool: Bash, Cwd: cwd, Argv: tc.argv})
