@@ -45,7 +45,8 @@ Usage:
   acp-proxy doctor [filter flags] -- AGENT   what AGENT advertises, and the flags for each editor
   acp-proxy replay [filter flags] [TRACE|-]  run a recorded trace through the filters
   acp-proxy view [filter flags] [TRACE|-]    make an HTML page of a recorded trace
-  acp-proxy COMMAND --help                   the flags and examples of doctor, replay, view
+  acp-proxy policy check --policy FILE TRACE...  what a policy would have decided in a trace
+  acp-proxy COMMAND --help                   the flags and examples of doctor, policy, replay, view
   acp-proxy help [COMMAND]                   the same, as go help does
 
 Which flags your editor and agent want: run acp-proxy doctor with the agent's command, or see
@@ -84,6 +85,7 @@ var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr
 	"replay": runReplay,
 	"view":   runView,
 	"doctor": runDoctor,
+	"policy": runPolicy,
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -175,7 +177,7 @@ func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 1 && subcommands[args[0]] != nil:
 		return subcommands[args[0]]([]string{"--help"}, stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
+	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, policy, replay, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
 	return exitUsage
 }
 

@@ -12,6 +12,7 @@ import (
 // addFilterFlags registers the flags that enable and tune filters; the live
 // proxy and replay share them, so a replay shows what the live proxy does.
 func addFilterFlags(fs *pflag.FlagSet, cfg *filterset.Config) {
+	addPolicyFlag(fs, cfg)
 	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
 		"show shell commands that provably write one file (cat <<'EOF' > f, printf … > f, echo … > f) as edit calls with a diff")
 	sizeVar(fs, &cfg.MaxPatchBytes, "max-patch-bytes", shellpatch.DefaultMaxPatchBytes,

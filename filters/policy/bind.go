@@ -178,9 +178,15 @@ func describe(c Call) string {
 	case c.Argv != nil:
 		return strings.Join(c.Argv, " ")
 	case len(c.Paths) > 0:
-		return strings.Join(c.Paths, " ")
+		rel := make([]string, len(c.Paths))
+		for i, p := range c.Paths {
+			rel[i] = relPath(p, c.Cwd)
+		}
+		return strings.Join(rel, " ")
+	case c.Host != "":
+		return c.Host
 	}
-	return c.Host
+	return c.Title
 }
 
 // userAnswer is the user's answer m to a permission request whose options' kinds are kinds.

@@ -35,7 +35,7 @@ var kindTools = map[string]Tool{
 // call is the Call a policy decides for tc, of the agent named agent, in a session whose
 // directory is cwd.
 func (tc *toolCall) call(agent, cwd string) Call {
-	c := Call{Agent: agent, Cwd: cwd, Tool: kindTools[tc.Kind]}
+	c := Call{Agent: agent, Cwd: cwd, Tool: kindTools[tc.Kind], Title: tc.Title}
 	input := map[string]json.RawMessage{}
 	_ = json.Unmarshal(tc.RawInput, &input) // not an object: nothing in it
 	switch c.Tool {

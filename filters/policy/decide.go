@@ -19,6 +19,8 @@ type Call struct {
 	Dir    string   // where the command starts; "" is Cwd
 	Paths  []string // Edit, Read: the files it touches, absolute
 	Host   string   // WebFetch: the host of its URL
+	// Title is the call's title, for the audit only: never read as a command.
+	Title string
 	// Unknown says why what the call does is not known (no command in the request, a path that
 	// is not absolute): a rule may deny it or ask, never allow it.
 	Unknown string
@@ -47,7 +49,9 @@ func (p *Policy) Decide(c Call) Decision {
 		c.Dir = c.Cwd
 	}
 	var s *script
-	if c.Tool == Bash && c.Unknown == "" {
+	if c.Tool == Bash && (c.Script != "" || c.Argv != nil) {
+		// read even when something else is unknown (Unknown, say, with no session
+		// directory): deny rules still see the commands; only allows need the rest
 		sc := c.read()
 		s = &sc
 	}
@@ -98,12 +102,17 @@ func (p *Policy) namedFile(c Call, s *script) (*Rule, string) {
 	return nil, ""
 }
 
-// read reads the command of a Bash call.
+// read reads the command of a Bash call, run in c.Dir ("/" when not known: then nothing is
+// allowed, see Call.Unknown, and deny rules still see its commands).
 func (c Call) read() script {
-	if c.Argv != nil {
-		return readArgv(c.Argv, c.Dir, 0)
+	dir := c.Dir
+	if !filepath.IsAbs(dir) {
+		dir = "/"
 	}
-	return readScript(c.Script, c.Dir, 0)
+	if c.Argv != nil {
+		return readArgv(c.Argv, dir, 0)
+	}
+	return readScript(c.Script, dir, 0)
 }
 
 // mayMatch reports whether r may match c, and what matched: for deny, ask and stop rules,
@@ -233,13 +242,13 @@ func (p *Policy) allowPaths(c Call) (*Rule, string) {
 	for _, path := range c.Paths {
 		r := p.allowedPath(c, c.Tool, path)
 		if r == nil {
-			return nil, "no allow rule covers " + path
+			return nil, "no allow rule covers " + relPath(path, c.Cwd)
 		}
 		if first == nil {
 			first = r
 		}
 	}
-	return first, strings.Join(c.Paths, ", ")
+	return first, describe(c)
 }
 
 // allowedPath is the allow rule about tool that covers path, as written and after symlinks.

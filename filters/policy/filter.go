@@ -164,25 +164,9 @@ func ruleText(d Decision) string {
 // with its own allow-once or reject-once option, and the request does not reach the user; ask
 // forwards it unchanged.
 func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
-	var params struct {
-		ToolCall *toolCall `json:"toolCall"`
-		Subject  struct {
-			ToolCall *toolCall `json:"toolCall"`
-		} `json:"subject"`
-		Options []struct {
-			OptionID string `json:"optionId"`
-			Kind     string `json:"kind"`
-		} `json:"options"`
-	}
-	if err := json.Unmarshal(m.Params(), &params); err != nil {
-		return fmt.Errorf("permission request: %w", err) // forwarded unchanged: the user decides
-	}
-	tc := params.ToolCall
-	if tc == nil {
-		tc = params.Subject.ToolCall
-	}
-	if tc == nil {
-		tc = &toolCall{}
+	tc, options, err := readPermission(m)
+	if err != nil {
+		return err // forwarded unchanged: the user decides
 	}
 	c := tc.call(agentName(m), sessionCwd(m))
 	if tc.Kind == "" {
@@ -193,14 +177,14 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 	ev := Event{Session: m.SessionID(), ToolCall: tc.ID, Where: "permission", What: describe(c), Decision: d}
 	want := map[Action]string{Allow: "allow_once", Deny: "reject_once", Stop: "reject_once"}[d.Action]
 	option := ""
-	for _, o := range params.Options {
+	for _, o := range options {
 		if o.Kind == want && option == "" {
 			option = o.OptionID
 		}
 	}
 	if f.DryRun || d.Action == Ask || (option == "" && d.Action == Allow) {
 		kinds := map[string]string{}
-		for _, o := range params.Options {
+		for _, o := range options {
 			kinds[o.OptionID] = o.Kind
 		}
 		f.remember(m, pending{ev, kinds})
@@ -226,6 +210,35 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 		return err
 	}
 	return filters.Drop // answered: the user is not asked
+}
+
+// option is one of a permission request's options.
+type option struct {
+	OptionID string `json:"optionId"`
+	Kind     string `json:"kind"`
+}
+
+// readPermission reads the call and options of a permission request: v1 names the call
+// toolCall, v2 subject.toolCall.
+func readPermission(m *filters.Message) (*toolCall, []option, error) {
+	var params struct {
+		ToolCall *toolCall `json:"toolCall"`
+		Subject  struct {
+			ToolCall *toolCall `json:"toolCall"`
+		} `json:"subject"`
+		Options []option `json:"options"`
+	}
+	if err := json.Unmarshal(m.Params(), &params); err != nil {
+		return nil, nil, fmt.Errorf("permission request: %w", err)
+	}
+	tc := params.ToolCall
+	if tc == nil {
+		tc = params.Subject.ToolCall
+	}
+	if tc == nil {
+		tc = &toolCall{}
+	}
+	return tc, params.Options, nil
 }
 
 // markAsked records that a permission request named the call tc.
