@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -32,6 +33,25 @@ type Filter struct {
 	mu    sync.Mutex
 	asked map[string]pending
 	order []string
+
+	counts [len(places)][Stop + 1]atomic.Int64 // decisions, by place and action, for --stats
+}
+
+// places are where decisions are taken (Event.Where), in the order --stats lists them.
+var places = [...]string{"permission", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
+
+// Counts are the decisions taken, for --stats and replay --summary: "permission deny" is how
+// many permission requests the policy denied.
+func (f *Filter) Counts() map[string]int64 {
+	out := map[string]int64{}
+	for i, place := range places {
+		for a := Ask; a <= Stop; a++ {
+			if n := f.counts[i][a].Load(); n > 0 {
+				out[place+" "+a.String()] = n
+			}
+		}
+	}
+	return out
 }
 
 // pending is a permission request the policy let through, until the user answers it.
@@ -43,6 +63,7 @@ type pending struct {
 var (
 	_ filters.Filter  = (*Filter)(nil)
 	_ filters.KnowsV2 = (*Filter)(nil)
+	_ filters.Counted = (*Filter)(nil)
 )
 
 // Event is one decision, for the audit and for `policy check`.
@@ -124,6 +145,13 @@ func sessionCwd(m *filters.Message) string {
 // record tells OnDecision, the log and the chain's notes of ev.
 func (f *Filter) record(m *filters.Message, ev Event) {
 	ev.Time = m.Time
+	if ev.User == "" { // an answer is the same decision again
+		for i, place := range places {
+			if place == ev.Where {
+				f.counts[i][ev.Decision.Action].Add(1)
+			}
+		}
+	}
 	if f.OnDecision != nil {
 		f.OnDecision(ev)
 	}

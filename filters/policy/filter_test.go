@@ -226,4 +226,6 @@ func TestDryRunChangesNothing(t *testing.T) {
 	for _, e := range r.events {
 		assert.False(t, e.Bound)
 	}
+	assert.Equal(t, map[string]int64{"permission deny": 1, "permission allow": 1, "terminal/create deny": 1}, r.f.Counts(),
+		"--stats counts the decisions")
 }
