@@ -205,12 +205,14 @@ func (p *Policy) allow(c Call, s *script) Decision {
 	}
 	var r *Rule
 	var why string
-	switch c.Tool {
-	case Bash:
+	switch {
+	case c.Tool == Bash && s == nil:
+		why = "no command"
+	case c.Tool == Bash:
 		r, why = p.allowScript(c, s)
-	case Edit, Read:
+	case c.Tool == Edit || c.Tool == Read:
 		r, why = p.allowPaths(c)
-	case WebFetch:
+	case c.Tool == WebFetch:
 		r, why = p.allowHost(c)
 	default:
 		why = "no rule is about this kind of call"

@@ -36,7 +36,7 @@ allow Read(**)
 
 // session makes a session directory with a subdirectory sub, and a symlink out to a directory
 // outside it.
-func session(t *testing.T) (cwd string) {
+func session(t testing.TB) (cwd string) {
 	t.Helper()
 	root := t.TempDir()
 	cwd = filepath.Join(root, "project")
