@@ -95,7 +95,10 @@ func runPolicy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	code := 0
-	for _, name := range fs.Args() {
+	for i, name := range fs.Args() {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
 		if err := checkTrace(cfg.Policy, name, stdout); err != nil {
 			fmt.Fprintf(stderr, "acp-proxy policy check: %s: %v\n", name, err)
 			code = 1
@@ -168,7 +171,7 @@ func writeCheck(w io.Writer, name string, rows []checkRow) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "allow %d, deny %d, stop %d, ask %d; %d where the user decided otherwise (*)\n\n",
+	_, err := fmt.Fprintf(w, "allow %d, deny %d, stop %d, ask %d; %d where the user decided otherwise (*)\n",
 		counts[policy.Allow], counts[policy.Deny], counts[policy.Stop], counts[policy.Ask], differ)
 	return err
 }

@@ -165,10 +165,14 @@ func (f *Filter) record(m *filters.Message, ev Event) {
 	}
 }
 
-// noteEvent names what happened in a few words, as notes do ("denied", "would deny, ran
-// without asking").
+// noteEvent names what happened in a few words, as notes do ("deny (line 2) by policy",
+// "ran without asking; policy: deny (line 2)"): the rule's line, never its text, which may name
+// commands and files (Detail has it).
 func noteEvent(ev Event) string {
 	act := ev.Decision.Action.String()
+	if r := ev.Decision.Rule; r != nil {
+		act += fmt.Sprintf(" (line %d)", r.Line)
+	}
 	switch {
 	case ev.Where == "unasked":
 		return "ran without asking; policy: " + act

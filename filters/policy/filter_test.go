@@ -68,7 +68,8 @@ func TestPermissionAllowAnswersAllowOnce(t *testing.T) {
 	assert.Equal(t, Allow, r.events[0].Decision.Action)
 	assert.True(t, r.events[0].Bound)
 	require.Len(t, r.notes, 1)
-	assert.Equal(t, "allow by policy", r.notes[0].Event)
+	assert.Equal(t, "allow (line 1) by policy", r.notes[0].Event)
+	assert.Equal(t, "allow (line 1: allow Bash(npm test)): npm test", r.notes[0].Detail)
 	assert.Equal(t, "toolu_0", r.notes[0].ToolCallID)
 }
 
