@@ -83,7 +83,7 @@ func (c *Call) readCommand(input map[string]json.RawMessage) {
 	var line string
 	switch {
 	case json.Unmarshal(raw, &argv) == nil && len(argv) > 0:
-		if script, ok := shellwrite.ScriptFromArgv(argv); ok {
+		if script, ok := shellwrite.ScriptFromArgv(argv); ok && systemProgram(argv[0]) {
 			c.Script = script
 		} else {
 			c.Argv = argv

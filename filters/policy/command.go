@@ -138,12 +138,32 @@ func (c *command) shell(args []string, depth int) {
 		for _, dir := range c.dirs {
 			c.inner = append(c.inner, readScript(src, dir, depth+1))
 		}
+		if !systemProgram(c.argv[0]) {
+			c.opaque = c.argv[0] + " is not the system's shell: it may be a program of the project's"
+		}
 		return
 	}
 	c.opaque = "a shell started other than as `bash -c SCRIPT` runs code the proxy does not see"
 	for _, a := range args {
 		c.forms = append(c.forms, looseCommands(a, depth)...)
 	}
+}
+
+// systemDirs are where a system's programs are: a program named by a path elsewhere (./bash,
+// /tmp/x/sh) may be anything.
+var systemDirs = []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/opt/homebrew/bin/"}
+
+// systemProgram reports a program named bare (found on PATH) or by a path in systemDirs.
+func systemProgram(p string) bool {
+	if !strings.Contains(p, "/") {
+		return true
+	}
+	for _, d := range systemDirs {
+		if rest, ok := strings.CutPrefix(p, d); ok && !strings.Contains(rest, "/") {
+			return true
+		}
+	}
+	return false
 }
 
 // gitGlobals are git's options before the subcommand that take a value as the next word.

@@ -337,7 +337,7 @@ func (p *Policy) allowCommand(c Call, cmd *command) (r *Rule, why string) {
 		}
 	}
 	switch {
-	case len(cmd.inner) > 0:
+	case len(cmd.inner) > 0 && cmd.opaque == "":
 		for i := range cmd.inner {
 			if r, why = p.allowScript(c, &cmd.inner[i]); why != "" && r == nil {
 				return nil, why

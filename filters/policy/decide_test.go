@@ -116,6 +116,10 @@ func TestDecideCommands(t *testing.T) {
 		{"bash -c 'npm test; rm -rf /'", Stop, 18},
 		{"bash -c \"sh -c 'git push'\"", Deny, 15},
 		{"bash script.sh", Ask, 0},
+		{"./bash -c 'npm test'", Ask, 0},
+		{"/tmp/x/sh -c 'npm test'", Ask, 0},
+		{"/bin/bash -c 'npm test'", Allow, 2},
+		{"./bash -c 'git push'", Deny, 15},
 		{"bash -x -c 'npm test'", Ask, 0},
 		{"env git push", Deny, 15},
 		{"env npm test", Ask, 0},
@@ -228,6 +232,8 @@ func TestDecideArgv(t *testing.T) {
 		{[]string{"git", "push"}, Deny},
 		{[]string{"bash", "-c", "git push"}, Deny},
 		{[]string{"bash", "-c", "npm test"}, Allow},
+		{[]string{"/usr/bin/bash", "-c", "npm test"}, Allow},
+		{[]string{"./bash", "-c", "npm test"}, Ask},
 		{[]string{"npm", "test", "$X"}, Ask}, // no shell: $X is a word, and no rule names it
 		{[]string{"git", "push; ls"}, Ask},   // no shell: one word, no git push
 		{[]string{}, Ask},

@@ -128,6 +128,7 @@ func TestPermissionShapes(t *testing.T) {
 		{"codex-acp", `{"toolCallId":"c","kind":"execute","rawInput":{"command":["/bin/bash","-lc","git push"],"cwd":CWD}}`, "denied"},
 		{"codex-acp", `{"toolCallId":"c","kind":"execute","rawInput":{"command":["/bin/bash","-lc","npm test"],"cwd":CWD}}`, "approved"},
 		{"codex-acp", `{"toolCallId":"c","kind":"execute","rawInput":{"command":["/bin/bash","-lc","npm test"],"cwd":"/"}}`, ""},
+		{"codex-acp", `{"toolCallId":"c","kind":"execute","rawInput":{"command":["./bash","-lc","npm test"],"cwd":CWD}}`, ""},
 		{"@agentclientprotocol/codex-acp", `{"toolCallId":"c","kind":"execute","rawInput":{"command":"\"git push \"'$x'","cwd":CWD}}`, "denied"},
 		{"OpenCode", `{"toolCallId":"c","kind":"execute","rawInput":{"command":"npm test"}}`, "approved"},
 		{"gemini-cli", `{"toolCallId":"c","kind":"execute","title":"npm test"}`, ""},
