@@ -43,6 +43,9 @@ func session(t testing.TB) (cwd string) {
 	require.NoError(t, os.MkdirAll(filepath.Join(cwd, "sub"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "elsewhere"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(cwd, "out")))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "elsewhere", "target.txt"), nil, 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(root, "elsewhere", "target.txt"), filepath.Join(cwd, "link.txt")))
+	require.NoError(t, os.Symlink("../elsewhere/new.txt", filepath.Join(cwd, "dangling.txt")))
 	return cwd
 }
 
@@ -176,6 +179,11 @@ func TestDecideCommands(t *testing.T) {
 		{"npm test > /dev/null 2>&1", Allow, 2},
 		{"npm test &> log.txt", Ask, 0}, // dash reads & then > log.txt: npm test in the background
 		{"npm test > /dev/sda", Ask, 0},
+		{"echo hi > link.txt", Deny, 16}, // link.txt is a symlink to a file outside
+		{"echo hi > dangling.txt", Deny, 16}, // a dangling one: the write creates its target outside
+		{"npm test 3> ../x.txt", Deny, 16},
+		{"npm test >& ../x.txt", Deny, 16},
+		{"npm test 2>&-", Allow, 2},
 		{"cp a.txt ../b.txt", Deny, 16},
 		{"cp a.txt b.txt", Allow, 13},
 		{"cp a.txt out/", Deny, 16},
