@@ -99,3 +99,38 @@ func TestPolicyGeminiIsAsked(t *testing.T) {
 	assert.Contains(t, all, "git push", "the user decides the push")
 	assert.FileExists(t, filepath.Join(dir, "tested"))
 }
+
+// TestPolicyUnaskedIsMarked: an agent that runs commands without asking (opencode's default,
+// codex-acp 0.16 with approval_policy "never") cannot be stopped before a call runs: the call
+// the policy would have stopped runs, its final update says so and names the rule, and the
+// turn is cancelled; the session goes on answering.
+func TestPolicyUnaskedIsMarked(t *testing.T) {
+	for _, tc := range []struct{ agent, mode string }{{"opencode", ""}, {"codex-0.16", "never"}} {
+		t.Run(tc.agent, func(t *testing.T) {
+			script := mockmodel.Script{Commands: []string{"git push origin main || touch pushed"}}
+			s := launchScript(t, tc.agent, script, false, tc.mode)
+			dir := s.agent.Dir
+			pol := filepath.Join(t.TempDir(), "p.policy")
+			require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\nstop Bash(git push:*)\n"), 0o644))
+			c := acpclient.Start(t, acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
+				Env:          s.agent.Env,
+				Dir:          dir,
+				Capabilities: clientCaps(false),
+			})
+			c.Initialize()
+			stop := c.Prompt(c.NewSession(dir), "push")
+			t.Logf("stop reason: %s", stop)
+			assert.Empty(t, c.PermissionRequests(), "the agent asked nothing")
+			assert.FileExists(t, filepath.Join(dir, "pushed"), "the call ran: nothing stops what the agent runs without asking")
+			marked := false
+			for _, l := range clientLines(c) {
+				marked = marked || bytes.Contains(l, []byte(`ran without asking, denied by policy line 2`))
+			}
+			assert.True(t, marked, "the call's final update says it ran without asking, and which rule")
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
