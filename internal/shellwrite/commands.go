@@ -165,6 +165,8 @@ func commandKind(c syntax.Command) string {
 		return "(( … ))"
 	case *syntax.LetClause:
 		return "let"
+	case *syntax.CoprocClause:
+		return "coprocess"
 	}
 	return fmt.Sprintf("%T", c)
 }
