@@ -150,13 +150,15 @@ func (f *Filter) markRan(m *filters.Message, out filters.Emitter, u *acp.ToolUpd
 	return out.Emit(acp.AgentToClient, upd)
 }
 
-// tell sends the user a note on the call id: the decision and its rule.
+// tell sends the user a note on the call id: the decision and its rule, and the call as
+// failed: it did not run, and an agent may never end a call it was refused (codex-acp 0.16
+// sends nothing more of it).
 func (f *Filter) tell(m *filters.Message, out filters.Emitter, id string, d Decision, what string) error {
 	if id == "" {
 		return nil
 	}
 	text := fmt.Sprintf("acp-proxy: %s (%s): %s", what, ruleText(d), d.Why)
-	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{"sessionUpdate":"tool_call_update","toolCallId":%s,"content":[{"type":"content","content":{"type":"text","text":%s}}]}}}`,
+	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{"sessionUpdate":"tool_call_update","toolCallId":%s,"status":"failed","content":[{"type":"content","content":{"type":"text","text":%s}}]}}}`,
 		rawjson.Quote(m.SessionID()), rawjson.Quote(id), rawjson.Quote(text))
 	return out.Emit(acp.AgentToClient, []byte(note))
 }

@@ -125,7 +125,7 @@ func (f *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	return nil
 }
 
-// agent is the agent's name, as initialize said it.
+// agentName is the agent's name, as initialize said it.
 func agentName(m *filters.Message) string {
 	if m.Caps == nil {
 		return ""
@@ -134,7 +134,7 @@ func agentName(m *filters.Message) string {
 	return a.Name
 }
 
-// cwd is the directory of m's session.
+// sessionCwd is the directory of m's session.
 func sessionCwd(m *filters.Message) string {
 	if m.Caps == nil {
 		return ""

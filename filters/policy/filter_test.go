@@ -80,9 +80,7 @@ func TestPermissionDenyAnswersRejectAndTellsTheUser(t *testing.T) {
 	assert.Equal(t, chaintest.Sent{Dir: acp.ClientToAgent,
 		Raw: `{"jsonrpc":"2.0","id":3,"result":{"outcome":{"outcome":"selected","optionId":"reject"}}}`}, out[0])
 	assert.Equal(t, acp.AgentToClient, out[1].Dir)
-	text, _ := rawjson.GetString([]byte(out[1].Raw), "params", "update", "content")
-	_ = text
-	assert.Contains(t, out[1].Raw, `"sessionUpdate":"tool_call_update","toolCallId":"toolu_3"`)
+	assert.Contains(t, out[1].Raw, `"sessionUpdate":"tool_call_update","toolCallId":"toolu_3","status":"failed"`)
 	assert.Contains(t, out[1].Raw, `denied by the policy (line 2: deny  Bash(git push:*)): git push origin main`)
 }
 
