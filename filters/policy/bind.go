@@ -95,9 +95,9 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 		s.input, changed = string(u.RawInput), true
 		s.tc.RawInput = json.RawMessage(s.input)
 	}
-	if u.Locations != nil {
+	if u.Locations != nil && string(u.Locations) != s.locations {
+		s.locations, changed = string(u.Locations), true
 		_ = json.Unmarshal(u.Locations, &s.tc.Locations)
-		changed = true
 	}
 	if changed {
 		s.decision = f.Policy.Decide(s.tc.call(agentName(m), sessionCwd(m)))

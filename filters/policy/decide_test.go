@@ -179,7 +179,7 @@ func TestDecideCommands(t *testing.T) {
 		{"npm test > /dev/null 2>&1", Allow, 2},
 		{"npm test &> log.txt", Ask, 0}, // dash reads & then > log.txt: npm test in the background
 		{"npm test > /dev/sda", Ask, 0},
-		{"echo hi > link.txt", Deny, 16}, // link.txt is a symlink to a file outside
+		{"echo hi > link.txt", Deny, 16},     // link.txt is a symlink to a file outside
 		{"echo hi > dangling.txt", Deny, 16}, // a dangling one: the write creates its target outside
 		{"npm test 3> ../x.txt", Deny, 16},
 		{"npm test >& ../x.txt", Deny, 16},

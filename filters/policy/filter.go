@@ -87,11 +87,12 @@ type Event struct {
 
 // callState is what the filter keeps of a tool call between its messages.
 type callState struct {
-	asked    bool   // a permission request named it: the user or the policy decided
-	input    string // the rawInput last decided on
-	decision Decision
-	tc       toolCall
-	reported bool
+	asked     bool   // a permission request named it: the user or the policy decided
+	input     string // the rawInput last decided on
+	locations string // and the locations
+	decision  Decision
+	tc        toolCall
+	reported  bool
 }
 
 // maxAsked bounds the permission requests awaiting the user's answer that are remembered.
