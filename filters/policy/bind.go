@@ -26,10 +26,11 @@ func (f *Filter) clientRequest(m *filters.Message, out filters.Emitter) error {
 		Args    []string `json:"args"`
 		Cwd     string   `json:"cwd"`
 	}
-	if err := json.Unmarshal(m.Params(), &p); err != nil {
-		return fmt.Errorf("%s: %w", m.Method(), err)
-	}
 	c := Call{Agent: agentName(m), Cwd: sessionCwd(m)}
+	if err := json.Unmarshal(m.Params(), &p); err != nil {
+		// fail closed: a request the policy cannot read is not carried out on its behalf
+		return f.refuse(m, out, Event{Where: m.Method(), Decision: Decision{Action: Deny, Why: "the request cannot be read: " + err.Error()}})
+	}
 	switch m.Method() {
 	case "terminal/create":
 		c.Tool, c.Argv, c.Dir = Bash, append([]string{p.Command}, p.Args...), p.Cwd
@@ -48,15 +49,38 @@ func (f *Filter) clientRequest(m *filters.Message, out filters.Emitter) error {
 			c.Paths = []string{p.Path}
 		}
 	}
-	d := f.Policy.Decide(c)
+	d := f.decide(c, Deny)
 	ev := Event{Session: m.SessionID(), Where: m.Method(), What: describe(c), Decision: d}
 	if f.DryRun || (d.Action != Deny && d.Action != Stop) {
 		f.record(m, ev)
 		return nil
 	}
-	ev.Bound = true
+	return f.refuse(m, out, ev)
+}
+
+// decide is the policy's decision on c, or, should deciding fail (a bug: it panics), onFailure
+// with why: the policy fails closed where it binds.
+func (f *Filter) decide(c Call, onFailure Action) (d Decision) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = Decision{Action: onFailure, Why: fmt.Sprintf("the policy failed to decide: %v", r)}
+		}
+	}()
+	return f.Policy.Decide(c)
+}
+
+// refuse answers the client request m with an error before the client acts, for ev's decision.
+func (f *Filter) refuse(m *filters.Message, out filters.Emitter, ev Event) error {
+	d := ev.Decision
+	ev.Session, ev.Bound = m.SessionID(), !f.DryRun
 	f.record(m, ev)
-	msg := "acp-proxy: denied by the policy, " + ruleText(d) + ": " + d.Why
+	if f.DryRun {
+		return nil
+	}
+	msg := "acp-proxy: denied by the policy: " + d.Why
+	if d.Rule != nil {
+		msg = "acp-proxy: denied by the policy, " + ruleText(d) + ": " + d.Why
+	}
 	answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, m.ID(), deniedCode, rawjson.Quote(msg))
 	if err := out.Emit(acp.ClientToAgent, []byte(answer)); err != nil {
 		return err
@@ -100,7 +124,7 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 		_ = json.Unmarshal(u.Locations, &s.tc.Locations)
 	}
 	if changed {
-		s.decision = f.Policy.Decide(s.tc.call(agentName(m), sessionCwd(m)))
+		s.decision = f.decide(s.tc.call(agentName(m), sessionCwd(m)), Ask)
 	}
 	if !u.Final() {
 		return nil

@@ -205,7 +205,7 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 	if tc.Kind == "" {
 		c.Unknown = "the request names no kind of tool"
 	}
-	d := f.Policy.Decide(c)
+	d := f.decide(c, Ask) // a failure asks the user, as a request the policy cannot read does
 	f.markAsked(m.SessionID(), tc)
 	ev := Event{Session: m.SessionID(), ToolCall: tc.ID, Where: "permission", What: describe(c), Decision: d}
 	want := map[Action]string{Allow: "allow_once", Deny: "reject_once", Stop: "reject_once"}[d.Action]

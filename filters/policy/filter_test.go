@@ -184,6 +184,16 @@ func TestClientRequests(t *testing.T) {
 	}
 }
 
+// TestClientRequestUnreadable: a request the policy cannot read is refused, not carried out on
+// its behalf.
+func TestClientRequestUnreadable(t *testing.T) {
+	r := newRelay(t, starter, "OpenCode", false)
+	out := r.send(acp.AgentToClient, `{"jsonrpc":"2.0","id":8,"method":"fs/write_text_file","params":{"sessionId":"s1","path":5,"content":"x"}}`)
+	require.Len(t, out, 1)
+	assert.Equal(t, acp.ClientToAgent, out[0].Dir)
+	assert.Contains(t, out[0].Raw, `{"jsonrpc":"2.0","id":8,"error":{"code":-32010,"message":"acp-proxy: denied by the policy: the request cannot be read: `)
+}
+
 // TestUnasked: a call the agent ran without asking is marked on its final update when a rule
 // would have denied it; a stop rule cancels the turn.
 func TestUnasked(t *testing.T) {
