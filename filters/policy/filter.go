@@ -215,7 +215,12 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 			option = o.OptionID
 		}
 	}
-	if f.DryRun || d.Action == Ask || (option == "" && d.Action == Allow) {
+	if option == "" && d.Action == Allow {
+		// never an "always" option: the agent would remember a rule of its own
+		d.Action, d.Why = Ask, "the request has no allow-once option; "+d.Why
+		ev.Decision = d
+	}
+	if f.DryRun || d.Action == Ask {
 		kinds := map[string]string{}
 		for _, o := range options {
 			kinds[o.OptionID] = o.Kind

@@ -115,6 +115,9 @@ func TestPermissionNoAllowOnceOption(t *testing.T) {
 	line := `{"jsonrpc":"2.0","id":6,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t","kind":"execute","rawInput":{"command":"npm test"}},"options":[{"optionId":"always","kind":"allow_always","name":"Always"}]}}`
 	out := r.send(acp.AgentToClient, line)
 	assert.Equal(t, []chaintest.Sent{{Dir: acp.AgentToClient, Raw: line, Original: true}}, out)
+	require.Len(t, r.events, 1)
+	assert.Equal(t, Ask, r.events[0].Decision.Action)
+	assert.Equal(t, "the request has no allow-once option; npm test", r.events[0].Decision.Why)
 }
 
 // TestPermissionShapes: the command as each agent sends it.
