@@ -214,6 +214,23 @@ func TestUnasked(t *testing.T) {
 	assert.Equal(t, "unasked", r.events[0].Where)
 }
 
+// TestUnaskedWithoutContent: a final update without content or title gets the title alone,
+// the call's last known title after the mark; a content of [] gets the note as its one item.
+func TestUnaskedWithoutContent(t *testing.T) {
+	for _, tc := range []struct{ end, want string }{
+		{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed"}`,
+			`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","title":"⚠ ran without asking, denied by policy line 2: push it"}`},
+		{`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[ ]}`,
+			`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: ran without asking; the policy would have denied it (line 2: deny  Bash(git push:*)): git push"}}],"title":"⚠ ran without asking, denied by policy line 2: push it"}`},
+	} {
+		r := newRelay(t, starter, "OpenCode", false)
+		r.send(acp.AgentToClient, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"push it","kind":"execute","status":"pending","rawInput":{"command":"git push"}}}}`)
+		out := r.send(acp.AgentToClient, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`+tc.end+`}}`)
+		require.Len(t, out, 1)
+		assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`+tc.want+`}}`, out[0].Raw)
+	}
+}
+
 // TestAskedIsNotUnasked: a call whose permission was asked (before its tool_call, as codex 0.16
 // does) is not reported as run without asking.
 func TestAskedIsNotUnasked(t *testing.T) {
