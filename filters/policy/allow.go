@@ -55,6 +55,9 @@ func (p *Policy) allowPaths(c Call) (*Rule, string) {
 		if r == nil {
 			return nil, "no allow rule covers " + relPath(path, c.Cwd)
 		}
+		if c.Tool == Edit && otherLinks(physical(path)) {
+			return nil, relPath(path, c.Cwd) + " has other hard links: the same file elsewhere"
+		}
 		if first == nil {
 			first = r
 		}
@@ -138,6 +141,9 @@ func (p *Policy) allowCommand(c Call, cmd *command) (r *Rule, why string) {
 	for _, w := range cmd.writes {
 		if !(inside(w, c.Cwd) && inside(physical(w), pcwd)) && p.allowedPath(c, Edit, w) == nil {
 			return nil, fmt.Sprintf("%s writes %s, outside the session's directory, and no Edit rule allows it", cmd.argv[0], w)
+		}
+		if otherLinks(physical(w)) {
+			return nil, fmt.Sprintf("%s writes %s, which has other hard links: the same file elsewhere", cmd.argv[0], w)
 		}
 	}
 	for _, d := range cmd.devs {

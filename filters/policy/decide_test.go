@@ -46,6 +46,9 @@ func session(t testing.TB) (cwd string) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "elsewhere", "target.txt"), nil, 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(root, "elsewhere", "target.txt"), filepath.Join(cwd, "link.txt")))
 	require.NoError(t, os.Symlink("../elsewhere/new.txt", filepath.Join(cwd, "dangling.txt")))
+	require.NoError(t, os.Link(filepath.Join(root, "elsewhere", "target.txt"), filepath.Join(cwd, "hardlink.txt")))
+	require.NoError(t, os.Mkdir(filepath.Join(cwd, "src"), 0o755))
+	require.NoError(t, os.Link(filepath.Join(root, "elsewhere", "target.txt"), filepath.Join(cwd, "src", "hardlink.txt")))
 	return cwd
 }
 
@@ -184,6 +187,7 @@ func TestDecideCommands(t *testing.T) {
 		{"npm test 3> ../x.txt", Deny, 16},
 		{"npm test >& ../x.txt", Deny, 16},
 		{"npm test 2>&-", Allow, 2},
+		{"echo hi > hardlink.txt", Ask, 0}, // a hard link to a file outside: no path says so
 		{"cp a.txt ../b.txt", Deny, 16},
 		{"cp a.txt b.txt", Allow, 13},
 		{"cp a.txt out/", Deny, 16},
@@ -263,6 +267,7 @@ func TestDecidePaths(t *testing.T) {
 		{Edit, []string{"src/a.go"}, Allow},
 		{Edit, []string{"src/deep/er/a.go"}, Allow},
 		{Edit, []string{"src/a.go", "README.md"}, Ask},
+		{Edit, []string{"src/hardlink.txt"}, Ask},
 		{Edit, []string{"README.md"}, Ask},
 		{Edit, []string{"../x"}, Deny},
 		{Edit, []string{"out/x"}, Deny},
