@@ -38,6 +38,11 @@ func (tc *toolCall) call(agent, cwd string) Call {
 	c := Call{Agent: agent, Cwd: cwd, Tool: kindTools[tc.Kind], Title: tc.Title}
 	input := map[string]json.RawMessage{}
 	_ = json.Unmarshal(tc.RawInput, &input) // not an object: nothing in it
+	if _, ok := input["command"]; ok && c.Tool != Edit {
+		// a command is what runs, whatever kind the agent files it under (codex calls `ls`
+		// and `cat f` read and search, and shows no file for them)
+		c.Tool = Bash
+	}
 	switch c.Tool {
 	case Bash:
 		c.readCommand(input)

@@ -133,6 +133,8 @@ func TestPermissionShapes(t *testing.T) {
 		{"@agentclientprotocol/codex-acp", `{"toolCallId":"c","kind":"execute","rawInput":{"command":"\"git push \"'$x'","cwd":CWD}}`, "denied"},
 		{"OpenCode", `{"toolCallId":"c","kind":"execute","rawInput":{"command":"npm test"}}`, "approved"},
 		{"gemini-cli", `{"toolCallId":"c","kind":"execute","title":"npm test"}`, ""},
+		{"codex-acp", `{"toolCallId":"c","kind":"read","rawInput":{"command":["/bin/bash","-lc","cat .env | git push"],"cwd":CWD}}`, "denied"},
+		{"codex-acp", `{"toolCallId":"c","kind":"search","rawInput":{"command":["/bin/bash","-lc","npm test"],"cwd":CWD}}`, "approved"},
 		{"OpenCode", `{"toolCallId":"c","kind":"edit","locations":[{"path":"/etc/passwd"}]}`, "denied"},
 		{"OpenCode", `{"toolCallId":"c","kind":"edit","rawInput":{"filepath":"a.txt"}}`, ""},
 	} {
