@@ -49,6 +49,13 @@ var pieces = []piece{
 	{"for i in 1; do ls; done", false}, {"npm testing", false}, {"./npm test", false}, {"/usr/bin/npm test", false},
 	{"cat <<EOF > f.txt\n$(git push)\nEOF", false}, {"ln -s .. up && echo x > up/y", false}, {"exec ls", false},
 	{"sudo ls", false}, {"time npm test", true}, {"! ls", true}, {"ls &", true},
+	{"ls > out/x", false}, {"ls >& ../x", false}, {"ls 3> ../x", false}, {"cat < out/x", true},
+	{"git status --short", false}, {"git  status", true}, {`git st\atus`, true}, {"npm run test", true},
+	{"npm run", false}, {"ls; cd ./sub; ls > x", true}, {"cd ./sub && echo x > ../x", true},
+	{"cd ./sub && echo x > ../../x", false}, {"echo x > sub/../../x", false}, {"echo x > ./sub/./y", true},
+	{"cat <<EOF > sub/f\nplain text\nEOF", true}, {"echo x >| f", true}, {"echo x > /dev/null", true},
+	{"echo x > /dev/tcp/127.0.0.1/9", false}, {"echo x > /tmp/x", false}, {"cp -t .. a.txt", false},
+	{"cp --target-directory=out a.txt", false}, {"ls 'a b' \"c d\"", true}, {"ls $'x'", false},
 }
 
 // joiners put two scripts together; each runs both (or may), so the whole is inside only when
@@ -65,7 +72,7 @@ func generate(r *rand.Rand, depth int) (string, bool) {
 	switch r.IntN(6) {
 	case 0:
 		other, ok := generate(r, depth+1)
-		return src + joiners[r.IntN(len(joiners))] + other, inside && ok
+		return join(r, src, other), inside && ok
 	case 1:
 		return "( " + src + " )", inside
 	case 2:
@@ -78,9 +85,19 @@ func generate(r *rand.Rand, depth int) (string, bool) {
 		return shell + " '" + src + "'", inside
 	case 4:
 		other, ok := generate(r, depth+1)
-		return other + joiners[r.IntN(len(joiners))] + src, inside && ok
+		return join(r, other, src), inside && ok
 	}
 	return src, inside
+}
+
+// join joins two scripts with a random joiner; after a here-document only a newline, since
+// text after its terminator on the same line would be part of its body (the policy reads that
+// right, but a piece's label would no longer say what the script does).
+func join(r *rand.Rand, left, right string) string {
+	if strings.Contains(left, "<<") {
+		return left + "\n" + right
+	}
+	return left + joiners[r.IntN(len(joiners))] + right
 }
 
 // TestGeneratedCommandsFailClosed: of thousands of commands generated around the rule set, the

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 // links to it) and a home directory, with every program a stub that logs its words. What ran must be
 // what the allow rules name, and nothing may be written outside the session's directory.
 // Without root the commands run as the user; as root they run as nobody, so that a wrong allow
-// cannot touch the machine.
+// cannot touch the machine. ORACLE_RUNS and ORACLE_SEED run more, or other, commands.
 func TestAllowedCommandsInBash(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -27,9 +28,12 @@ func TestAllowedCommandsInBash(t *testing.T) {
 	}
 	p := mustParse(t, fuzzPolicy)
 	r := rand.New(rand.NewPCG(5, 6))
+	if seed, err := strconv.ParseUint(os.Getenv("ORACLE_SEED"), 10, 64); err == nil {
+		r = rand.New(rand.NewPCG(seed, 6))
+	}
 	ran := 0
 	o := newOracle(t, bash)
-	for range 1500 {
+	for range oracleRuns() {
 		src, _ := generate(r, 0)
 		if p.Decide(Call{Tool: Bash, Cwd: o.cwd, Script: src}).Action != Allow {
 			continue
@@ -40,6 +44,14 @@ func TestAllowedCommandsInBash(t *testing.T) {
 	}
 	require.Greater(t, ran, 100, "allowed commands run")
 	t.Logf("%d allowed commands run in bash", ran)
+}
+
+// oracleRuns is how many commands are generated: ORACLE_RUNS, or 1,500.
+func oracleRuns() int {
+	if n, err := strconv.Atoi(os.Getenv("ORACLE_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return 1500
 }
 
 // oracle is one run's directories: root holds project (the session's directory), elsewhere
