@@ -160,6 +160,13 @@ func (p *Policy) allowCommand(c Call, cmd *command) (r *Rule, why string) {
 		}
 		return r, ""
 	case cmd.opaque == "" && cmd.argv[0] == "cd":
+		// where it leads, later commands run: checked on them, and here for the last one, which
+		// leaves a persistent shell (claude's) there
+		for _, dest := range cmd.paths(cmd.argv[len(cmd.argv)-1]) {
+			if !inside(dest, c.Cwd) || !inside(physical(dest), pcwd) {
+				return nil, "cd leaves the session's directory for " + dest
+			}
+		}
 		return nil, ""
 	}
 	r = p.allowRules(c, Bash, func(r *Rule) bool {

@@ -199,6 +199,9 @@ func TestDecideCommands(t *testing.T) {
 		{"cd /tmp && npm test", Ask, 0},
 		{"cd ./out && npm test", Ask, 0},
 		{"cd ./sub && echo x > ../../x.txt", Deny, 16},
+		{"npm test; cd /tmp", Ask, 0}, // a persistent shell is left outside
+		{"npm test; cd ./out", Ask, 0},
+		{"npm test; cd ./sub", Allow, 2},
 		// files named in arguments
 		{"cat .env", Ask, 17},
 		{"cat < .env", Ask, 17},
