@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
-// Name is the filter's name: its flag.
-const Name = "--policy"
+// Name is the filter's name, in logs and notes; its flag is --policy.
+const Name = "policy"
 
 // Filter applies a Policy where its decisions bind (see the package doc).
 type Filter struct {
@@ -61,9 +62,10 @@ type pending struct {
 }
 
 var (
-	_ filters.Filter  = (*Filter)(nil)
-	_ filters.KnowsV2 = (*Filter)(nil)
-	_ filters.Counted = (*Filter)(nil)
+	_ filters.Filter    = (*Filter)(nil)
+	_ filters.KnowsV2   = (*Filter)(nil)
+	_ filters.Counted   = (*Filter)(nil)
+	_ filters.Explained = (*Filter)(nil)
 )
 
 // Event is one decision, for the audit and for `policy check`.
@@ -99,6 +101,12 @@ type callState struct {
 const maxAsked = 1024
 
 func (f *Filter) Name() string { return Name }
+
+// Flag is the flag that turns the filter on, for summaries.
+func (f *Filter) Flag() string { return "--policy" }
+
+// Explain has nothing to add to the decisions' counts (Counts).
+func (f *Filter) Explain(acp.Direction, bool, *capabilities.Negotiated) string { return "" }
 
 // KnowsV2: a v2 permission request has the same options and answer; its call is under subject.
 func (f *Filter) KnowsV2() bool { return true }

@@ -29,7 +29,7 @@ func TestFiltersRunInOneOrderWhateverTheFlags(t *testing.T) {
 			[]string{"shell-to-patch", "deltas", "terminal-output", "persisted-output"},
 			[]string{"--shell-to-patch", "--deltas", "--terminal-output", "--expand-persisted-output"}},
 		// the policy runs first, on what the agent sent; it is not a flag without a value
-		{filterset.Config{Policy: &policy.Policy{}, ShellToPatch: true}, []string{"--policy", "shell-to-patch"}, []string{"--shell-to-patch"}},
+		{filterset.Config{Policy: &policy.Policy{}, ShellToPatch: true}, []string{"policy", "shell-to-patch"}, []string{"--shell-to-patch"}},
 	}
 	for _, c := range cases {
 		var names []string
