@@ -101,11 +101,17 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 	}
 	session := m.SessionID()
 	s := f.calls.Get(session, u.ID)
-	if s == nil {
+	switch {
+	case s == nil:
 		s = &callState{tc: toolCall{ID: u.ID}}
 		f.calls.Add(session, u.ID, s)
+	case s.ended && u.SessionUpdate == "tool_call": // an id used again: another call
+		*s = callState{tc: toolCall{ID: u.ID}}
 	}
-	if s.asked || s.reported {
+	if s.asked || s.ended {
+		if u.Final() {
+			s.ended = true
+		}
 		return nil
 	}
 	changed := false
@@ -129,7 +135,7 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 	if !u.Final() {
 		return nil
 	}
-	s.reported = true
+	s.ended = true
 	d := s.decision
 	if s.input == "" && s.tc.Kind == "" {
 		d = Decision{Action: Ask, Why: "the call never said what it runs"}

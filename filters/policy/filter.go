@@ -94,7 +94,7 @@ type callState struct {
 	locations string // and the locations
 	decision  Decision
 	tc        toolCall
-	reported  bool
+	ended     bool // its final update passed: an id used again is another call
 }
 
 // maxAsked bounds the permission requests awaiting the user's answer that are remembered.
@@ -293,9 +293,12 @@ func (f *Filter) markAsked(session string, tc *toolCall) {
 		return
 	}
 	s := f.calls.Get(session, tc.ID)
-	if s == nil {
+	switch {
+	case s == nil:
 		s = &callState{}
 		f.calls.Add(session, tc.ID, s)
+	case s.ended: // agents that number calls per turn use an id again
+		*s = callState{}
 	}
 	s.asked = true
 }

@@ -245,6 +245,27 @@ func TestAskedIsNotUnasked(t *testing.T) {
 	assert.Len(t, r.events, 1, "the permission's decision only")
 }
 
+// TestCallIDUsedAgain: an agent that numbers calls per turn uses an id again; the second call
+// is another, asked or not as itself.
+func TestCallIDUsedAgain(t *testing.T) {
+	r := newRelay(t, starter, "codex-acp", false)
+	call := func(status, command string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","kind":"execute","status":"` +
+			status + `","rawInput":{"command":["/bin/bash","-lc",` + string(rawjson.Quote(command)) + `],"cwd":` + string(rawjson.Quote(r.cwd)) + `}}}}`
+	}
+	end := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}}}`
+	r.send(acp.AgentToClient, strings.ReplaceAll(permission(0, "npm test"), "toolu_0", "call_1"))
+	r.send(acp.AgentToClient, call("in_progress", "npm test"))
+	r.send(acp.AgentToClient, end)
+	require.Len(t, r.events, 1, "the first call was asked")
+	r.send(acp.AgentToClient, call("in_progress", "git push"))
+	out := r.send(acp.AgentToClient, end)
+	require.Len(t, r.events, 2)
+	assert.Equal(t, "unasked", r.events[1].Where)
+	assert.Equal(t, Deny, r.events[1].Decision.Action)
+	assert.Contains(t, out[0].Raw, "ran without asking, denied by policy line 2")
+}
+
 // TestDryRunChangesNothing: `policy check` decides every call and changes no message.
 func TestDryRunChangesNothing(t *testing.T) {
 	r := newRelay(t, starter, "claude", true)
