@@ -63,7 +63,9 @@ session/request_permission; fs/… and terminal/create: a request the agent asks
 the client to carry out; unasked: a call the agent ran without asking); the
 policy's decision and its rule's line; the user's answer (the kind of option
 chosen, "cancelled", or "-" where nobody was asked); what the call runs or
-touches, and why the policy decided so.
+touches, and why the policy decided so. A * marks a row where the user decided
+otherwise than the policy would have, or the agent ran without asking what the
+policy would have denied.
 
 Examples:
   acp-proxy policy check --policy docs/starter.policy testdata/traces/opencode-1.18-zed-5.jsonl
@@ -161,7 +163,7 @@ func writeCheck(w io.Writer, name string, rows []checkRow) error {
 		if d.Rule != nil {
 			rule += fmt.Sprintf(" (line %d)", d.Rule.Line)
 		}
-		if disagrees(d.Action, r.user) {
+		if disagrees(d.Action, r.user) || (r.ev.Where == "unasked" && (d.Action == policy.Deny || d.Action == policy.Stop)) {
 			differ++
 			rule += " *"
 		}
@@ -171,7 +173,7 @@ func writeCheck(w io.Writer, name string, rows []checkRow) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "allow %d, deny %d, stop %d, ask %d; %d where the user decided otherwise (*)\n",
+	_, err := fmt.Fprintf(w, "allow %d, deny %d, stop %d, ask %d; %d where the user or the agent decided otherwise (*)\n",
 		counts[policy.Allow], counts[policy.Deny], counts[policy.Stop], counts[policy.Ask], differ)
 	return err
 }

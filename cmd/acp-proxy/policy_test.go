@@ -66,7 +66,7 @@ func TestPolicyCheckOnRecordedSessions(t *testing.T) {
 		"codex-2.6-plain-writes-ask.jsonl: 4 decisions",
 		"0.533s  permission  ask             allow_once  echo 'appended line' >> notes.txt",
 		"0.667s  permission  allow (line 9)  allow_once  ls",
-		"allow 1, deny 0, stop 0, ask 3; 0 where the user decided otherwise (*)",
+		"allow 1, deny 0, stop 0, ask 3; 0 where the user or the agent decided otherwise (*)",
 		"opencode-1.18-plain-edit-ask.jsonl: 14 decisions",
 		"7.837s   fs/write_text_file  ask     -           a.txt  no allow rule covers a.txt",
 		"8.882s   unasked             ask     -           m.txt",
@@ -85,7 +85,20 @@ func TestPolicyCheckMarksDisagreements(t *testing.T) {
 		strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	assert.Contains(t, stdout.String(), "permission  deny (line 1) *  allow_once  ls")
-	assert.Contains(t, stdout.String(), "allow 1, deny 1, stop 0, ask 2; 1 where the user decided otherwise (*)")
+	assert.Contains(t, stdout.String(), "allow 1, deny 1, stop 0, ask 2; 1 where the user or the agent decided otherwise (*)")
+}
+
+// A call the agent ran without asking that the policy would have denied is marked too.
+func TestPolicyCheckMarksUnaskedDenials(t *testing.T) {
+	root := moduleRootDir(t)
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(seq:*)\n"), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"policy", "check", "--policy", pol, filepath.Join(root, "testdata/traces/codex-0.16-plain-exec-5.jsonl")},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "unasked  deny (line 1) *  -     for i in $(seq 1 5); do echo line $i; sleep 0.05; done  seq 1 5")
+	assert.Contains(t, stdout.String(), "allow 0, deny 1, stop 0, ask 0; 1 where the user or the agent decided otherwise (*)")
 }
 
 func TestPolicyCheckUsage(t *testing.T) {
