@@ -46,7 +46,8 @@ Usage:
   acp-proxy doctor [filter flags] -- AGENT   what AGENT advertises, and the flags for each editor
   acp-proxy replay [filter flags] [TRACE|-]  run a recorded trace through the filters
   acp-proxy view [filter flags] [TRACE|-]    make an HTML page of a recorded trace
-  acp-proxy COMMAND --help                   the flags and examples of doctor, replay, view
+  acp-proxy policy check --policy FILE TRACE...  what a policy would have decided in a trace
+  acp-proxy COMMAND --help                   the flags and examples of doctor, policy, replay, view
   acp-proxy help [COMMAND]                   the same, as go help does
   acp-proxy version                          print the version (also --version)
 
@@ -86,6 +87,7 @@ var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr
 	"replay":  runReplay,
 	"view":    runView,
 	"doctor":  runDoctor,
+	"policy":  runPolicy,
 	"version": runVersion,
 }
 
@@ -192,7 +194,7 @@ func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 1 && subcommands[args[0]] != nil:
 		return subcommands[args[0]]([]string{"--help"}, stdin, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, replay, version, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
+	fmt.Fprintf(stderr, "acp-proxy help: unknown command %q (commands: doctor, policy, replay, version, view; usage: acp-proxy help [COMMAND])\n", strings.Join(args, " "))
 	return exitUsage
 }
 

@@ -48,7 +48,7 @@ func TestHelpAndVersionAnswerOnTheGivenStdout(t *testing.T) {
 // Every help fits 100 columns, and the main one names every subcommand
 // and where to find the flags for an editor.
 func TestHelpFits100ColumnsAndListsTheSubcommands(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"replay", "--help"}, {"view", "--help"}, {"doctor", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"replay", "--help"}, {"view", "--help"}, {"doctor", "--help"}, {"policy", "--help"}} {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, 0, run(args, strings.NewReader(""), &stdout, &stderr), "%q: %s", args, stderr.String())
 		for i, line := range strings.Split(stdout.String(), "\n") {
@@ -96,7 +96,7 @@ func TestHelpOfAnUnknownCommandIsAUsageError(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, exitUsage, run([]string{"help", "nope"}, strings.NewReader(""), &stdout, &stderr))
 	assert.Empty(t, stdout.String())
-	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, replay, version, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
+	assert.Equal(t, "acp-proxy help: unknown command \"nope\" (commands: doctor, policy, replay, version, view; usage: acp-proxy help [COMMAND])\n", stderr.String())
 }
 
 // An editor's JSON config has no shell: "--record", "~/acp.jsonl" reaches

@@ -12,6 +12,7 @@ import (
 // addFilterFlags registers the flags that enable and tune filters; the live
 // proxy and replay share them, so a replay shows what the live proxy does.
 func addFilterFlags(fs *pflag.FlagSet, cfg *filterset.Config) {
+	addPolicyFlag(fs, cfg)
 	fs.BoolVar(&cfg.ShellToPatch, "shell-to-patch", false,
 		"every file a shell command provably writes is shown as a diff beside the command (cat <<'EOF' > f, echo … >> f, sed -i, several in one script), or as an edit when writing is all it does")
 	sizeVar(fs, &cfg.MaxPatchBytes, "max-patch-bytes", shellpatch.DefaultMaxPatchBytes,

@@ -58,7 +58,10 @@ var readmeCommands = map[string]string{
 	"OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 acp-proxy --shell-to-patch -- codex-acp":                                       "not run as written: it needs a collector on localhost:4318 and an editor on stdin; TestOtelSpansInJaeger runs acp-proxy --shell-to-patch with OTEL_EXPORTER_OTLP_ENDPOINT set to a Jaeger it started, between a client and real agents, and TestOtelExportFromTheBinary (cmd/acp-proxy) the variable and the flag against an OTLP receiver in the test",
 	"acp-proxy --otel-endpoint http://localhost:4318 --shell-to-patch -- codex-acp":                                                   "not run as written: as the line before it (TestOtelExportFromTheBinary runs --otel-endpoint)",
 	"JAEGER_UI_ASSETS=/path/to/jaeger-ui/packages/jaeger-ui/build JAEGER_SCREENSHOT=$PWD/docs/jaeger.png go test ./internal/e2e -run 'TestOtelSpansInJaeger$' -count=1": "not run from here: it is a go test of its own (TestOtelSpansInJaeger, which runs in every test run with jaeger installed), needs a jaeger-ui build, and would rewrite docs/jaeger.png",
-	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1":                                          "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
+	"acp-proxy policy check --policy FILE TRACE...":                                                                            "synopsis: found in acp-proxy policy --help",
+	"acp-proxy policy check --policy docs/starter.policy testdata/traces/codex-2.6-plain-writes-ask.jsonl":                     "run, in the module's root: its output is the table the README prints after it (TestReadmePolicy)",
+	"acp-proxy --policy ~/.config/acp-proxy/policy -- codex-acp":                                                               "not run as written: it needs an editor on stdin; TestPolicyBindsThroughTheBinary (cmd/acp-proxy) runs acp-proxy --policy FILE between a client and an agent, TestPolicyMalformedStopsAtStart a malformed FILE, and TestReadmePolicy checks that the starter file the README shows is docs/starter.policy",
+	"VIEW_SCREENSHOT=$PWD/docs/view.png go test ./cmd/acp-proxy -run 'TestViewInBrowser$/codex-0.13-plain-shell-900' -count=1": "not run from here: it is a go test of its own (TestViewInBrowser, which runs in every test run), and would rewrite docs/view.png",
 }
 
 // readmeBlocks returns README.md's lines in indented code blocks (its
@@ -391,4 +394,27 @@ func TestReadmeLiveViewCommands(t *testing.T) {
 	}
 	require.NoError(t, follow.Process.Signal(syscall.SIGINT))
 	require.NoError(t, follow.Wait(), "Ctrl-C ends it")
+}
+
+// The Policy section: the starter it shows is docs/starter.policy, and policy check prints what
+// the README says it prints.
+func TestReadmePolicy(t *testing.T) {
+	const line = "acp-proxy policy check --policy docs/starter.policy testdata/traces/codex-2.6-plain-writes-ask.jsonl"
+	_, fenced := readme(t)
+	starter, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "starter.policy"))
+	require.NoError(t, err)
+	var want string
+	shown := false
+	for _, block := range fenced {
+		if len(block) > 0 && block[0] == "$ "+line {
+			want = strings.Join(block[1:], "\n") + "\n"
+		}
+		if strings.Join(block, "\n")+"\n" == string(starter) {
+			shown = true
+		}
+	}
+	assert.True(t, shown, "the README shows docs/starter.policy as it is")
+	require.NotEmpty(t, want, "the README prints the output of: %s", line)
+	e := newReadmeEnv(t, os.Environ())
+	assert.Equal(t, want, trimLineEnds(e.sh(t, moduleRoot(t), line)))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/filters/changes"
 	"github.com/acp-proxy/acp-proxy/filters/output"
+	"github.com/acp-proxy/acp-proxy/filters/policy"
 	"github.com/acp-proxy/acp-proxy/filters/shellpatch"
 )
 
@@ -19,6 +20,11 @@ import (
 type Config struct {
 	// Filters are added to the chain in this order, whatever order the
 	// flags were given in (the canonical order, documented in README.md).
+
+	// Policy decides each tool call and client request by its rules (see
+	// policy.Filter); nil: no policy. It runs first, on the messages as the
+	// agent sent them.
+	Policy *policy.Policy
 
 	// ShellToPatch shows every file a shell command provably writes as a
 	// diff, or the command as an edit when writing is all it does (see
@@ -81,7 +87,10 @@ func (cfg Config) Chain(caps *capabilities.Negotiated) *filters.Chain {
 // Filters are the filters cfg turns on, in the order they run.
 func (cfg Config) Filters() []filters.Filter {
 	var fs []filters.Filter
-	// shell-to-patch runs first: a call it shows as an edit loses its
+	if cfg.Policy != nil {
+		fs = append(fs, &policy.Filter{Policy: cfg.Policy, Log: cfg.Log})
+	}
+	// shell-to-patch runs first of the filters that show: a call it shows as an edit loses its
 	// terminal, so the output filters leave it alone.
 	if cfg.ShellToPatch {
 		fs = append(fs, &shellpatch.Filter{MaxBytes: cfg.MaxPatchBytes, OutsideCwd: cfg.PatchOutsideCwd,

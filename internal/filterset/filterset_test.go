@@ -10,6 +10,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters/policy"
 	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 	"github.com/acp-proxy/acp-proxy/internal/filterset"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
@@ -27,6 +28,8 @@ func TestFiltersRunInOneOrderWhateverTheFlags(t *testing.T) {
 		{filterset.Config{ExpandPersistedOutput: true, TerminalOutput: true, Deltas: true, ShellToPatch: true},
 			[]string{"shell-to-patch", "deltas", "terminal-output", "persisted-output"},
 			[]string{"--shell-to-patch", "--deltas", "--terminal-output", "--expand-persisted-output"}},
+		// the policy runs first, on what the agent sent; it is not a flag without a value
+		{filterset.Config{Policy: &policy.Policy{}, ShellToPatch: true}, []string{"policy", "shell-to-patch"}, []string{"--shell-to-patch"}},
 	}
 	for _, c := range cases {
 		var names []string

@@ -41,7 +41,7 @@ var rules = []rule{
 	{
 		says:       "the relay knows no filter family, only the framework",
 		scope:      []string{"proxy/..."},
-		mustNotUse: []string{"filters/output/...", "filters/shellpatch/..."},
+		mustNotUse: []string{"filters/output/...", "filters/shellpatch/...", "filters/policy/..."},
 	},
 	{
 		says:  "the public packages use of internal/ only rawjson, toolcall, shellwrite, beneath and the relay's own parts",

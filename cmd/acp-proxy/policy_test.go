@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A malformed policy stops the proxy before the agent starts, with the file's line and why.
+func TestPolicyMalformedStopsAtStart(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.policy")
+	require.NoError(t, os.WriteFile(bad, []byte("allow Bash(npm test)\nallow Bash(npm test && ls)\n"), 0o644))
+	ran := filepath.Join(dir, "ran")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"--policy", bad, "--", "touch", ran}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), bad+`:2: Bash(npm test && ls): '&': a Bash rule is the words of one command`)
+	assert.Empty(t, stdout.String())
+	assert.NoFileExists(t, ran, "the agent never started")
+
+	stderr.Reset()
+	code = run([]string{"--policy", filepath.Join(dir, "missing.policy"), "--", "true"}, strings.NewReader(""), &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "missing.policy: no such file or directory")
+}
+
+// The policy binds through the real binary: the agent's permission request for git push is
+// answered with its reject option, the editor is told which rule, and never sees the request.
+func TestPolicyBindsThroughTheBinary(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(git push:*)\n"), 0o644))
+	req := filepath.Join(dir, "req.jsonl")
+	const request = `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","kind":"execute","rawInput":{"command":"git push origin main"}},"options":[{"optionId":"yes","kind":"allow_once","name":"Yes"},{"optionId":"no","kind":"reject_once","name":"No"}]}}`
+	require.NoError(t, os.WriteFile(req, []byte(request+"\n"), 0o644))
+
+	s := start(t, "--policy", pol, "--", fakeAgent(t), "--emit", req, "--echo")
+	note, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, note, `"sessionUpdate":"tool_call_update","toolCallId":"t1"`)
+	assert.Contains(t, note, `denied by the policy (line 1: deny Bash(git push:*)): git push origin main`)
+	echoed, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"no"}}}`+"\n", echoed,
+		"the agent got the answer (the fake agent echoes what it reads)")
+	require.NoError(t, s.stdin.Close())
+	assert.Equal(t, 0, s.wait(t))
+}
+
+// `policy check` on committed traces: per request, the policy's decision beside the user's.
+func TestPolicyCheckOnRecordedSessions(t *testing.T) {
+	root := moduleRootDir(t)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"policy", "check", "--policy", filepath.Join(root, "docs/starter.policy"),
+		filepath.Join(root, "testdata/traces/codex-2.6-plain-writes-ask.jsonl"),
+		filepath.Join(root, "testdata/traces/opencode-1.18-plain-edit-ask.jsonl")}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	out := stdout.String()
+	for _, want := range []string{
+		"codex-2.6-plain-writes-ask.jsonl: 4 decisions",
+		"0.533s  permission  ask             allow_once  echo 'appended line' >> notes.txt",
+		"0.667s  permission  allow (line 9)  allow_once  ls",
+		"allow 1, deny 0, stop 0, ask 3; 0 where the user or the agent decided otherwise (*)",
+		"opencode-1.18-plain-edit-ask.jsonl: 14 decisions",
+		"7.837s   fs/write_text_file  ask     -           a.txt  no allow rule covers a.txt",
+		"8.882s   unasked             ask     -           m.txt",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
+// `policy check` marks where the user decided otherwise than the policy would have.
+func TestPolicyCheckMarksDisagreements(t *testing.T) {
+	root := moduleRootDir(t)
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(ls)\nallow Bash(sed:*)\n"), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"policy", "check", "--policy", pol, filepath.Join(root, "testdata/traces/codex-2.6-plain-writes-ask.jsonl")},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "permission  deny (line 1) *  allow_once  ls")
+	assert.Contains(t, stdout.String(), "allow 1, deny 1, stop 0, ask 2; 1 where the user or the agent decided otherwise (*)")
+}
+
+// A call the agent ran without asking that the policy would have denied is marked too.
+func TestPolicyCheckMarksUnaskedDenials(t *testing.T) {
+	root := moduleRootDir(t)
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(seq:*)\n"), 0o644))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"policy", "check", "--policy", pol, filepath.Join(root, "testdata/traces/codex-0.16-plain-exec-5.jsonl")},
+		strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	assert.Contains(t, stdout.String(), "unasked  deny (line 1) *  -     for i in $(seq 1 5); do echo line $i; sleep 0.05; done  seq 1 5")
+	assert.Contains(t, stdout.String(), "allow 0, deny 1, stop 0, ask 0; 1 where the user or the agent decided otherwise (*)")
+}
+
+func TestPolicyCheckUsage(t *testing.T) {
+	for _, args := range [][]string{{"policy"}, {"policy", "test"}, {"policy", "check", "x.jsonl"}} {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, exitUsage, run(args, strings.NewReader(""), &stdout, &stderr), "%q", args)
+		assert.Contains(t, stderr.String(), "acp-proxy policy check --policy FILE TRACE...", "%q", args)
+	}
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, run([]string{"help", "policy"}, strings.NewReader(""), &stdout, &stderr))
+	assert.True(t, strings.HasPrefix(stdout.String(), "acp-proxy policy check replays"), stdout.String())
+}
+
+func moduleRootDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	return filepath.Join(wd, "..", "..")
+}

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+)
+
+// issuePolicy is the issue's policy: allow npm test, deny git push and any write outside the
+// session's directory; everything else is asked.
+const issuePolicy = "allow Bash(npm test)\ndeny Bash(git push:*)\ndeny Edit(../**)\n"
+
+// TestPolicyRealAgents: real agents, offline, in the mode in which they ask the client, under
+// the issue's policy. The model runs `npm test` and then a git push that would leave a mark if
+// it ran: npm test runs without the user being asked, the push is refused before it runs, and
+// the user is told which rule refused it.
+func TestPolicyRealAgents(t *testing.T) {
+	cases := []struct{ agent, mode string }{
+		{"claude-0.101", ""},
+		{"codex-0.16", "untrusted"},
+		{"codex-2.6", "workspace-write"},
+		{"opencode", "ask"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.agent, func(t *testing.T) {
+			script := mockmodel.Script{Commands: []string{"npm test", "git push origin main || touch pushed"}}
+			s := launchScript(t, tc.agent, script, false, tc.mode)
+			dir := s.agent.Dir
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"),
+				[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
+			pol := filepath.Join(t.TempDir(), "p.policy")
+			require.NoError(t, os.WriteFile(pol, []byte(issuePolicy), 0o644))
+			c := acpclient.Start(t, acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
+				Env:          append(s.agent.Env[:len(s.agent.Env):len(s.agent.Env)], "npm_config_update_notifier=false"),
+				Dir:          dir,
+				Capabilities: clientCaps(false),
+			})
+			c.Initialize()
+			sid := c.NewSession(dir)
+			c.Prompt(sid, "run the tests, then push")
+
+			assert.FileExists(t, filepath.Join(dir, "tested"), "npm test ran")
+			assert.NoFileExists(t, filepath.Join(dir, "pushed"), "the push never ran")
+			for _, p := range c.PermissionRequests() {
+				assert.NotContains(t, string(p), "npm test", "the user was asked about npm test")
+				assert.NotContains(t, string(p), "git push", "the user was asked about the push")
+			}
+			told := false
+			for _, l := range clientLines(c) {
+				told = told || bytes.Contains(l, []byte(`denied by the policy (line 2: deny Bash(git push:*))`))
+			}
+			assert.True(t, told, "the user was told which rule refused the push")
+			if t.Failed() {
+				t.Log(c.Report())
+				for _, l := range clientLines(c) {
+					if strings.Contains(string(l), "tool_call") || strings.Contains(string(l), "permission") {
+						t.Logf("%.500s", l)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPolicyGeminiIsAsked: gemini-cli 0.61's permission request names the command only in its
+// title, which the policy never reads as a command: neither call is decided for the user, both
+// are asked (the test client allows them), and nothing is refused on a guess.
+func TestPolicyGeminiIsAsked(t *testing.T) {
+	script := mockmodel.Script{Commands: []string{"npm test", "git push origin main || touch pushed"}}
+	s := launchScript(t, "gemini", script, false, "")
+	dir := s.agent.Dir
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"),
+		[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte(issuePolicy), 0o644))
+	c := acpclient.Start(t, acpclient.Options{
+		Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
+		Env:          append(s.agent.Env[:len(s.agent.Env):len(s.agent.Env)], "npm_config_update_notifier=false"),
+		Dir:          dir,
+		Capabilities: clientCaps(false),
+	})
+	c.Initialize()
+	c.Prompt(c.NewSession(dir), "run the tests, then push")
+	var asked []string
+	for _, p := range c.PermissionRequests() {
+		asked = append(asked, string(p))
+	}
+	all := strings.Join(asked, "\n")
+	assert.Contains(t, all, "npm test", "the user decides npm test")
+	assert.Contains(t, all, "git push", "the user decides the push")
+	assert.FileExists(t, filepath.Join(dir, "tested"))
+}
+
+// TestPolicyUnaskedIsMarked: an agent that runs commands without asking (opencode's default,
+// codex-acp 0.16 with approval_policy "never") cannot be stopped before a call runs: the call
+// the policy would have stopped runs, its final update says so and names the rule, and the
+// turn is cancelled; the session goes on answering.
+func TestPolicyUnaskedIsMarked(t *testing.T) {
+	for _, tc := range []struct{ agent, mode string }{{"opencode", ""}, {"codex-0.16", "never"}} {
+		t.Run(tc.agent, func(t *testing.T) {
+			script := mockmodel.Script{Commands: []string{"git push origin main || touch pushed"}}
+			s := launchScript(t, tc.agent, script, false, tc.mode)
+			dir := s.agent.Dir
+			pol := filepath.Join(t.TempDir(), "p.policy")
+			require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\nstop Bash(git push:*)\n"), 0o644))
+			c := acpclient.Start(t, acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
+				Env:          s.agent.Env,
+				Dir:          dir,
+				Capabilities: clientCaps(false),
+			})
+			c.Initialize()
+			stop := c.Prompt(c.NewSession(dir), "push")
+			t.Logf("stop reason: %s", stop)
+			assert.Empty(t, c.PermissionRequests(), "the agent asked nothing")
+			assert.FileExists(t, filepath.Join(dir, "pushed"), "the call ran: nothing stops what the agent runs without asking")
+			marked := false
+			for _, l := range clientLines(c) {
+				marked = marked || bytes.Contains(l, []byte(`ran without asking, denied by policy line 2`))
+			}
+			assert.True(t, marked, "the call's final update says it ran without asking, and which rule")
+			if t.Failed() {
+				t.Log(c.Report())
+			}
+		})
+	}
+}
