@@ -59,3 +59,28 @@ func TestNothingTheAgentStartedInASessionOfItsOwnOutlivesIt(t *testing.T) {
 		})
 	}
 }
+
+// A proxy killed with SIGKILL runs no code: the kernel closes its end of
+// the reaper's control pipe, and the reaper ends the tree by itself. It is
+// deaf to the signals an editor or a terminal sends the proxy's group.
+func TestTheReaperEndsTheTreeOfAProxyThatDied(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid(1) is not installed")
+	}
+	for _, groupSignals := range []bool{false, true} {
+		t.Run("signals to the proxy's group: "+strconv.FormatBool(groupSignals), func(t *testing.T) {
+			a := startShellAgent(t, `setsid sh -c 'echo $$; exec sleep 120 >/dev/null 2>&1' & exec sleep 60`, 200*time.Millisecond, nil)
+			orphan, err := strconv.Atoi(a.line(t))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = syscall.Kill(orphan, syscall.SIGKILL) })
+			if groupSignals {
+				for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+					require.NoError(t, a.proc.cmd.Process.Signal(s))
+				}
+			}
+			require.NoError(t, a.proc.control.Close()) // as the kernel closes it
+			assert.Equal(t, 128+15, a.waitStatus(t), "the agent got EOF, its grace, then SIGTERM")
+			assert.False(t, running(orphan), "the command outlived the proxy")
+		})
+	}
+}
