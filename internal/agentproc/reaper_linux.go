@@ -9,9 +9,9 @@ import (
 // becomeSubreaper makes the reaper the parent of every orphan among its
 // descendants (prctl PR_SET_CHILD_SUBREAPER, Linux 3.4), so that a command
 // the agent started in a session of its own is still found once its parent
-// has exited.
-func becomeSubreaper() {
-	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+// has exited. It reports whether it did.
+func becomeSubreaper() bool {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil
 }
 
 // agentSysProcAttr starts the agent in a process group of its own, and has

@@ -70,6 +70,10 @@ func init() {
 type reaper struct {
 	agent int // the agent's process id, which is also its group's
 	grace time.Duration
+	// subreaper: the reaper is a child subreaper, so once it has no child,
+	// nothing the agent started is left (childless is closed then).
+	subreaper bool
+	childless chan struct{}
 }
 
 // runReaper is the reaper's main: args are the grace, the agent's path and
@@ -89,8 +93,7 @@ func runReaper(args []string) int {
 		fmt.Fprintf(report, "error %d\n", syscall.EINVAL)
 		return 1
 	}
-	becomeSubreaper()
-	r := &reaper{grace: grace}
+	r := &reaper{grace: grace, subreaper: becomeSubreaper(), childless: make(chan struct{})}
 	r.agent, err = syscall.ForkExec(args[1], args[2:], &syscall.ProcAttr{
 		Env: os.Environ(), Files: []uintptr{0, 1, 2}, Sys: agentSysProcAttr(),
 	})
@@ -163,34 +166,58 @@ func (r *reaper) serve(control <-chan string) int {
 		case status = <-exited:
 		}
 	}
-	if !killed {
+	if killed {
+		r.killTree() // a tree that is gone takes one look
+		return status
+	}
+	for !r.treeGone() {
 		terminate()
-		for !r.treeGone() {
-			select {
-			case <-killAt:
-				r.killTree()
-				return status
-			case <-time.After(10 * time.Millisecond):
-			}
+		select {
+		case <-killAt:
+			r.killTree()
+			return status
+		case <-r.childless:
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	r.killTree() // a tree that is gone takes one look
 	return status
 }
 
 // reap waits for every child of the reaper, the agent and the orphans it
-// inherits alike, and sends the agent's status on exited. It returns when
-// the reaper has no child left.
+// inherits alike, and sends the agent's status on exited. Once the reaper
+// has no child left it closes childless and returns.
 func (r *reaper) reap(exited chan<- int) {
 	for {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &ws, 0, nil)
 		switch {
 		case errors.Is(err, syscall.EINTR):
-		case err != nil:
-			return // ECHILD: no child left
+		case err != nil: // ECHILD: no child left
+			close(r.childless)
+			return
+		case pid == r.agent && reapNow():
+			// Nothing left, as is usual: say so with the status, so that
+			// serve need not look for a tree that is gone.
+			close(r.childless)
+			exited <- shellStatus(ws)
+			return
 		case pid == r.agent:
 			exited <- shellStatus(ws)
+		}
+	}
+}
+
+// reapNow reaps the children that have exited already, and reports
+// whether none is left.
+func reapNow() bool {
+	for {
+		pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.ECHILD):
+			return true
+		case err != nil || pid == 0:
+			return false
 		}
 	}
 }
@@ -227,6 +254,13 @@ func (r *reaper) signalTree(sig syscall.Signal) {
 
 // treeGone reports whether nothing of the tree runs.
 func (r *reaper) treeGone() bool {
+	if r.subreaper {
+		select {
+		case <-r.childless:
+			return true
+		default:
+		}
+	}
 	procs, ok := r.tree()
 	if !ok {
 		return errors.Is(syscall.Kill(-r.agent, 0), syscall.ESRCH)
