@@ -35,13 +35,23 @@ var sessionEnds = []struct {
 
 // TestNothingCodexStartedOutlivesTheSession runs a turn whose command is
 // `sleep A & sleep B` through the proxy and ends the session while it
-// runs, every way a session ends. codex runs each command in a session of
-// its own (setsid), out of reach of any signal to the agent's process
-// group: before the proxy's reaper, both sleeps ran on, reparented to init.
+// runs, every way a session ends, with codex-acp 0.16 (its shell_command
+// tool, and exec_command on a PTY) and 2.6. codex runs each command in a
+// session of its own (setsid), out of reach of any signal to the agent's
+// process group: before the proxy's reaper, both sleeps ran on, reparented
+// to init (0.16 every way; 2.6 when the proxy was killed).
 func TestNothingCodexStartedOutlivesTheSession(t *testing.T) {
-	for _, version := range []string{"0.16", "2.6"} {
+	agents := []struct {
+		version string
+		unified bool // the model's shell tool is exec_command, on a PTY
+	}{{"0.16", false}, {"0.16", true}, {"2.6", false}}
+	for _, ag := range agents {
 		for _, end := range sessionEnds {
-			t.Run(version+"/"+end.name, func(t *testing.T) {
+			name := ag.version
+			if ag.unified {
+				name += "-exec_command"
+			}
+			t.Run(name+"/"+end.name, func(t *testing.T) {
 				t.Parallel()
 				// Durations no other process has: the test finds the sleeps
 				// by their command lines.
@@ -49,7 +59,7 @@ func TestNothingCodexStartedOutlivesTheSession(t *testing.T) {
 				sleeps := [][]string{{"sleep", strconv.Itoa(a)}, {"sleep", strconv.Itoa(a + 1)}}
 				t.Cleanup(func() { killAll(sleeps) })
 				model := mockmodel.NewResponses(t, mockmodel.Script{Commands: []string{fmt.Sprintf("sleep %d & sleep %d", a, a+1)}})
-				agent := realagent.Codex(t, version, realagent.CodexOptions{ModelBaseURL: model.BaseURL()})
+				agent := realagent.Codex(t, ag.version, realagent.CodexOptions{ModelBaseURL: model.BaseURL(), UnifiedExec: ag.unified})
 				log := filepath.Join(t.TempDir(), "proxy.log")
 				c := acpclient.Start(t, acpclient.Options{
 					Argv: append([]string{proxyBin(t), "--grace", "1s", "--log-file", log, "--"}, agent.Argv...),
