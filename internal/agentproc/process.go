@@ -123,8 +123,9 @@ func (p *Process) Stop(why string) {
 // Whatever the agent wrote before exiting is in the pipe, so its reader
 // gets it all; but a grandchild that holds the pipe open gets only a grace
 // (with NoGrace, still DefaultGrace) before the pipe is closed under it.
-// What the agent left running is stopped (see osProcess.endGroup) before
-// Wait returns: nothing the agent started outlives the session.
+// What the agent left running is stopped before Wait returns (on Unix by
+// the reaper, see reaper.serve; on Windows by osProcess.endGroup): nothing
+// the agent started outlives the session.
 func (p *Process) Wait(sigs <-chan os.Signal, read <-chan struct{}) int {
 	defer p.proc.release()
 	exited := p.exited
