@@ -35,10 +35,11 @@ func fakeAgent(t testing.TB) string { return testbin.Build(t, "./internal/fakeag
 
 // session is one run of the proxy binary.
 type session struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	stderr *bytes.Buffer
+	cmd        *exec.Cmd
+	stdin      io.WriteCloser
+	stdout     *bufio.Reader
+	stdoutFile io.Closer // what stdout reads
+	stderr     *bytes.Buffer
 }
 
 // patient gives the agent a minute to exit after the proxy's stdin closes
@@ -62,7 +63,7 @@ func start(t *testing.T, args ...string) *session {
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	s.stdout = bufio.NewReaderSize(out, 1<<20)
+	s.stdout, s.stdoutFile = bufio.NewReaderSize(out, 1<<20), out
 	cmd.Stderr = s.stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
@@ -243,12 +244,14 @@ func TestClientEOFStopsAnAgentThatIgnoresIt(t *testing.T) {
 }
 
 func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the parent-death signal is Linux's")
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows: closing the job kills the agent; the fake agent's signals are Unix's")
 	}
 	// An editor that kills the proxy outright must not leave behind an
 	// agent that ignores EOF and SIGTERM.
-	s := start(t, "--", fakeAgent(t), "--print-pid", "--ignore-eof", "--ignore-term")
+	// The agent gets its stdin's EOF, its grace, SIGTERM, and SIGKILL a
+	// grace later, from the reaper the proxy left behind.
+	s := start(t, "--grace", "200ms", "--", fakeAgent(t), "--print-pid", "--ignore-eof", "--ignore-term")
 	var hello struct{ PID int }
 	line, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
@@ -264,7 +267,10 @@ func TestAgentDiesWithAProxyKilledBySIGKILL(t *testing.T) {
 
 // An npm agent is a node launcher whose child is the real agent; here the
 // child ignores EOF and SIGTERM. However the session ends, neither may
-// outlive it, and the status stays the agent's.
+// outlive it, and the status stays the agent's. The child is in the
+// agent's process group, or, as codex starts each command, in a session of
+// its own, out of reach of any signal to the group (Linux: the reaper is a
+// child subreaper, and finds it all the same).
 func TestNothingTheAgentStartedOutlivesTheSession(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows ends the agent's job; the fake agent's signals are Unix's")
@@ -277,37 +283,69 @@ func TestNothingTheAgentStartedOutlivesTheSession(t *testing.T) {
 	}{
 		{"the editor closes stdin; the agent ignores it", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof"},
 			func(t *testing.T, s *session) { require.NoError(t, s.stdin.Close()) }, 128 + int(syscall.SIGTERM)},
-		{"the agent exits by itself at EOF", []string{"--", fakeAgent(t), "--exit", "3"},
+		{"the editor dies: stdin and stdout close", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof"},
+			func(t *testing.T, s *session) { s.editorDies(t) }, 128 + int(syscall.SIGTERM)},
+		// 2s: the agent's grace after EOF, long enough for it to exit by
+		// itself, and then its child's after SIGTERM.
+		{"the agent exits by itself at EOF", []string{"--grace", "2s", "--", fakeAgent(t), "--exit", "3"},
 			func(t *testing.T, s *session) { require.NoError(t, s.stdin.Close()) }, 3},
 		{"Ctrl-C reaches the agent's tree", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof"},
 			func(t *testing.T, s *session) { require.NoError(t, s.cmd.Process.Signal(syscall.SIGINT)) }, 128 + int(syscall.SIGINT)},
-		{"the editor kills the proxy", []string{"--", fakeAgent(t), "--ignore-eof", "--ignore-term"},
+		{"the proxy gets SIGTERM", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof"},
+			func(t *testing.T, s *session) { require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM)) }, 128 + int(syscall.SIGTERM)},
+		{"the editor kills the proxy", []string{"--grace", "200ms", "--", fakeAgent(t), "--ignore-eof", "--ignore-term"},
 			func(t *testing.T, s *session) { require.NoError(t, s.cmd.Process.Kill()) }, -1},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := start(t, append(c.args[:len(c.args):len(c.args)], "--print-pid", "--child")...)
-			var pids [2]int
-			for i, key := range []string{"pid", "child"} {
-				line, err := s.stdout.ReadString('\n')
-				require.NoError(t, err)
-				var m map[string]int
-				require.NoError(t, json.Unmarshal([]byte(line), &m), line)
-				pids[i] = m[key]
-				require.True(t, procgroup.Alive(pids[i]), "the %s runs", key)
-				t.Cleanup(func() { kill(pids[i]) })
-			}
-			c.end(t, s)
-			status := s.wait(t)
-			if c.want >= 0 {
-				assert.Equal(t, c.want, status)
-			}
-			for i, what := range []string{"agent", "agent's child"} {
-				assert.Eventually(t, func() bool { return !procgroup.Alive(pids[i]) }, 10*time.Second, 10*time.Millisecond,
-					"the %s (%d) outlived the session", what, pids[i])
-			}
-		})
+	for _, where := range []string{"in the agent's group", "in a session of its own"} {
+		for _, c := range cases {
+			t.Run(where+"/"+c.name, func(t *testing.T) {
+				if where != "in the agent's group" && runtime.GOOS != "linux" {
+					t.Skip("only Linux has a child subreaper: elsewhere an orphan out of the agent's group is not found")
+				}
+				args := append(c.args[:len(c.args):len(c.args)], "--print-pid", "--child")
+				if where != "in the agent's group" {
+					args = append(args, "--setsid")
+				}
+				s := start(t, args...)
+				pids := s.agentAndChild(t)
+				c.end(t, s)
+				status := s.wait(t)
+				if c.want >= 0 {
+					assert.Equal(t, c.want, status)
+				}
+				for i, what := range []string{"agent", "agent's child"} {
+					assert.Eventually(t, func() bool { return !procgroup.Alive(pids[i]) }, 10*time.Second, 10*time.Millisecond,
+						"the %s (%d) outlived the session", what, pids[i])
+				}
+			})
+		}
 	}
+}
+
+// agentAndChild reads the pids the fake agent prints with --print-pid
+// --child, checks both run, and kills them when the test ends, so that
+// a failure leaves nothing behind.
+func (s *session) agentAndChild(t *testing.T) [2]int {
+	t.Helper()
+	var pids [2]int
+	for i, key := range []string{"pid", "child"} {
+		line, err := s.stdout.ReadString('\n')
+		require.NoError(t, err)
+		var m map[string]int
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		pids[i] = m[key]
+		require.True(t, procgroup.Alive(pids[i]), "the %s runs", key)
+		t.Cleanup(func() { kill(pids[i]) })
+	}
+	return pids
+}
+
+// editorDies closes both ends of the proxy's stdio the test holds, as the
+// kernel closes them when the editor is killed.
+func (s *session) editorDies(t *testing.T) {
+	t.Helper()
+	require.NoError(t, s.stdin.Close())
+	require.NoError(t, s.stdoutFile.Close())
 }
 
 func TestAgentThatClosesStdoutButKeepsRunning(t *testing.T) {

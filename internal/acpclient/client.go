@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -178,3 +179,16 @@ func (c *Client) Stderr() string { return c.stderr.String() }
 
 // PID is the agent's process id, which is also its process group id.
 func (c *Client) PID() int { return c.cmd.Process.Pid }
+
+// CloseStdin closes the process's stdin, as an editor does to end a
+// session.
+func (c *Client) CloseStdin() error { return c.stdin.Close() }
+
+// EditorDies closes both ends of the process's stdio the client holds, as
+// the kernel closes them when the editor is killed.
+func (c *Client) EditorDies() error {
+	return errors.Join(c.stdin.Close(), c.stdout.Close())
+}
+
+// Exited is closed when the process has exited.
+func (c *Client) Exited() <-chan struct{} { return c.waitDone }

@@ -24,7 +24,7 @@ func (a Agent) RunAttached() (int, error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
-	p := newOSProcess(cmd, nil)
+	p := newOSProcess(cmd, nil, 0)
 	exited := make(chan error, 1)
 	if err := p.startAndWait(exited); err != nil {
 		return 0, startError(a.Argv[0], err)

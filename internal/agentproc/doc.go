@@ -8,13 +8,14 @@
 // from its stdout. It forwards the proxy's signals, stops the agent in
 // steps once the client is gone (its grace, then SIGTERM, then SIGKILL),
 // and returns its status as a shell reports it. The platform does the rest
-// (process_unix.go, process_windows.go): the agent is started with all it
-// will start in a process group of its own (on Windows a kill-on-close job),
-// every step of the shutdown and every forwarded signal reaches the whole
-// group, and what the agent leaves running when it exits is stopped too.
-// Nothing of it outlives a killed proxy either: the kernel kills the agent
-// through a parent-death signal (deathsig_*.go), a watchdog its group
-// (watchdog_unix.go), and on Windows closing the job kills it all.
+// (process_unix.go, process_windows.go). On Unix the agent's parent is a
+// reaper (reaper_unix.go): the proxy's own binary, started again, which
+// outlives even a proxy killed with SIGKILL, and stops everything the agent
+// started, in its process group or not (codex runs each command in a
+// session of its own), once the session ends; on Linux it is a child
+// subreaper, so even orphans are found. On Windows the agent is in a
+// kill-on-close job, which every process it starts joins.
+//
 // Agent.RunAttached runs the agent with nothing in between, for a terminal
 // (attached_*.go).
 //

@@ -65,7 +65,7 @@ func Start(ctx context.Context, a Agent, log *slog.Logger) (*Process, error) {
 		p.stopNow()
 		return nil, startError(a.Argv[0], err)
 	}
-	log.Info("agent started", "argv", a.Argv, "pid", p.proc.cmd.Process.Pid)
+	log.Info("agent started", "argv", a.Argv, "pid", p.proc.pid())
 	return p, nil
 }
 
@@ -76,12 +76,12 @@ func (p *Process) prepare(a Agent, path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.proc = newOSProcess(cmd, p.log)
+	p.proc = newOSProcess(cmd, p.log, p.grace)
 	cmd.Cancel = func() error {
 		p.log.Info("stopping agent", "step", p.proc.terminateName(), "then", "SIGKILL after grace", "grace", p.grace)
 		return p.proc.terminate()
 	}
-	cmd.WaitDelay = max(p.grace, time.Nanosecond) // 0 would be: never SIGKILL
+	cmd.WaitDelay = p.proc.waitDelay()
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("agent stdin: %w", err)
 	}
@@ -123,8 +123,9 @@ func (p *Process) Stop(why string) {
 // Whatever the agent wrote before exiting is in the pipe, so its reader
 // gets it all; but a grandchild that holds the pipe open gets only a grace
 // (with NoGrace, still DefaultGrace) before the pipe is closed under it.
-// What the agent left running is stopped (see osProcess.endGroup) before
-// Wait returns: nothing the agent started outlives the session.
+// What the agent left running is stopped before Wait returns (on Unix by
+// the reaper, see reaper.serve; on Windows by osProcess.endGroup): nothing
+// the agent started outlives the session.
 func (p *Process) Wait(sigs <-chan os.Signal, read <-chan struct{}) int {
 	defer p.proc.release()
 	exited := p.exited
@@ -155,7 +156,7 @@ func (p *Process) Wait(sigs <-chan os.Signal, read <-chan struct{}) int {
 		}
 	}
 	p.stdout.Close()
-	status := exitCode(p.proc.cmd.ProcessState)
+	status := p.proc.exitStatus()
 	if p.stopCtx.Err() != nil {
 		p.log.Info("agent stopped", "status", status, "err", exitErr)
 	}
@@ -178,8 +179,17 @@ func exitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return 1
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+		return shellStatus(ws)
 	}
 	return ps.ExitCode()
+}
+
+// shellStatus is a wait status as a shell reports it: the exit code, or
+// 128+N for death by signal N.
+func shellStatus(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }

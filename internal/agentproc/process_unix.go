@@ -3,84 +3,158 @@
 package agentproc
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"runtime"
-	"sync"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
-
-	"github.com/acp-proxy/acp-proxy/internal/agentproc/proctree"
 )
 
-// osProcess is the agent's process as this platform manages it: the leader
-// of a process group of its own, which holds whatever the agent starts. An
-// npm agent is a node launcher whose child is the real agent (codex-acp's
-// native binary); signalling the launcher alone would leave that child
-// running after the session, so every step signals the group.
+// osProcess is the agent's process as this platform manages it: the
+// leader of a process group of its own, started by a reaper process (see
+// reaperName) that stops all the agent started once the session ends.
+// cmd is the reaper's. An npm agent is a node launcher whose child is the
+// real agent (codex-acp's native binary); signalling the launcher alone
+// would leave that child running, so a forwarded signal reaches the group.
 type osProcess struct {
-	cmd *exec.Cmd
-	log *slog.Logger
-	wd  *watchdog
-
-	mu         sync.Mutex
-	terminated time.Time // when the SIGTERM step was sent; zero before
+	cmd     *exec.Cmd
+	log     *slog.Logger
+	grace   time.Duration
+	agent   int           // the agent's process id, which is also its group's
+	control *os.File      // the proxy's end of the reaper's control pipe
+	reports *os.File      // and of its report pipe
+	report  *bufio.Reader // reading reports
+	status  int           // the agent's status, as the reaper reported it; -1 before
 }
 
-func newOSProcess(cmd *exec.Cmd, log *slog.Logger) *osProcess {
-	return &osProcess{cmd: cmd, log: log}
+func newOSProcess(cmd *exec.Cmd, log *slog.Logger, grace time.Duration) *osProcess {
+	return &osProcess{cmd: cmd, log: log, grace: grace, status: -1}
 }
 
 // adaptCommand has nothing to adapt on Unix: the kernel runs scripts.
 func adaptCommand(*exec.Cmd) error { return nil }
 
-// startAndWait starts the agent in a new process group and then waits for
-// it on a goroutine of its own, sending Wait's result on exited.
-//
-// The agent's tree is ended if the proxy dies without stopping it (SIGKILL
-// from an editor): an agent that ignores EOF, as codex-acp does, would
-// otherwise run forever. Linux and FreeBSD have a parent-death signal for
-// the agent itself; on Linux it belongs to the thread that started the
-// child, so the goroutine keeps its thread locked until the agent is gone.
-// The signal reaches the agent only, not its children, so a watchdog
-// process kills the whole group as well, on every Unix.
+// waitDelay is how long after the SIGTERM step exec kills the reaper: only
+// if the reaper failed to end the tree itself, which takes a grace and a
+// moment.
+func (p *osProcess) waitDelay() time.Duration { return p.grace + reaperGiveUp + time.Second }
+
+// startAndWait starts the reaper, which starts the agent, and then waits
+// for the reaper on a goroutine of its own, sending Wait's result on
+// exited. The reaper leads a process group of its own, so that an editor
+// that kills the proxy's group kills not the reaper with it.
 func (p *osProcess) startAndWait(exited chan<- error) error {
-	setDeathSignal(p.cmd)
-	if p.cmd.SysProcAttr == nil {
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	exe, err := reaperExecutable()
+	if err != nil {
+		return err
 	}
-	p.cmd.SysProcAttr.Setpgid = true
-	started := make(chan error, 1)
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("reaper: %w", err)
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		return fmt.Errorf("reaper: %w", err)
+	}
+	p.cmd.Args = append([]string{reaperName, p.grace.String(), p.cmd.Path}, p.cmd.Args...)
+	p.cmd.Path = exe
+	p.cmd.ExtraFiles = []*os.File{ctlR, repW} // reaperControlFD, reaperReportFD
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = p.cmd.Start()
+	ctlR.Close()
+	repW.Close()
+	if err != nil {
+		ctlW.Close()
+		repR.Close()
+		return fmt.Errorf("reaper: %w", err)
+	}
+	p.control, p.reports, p.report = ctlW, repR, bufio.NewReader(repR)
+	if p.agent, err = p.started(); err != nil {
+		p.release()
+		_ = p.cmd.Wait()
+		return err
+	}
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the agent
-		if err := p.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		wd, err := startWatchdog(p.cmd.Process.Pid)
-		if err != nil {
-			p.log.Warn("what the agent starts will outlive a killed proxy", "err", err)
-		}
-		p.wd = wd
-		started <- nil
+		p.status = p.exitReport()
 		exited <- p.cmd.Wait()
 	}()
-	return <-started
+	return nil
 }
+
+// reaperExecutable is the proxy's own binary. On Linux /proc/self/exe is
+// that binary even when its file has been replaced or removed since.
+func reaperExecutable() (string, error) {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("reaper: %w", err)
+	}
+	return exe, nil
+}
+
+// started reads the reaper's first report: the agent's process id, or
+// why it could not be started.
+func (p *osProcess) started() (int, error) {
+	word, n, err := p.readReport()
+	switch {
+	case err != nil:
+		return 0, err
+	case word == "started":
+		return n, nil
+	case word == "error":
+		return 0, fmt.Errorf("fork/exec %s: %w", p.cmd.Args[2], syscall.Errno(n))
+	}
+	return 0, fmt.Errorf("reaper: unexpected report %q", word)
+}
+
+// exitReport reads the reaper's last report, the agent's status; -1 if the
+// reaper died without one.
+func (p *osProcess) exitReport() int {
+	word, n, err := p.readReport()
+	if err != nil || word != "exit" {
+		return -1
+	}
+	return n
+}
+
+// readReport reads one report: a word and a number.
+func (p *osProcess) readReport() (string, int, error) {
+	line, err := p.report.ReadString('\n')
+	if err != nil {
+		return "", 0, fmt.Errorf("reaper: no report: %w", err)
+	}
+	word, num, _ := strings.Cut(strings.TrimSpace(line), " ")
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return "", 0, fmt.Errorf("reaper: report %q: %w", line, err)
+	}
+	return word, n, nil
+}
+
+func (p *osProcess) pid() int { return p.agent }
 
 func (p *osProcess) terminateName() string { return "SIGTERM" }
 
 // terminate is the polite step of a shutdown, for the agent and everything
-// it started, as a service manager stops a service.
+// it started, as a service manager stops a service: the reaper sends
+// SIGTERM to them all, and SIGKILL a grace later.
 func (p *osProcess) terminate() error {
-	p.mu.Lock()
-	if p.terminated.IsZero() {
-		p.terminated = time.Now()
+	if _, err := p.control.WriteString("term\n"); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("reaper: %w", err)
 	}
-	p.mu.Unlock()
-	return signalGroup(p.cmd.Process.Pid, syscall.SIGTERM)
+	return nil
 }
 
 // forward passes a signal the proxy received on to the agent's group. Run
@@ -94,47 +168,28 @@ func (p *osProcess) forward(log *slog.Logger, s os.Signal) {
 		return // SIGPIPE: our stdout is gone; the write error handles it
 	}
 	log.Info("forwarding signal", "signal", s)
-	if err := signalGroup(p.cmd.Process.Pid, sig); err != nil {
+	if err := signalGroup(p.agent, sig); err != nil {
 		log.Warn("forwarding signal failed", "signal", s, "err", err)
 	}
 }
 
-// endGroup stops what the agent left running in its group once it has
-// exited: none of it is anyone's now, and a launcher's child would run on.
-// It gets SIGTERM, then SIGKILL a grace later (a grace after the SIGTERM
-// step, if the shutdown already took it), as systemd stops what is left of
-// a service. It returns once the group is gone, or a moment after SIGKILL.
-func (p *osProcess) endGroup(grace time.Duration) {
-	pgid := p.cmd.Process.Pid
-	if !groupAlive(pgid) {
-		return
+// endGroup has nothing left to do: the reaper exits only once what the
+// agent left running has ended (see reaper.serve).
+func (p *osProcess) endGroup(time.Duration) {}
+
+// exitStatus is the agent's status as a shell reports it.
+func (p *osProcess) exitStatus() int {
+	if p.status >= 0 {
+		return p.status
 	}
-	p.mu.Lock()
-	termAt := p.terminated
-	p.mu.Unlock()
-	if termAt.IsZero() {
-		p.log.Info("the agent exited; stopping what it left running", "step", "SIGTERM", "then", "SIGKILL after grace", "grace", grace)
-		termAt = time.Now()
-		_ = signalGroup(pgid, syscall.SIGTERM)
-	}
-	if waitGroupGone(pgid, time.Until(termAt.Add(grace))) {
-		return
-	}
-	p.log.Info("stopping what the agent left running", "step", "SIGKILL")
-	_ = signalGroup(pgid, syscall.SIGKILL)
-	// SIGKILL cannot be refused; only its delivery takes a moment.
-	if !waitGroupGone(pgid, time.Second) {
-		p.log.Warn("processes of the agent's group outlived SIGKILL", "pgid", pgid)
-	}
+	p.log.Warn("the reaper ended without the agent's status", "reaper", exitCode(p.cmd.ProcessState))
+	return exitCode(p.cmd.ProcessState)
 }
 
-// release disarms the watchdog: the agent has been waited for and its group
-// ended, so its group id may be reused.
+// release closes the proxy's ends of the reaper's pipes.
 func (p *osProcess) release() {
-	if p.wd != nil {
-		p.wd.disarm()
-		p.wd = nil
-	}
+	p.control.Close()
+	p.reports.Close()
 }
 
 // signalGroup sends sig to the process group pgid. A group that is gone is
@@ -144,28 +199,4 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 		return err
 	}
 	return nil
-}
-
-// groupAlive reports whether process group pgid still has a live process.
-// kill(2) counts zombies too, which a container's init may never reap, so
-// where the processes can be listed a group of zombies is gone.
-func groupAlive(pgid int) bool {
-	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
-		return false
-	}
-	procs, err := proctree.List()
-	return err != nil || len(proctree.InGroup(procs, pgid)) > 0
-}
-
-// waitGroupGone waits at most d for group pgid to be gone, and reports
-// whether it is.
-func waitGroupGone(pgid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for groupAlive(pgid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
 }

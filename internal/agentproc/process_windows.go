@@ -20,11 +20,23 @@ import (
 // (npx → node → a native binary) die with the proxy, however the proxy
 // ends: TerminateProcess from an editor closes the handle too.
 type osProcess struct {
-	cmd *exec.Cmd
-	job windows.Handle
+	cmd   *exec.Cmd
+	grace time.Duration
+	job   windows.Handle
 }
 
-func newOSProcess(cmd *exec.Cmd, _ *slog.Logger) *osProcess { return &osProcess{cmd: cmd} }
+func newOSProcess(cmd *exec.Cmd, _ *slog.Logger, grace time.Duration) *osProcess {
+	return &osProcess{cmd: cmd, grace: grace}
+}
+
+// waitDelay is how long after ending the job exec kills the agent: ending
+// the job kills it, so this only bounds a wait that should not happen.
+func (p *osProcess) waitDelay() time.Duration { return max(p.grace, time.Nanosecond) }
+
+func (p *osProcess) pid() int { return p.cmd.Process.Pid }
+
+// exitStatus is the agent's status as a shell reports it.
+func (p *osProcess) exitStatus() int { return exitCode(p.cmd.ProcessState) }
 
 // adaptCommand runs a .cmd or .bat file (npx.cmd) through cmd.exe with a
 // command line quoted for cmd.exe; see batchCommandLine.

@@ -21,6 +21,7 @@ import (
 type options struct {
 	// what it writes
 	printPID, echo, child      bool
+	setsid                     bool
 	emit, stderrText           string
 	huge, pauseLine, waitLines int
 
@@ -47,6 +48,7 @@ func parseFlags() options {
 	flag.IntVar(&o.waitLines, "wait-lines", 0, "read this many stdin lines (discarded) before writing anything")
 	flag.BoolVar(&o.printPID, "print-pid", false, `first write {"pid":N}`)
 	flag.BoolVar(&o.child, "child", false, `first start a copy of itself that ignores EOF and SIGTERM and shares its stdout, as an npm launcher starts the native agent, and write {"child":N}`)
+	flag.BoolVar(&o.setsid, "setsid", false, "with --child: start the child in a session of its own (Unix), as codex starts each command")
 	flag.Parse()
 	return o
 }
@@ -104,7 +106,7 @@ func (o options) writeFirst(out *bufio.Writer, in *bufio.Reader) {
 		out.Flush()
 	}
 	if o.child {
-		fmt.Fprintf(out, "{\"child\":%d}\n", startChild())
+		fmt.Fprintf(out, "{\"child\":%d}\n", startChild(o.setsid))
 		out.Flush()
 	}
 	for range o.waitLines {
@@ -134,14 +136,18 @@ func (o options) writeFirst(out *bufio.Writer, in *bufio.Reader) {
 // startChild starts a copy of this agent that only an end of its whole
 // process tree stops: it ignores EOF and SIGTERM. Its stdin is /dev/null,
 // so that it takes nothing meant for its parent; its stdout and stderr are
-// its parent's, as a launcher's child has them.
-func startChild() int {
+// its parent's, as a launcher's child has them. With setsid it leads a
+// session of its own, out of every process group of its parent's.
+func startChild(setsid bool) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fail("child:", err)
 	}
 	cmd := exec.Command(exe, "--ignore-eof", "--ignore-term")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if setsid {
+		newSession(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		fail("child:", err)
 	}

@@ -16,7 +16,7 @@ import (
 const watchEvery = 200 * time.Millisecond
 
 // outliveGrace is how long processes may take to die once their tree was
-// stopped: a watchdog's kill or a parent-death signal is in flight.
+// stopped: the reaper's SIGKILL is in flight.
 const outliveGrace = 5 * time.Second
 
 // Watch notes every process that descends from pid, from now until the
@@ -24,7 +24,8 @@ const outliveGrace = 5 * time.Second
 // check fails t if any of them (or any live process in one of their process
 // groups, started after the last look) still runs after outliveGrace, and
 // kills them, so that one leak does not become a machine's worth. Only
-// Linux lists processes (see proctree); elsewhere check checks nothing.
+// Linux and macOS list processes (see proctree); elsewhere check checks
+// nothing.
 func Watch(t testing.TB, pid int) (check func()) {
 	w := &watch{root: pid, seen: map[[2]uint64]proctree.Proc{}, done: make(chan struct{})}
 	if _, err := proctree.List(); err != nil {

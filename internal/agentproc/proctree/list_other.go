@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package proctree
 
@@ -7,8 +7,8 @@ import (
 	"fmt"
 )
 
-// List is not implemented here: only Linux has /proc to read without
-// running another program.
+// List is not implemented here: Linux has /proc and macOS its sysctl to
+// read without running another program.
 func List() ([]Proc, error) {
 	return nil, fmt.Errorf("list processes: %w", errors.ErrUnsupported)
 }

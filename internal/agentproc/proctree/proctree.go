@@ -4,8 +4,9 @@
 // a process that has exited but whose parent has not reaped it (a container
 // whose init reaps nothing keeps them for ever) runs nothing.
 //
-// Listing is Linux's (/proc); elsewhere List returns errors.ErrUnsupported
-// and callers fall back on what kill(2) can tell.
+// Listing is Linux's (/proc) and macOS's (sysctl kern.proc.all); elsewhere
+// List returns errors.ErrUnsupported and callers fall back on what kill(2)
+// can tell.
 package proctree
 
 import "slices"
@@ -13,8 +14,9 @@ import "slices"
 // Proc is one process.
 type Proc struct {
 	PID, PPID, PGID int
-	// Start is when it started, in the kernel's clock ticks since boot:
-	// with PID, it names this process and no later one given the same id.
+	// Start is when it started, in the kernel's own unit (Linux: clock
+	// ticks since boot; macOS: microseconds since the epoch): with PID, it
+	// names this process and no later one given the same id.
 	Start uint64
 	Comm  string // its executable's name, as the kernel shortens it
 	State byte   // as ps shows it: R, S, D, Z (zombie), T, …
