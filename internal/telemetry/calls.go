@@ -15,7 +15,7 @@ import (
 // tool call's read into its span.
 func (c *Conn) update(m *acp.Message, ev event) {
 	sid := m.SessionID()
-	if s := c.sessions[sid]; s != nil && s.turn != nil {
+	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {
 		s.turn.counts[0].Line(len(ev.line))
 		s.turn.counts[1].Messages += int64(max(len(ev.out), 1))
 		s.turn.counts[1].Bytes += int64(ev.outSize)
@@ -51,7 +51,7 @@ func (c *Conn) callFor(sid, id string, t time.Time) *call {
 	cl.ctx, cl.span = c.start(c.sessionCtx(sid), "acp.tool_call", t, trace.SpanContext{}, trace.SpanID{},
 		trace.WithAttributes(attribute.String("acp.session.id", sid), attribute.String("acp.tool_call.id", id)))
 	c.calls[k] = cl
-	if s := c.sessions[sid]; s != nil && s.turn != nil {
+	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {
 		s.turn.calls = append(s.turn.calls, cl)
 	}
 	return cl
@@ -133,7 +133,7 @@ func (c *Conn) addedLine(ev event) {
 		return
 	}
 	sid := m.SessionID()
-	if s := c.sessions[sid]; s != nil && s.turn != nil {
+	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {
 		s.turn.counts[1].Line(len(ev.line))
 	}
 	if u, ok := m.ToolUpdate(); ok && u.ID != "" {
@@ -217,9 +217,7 @@ func (c *Conn) finish(dropped int64) {
 	for _, cl := range c.calls {
 		c.endCall(cl, c.last)
 	}
-	for _, s := range c.sessions {
-		c.endSession(s, c.last)
-	}
+	c.sessions.each(func(_ string, s *session) { c.endSession(s, c.last) })
 	var attrs []attribute.KeyValue
 	for d := range 2 {
 		dir := acp.Direction(d).String()

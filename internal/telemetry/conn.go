@@ -29,15 +29,17 @@ type ConnInfo struct {
 // Conn makes the spans of one connection from its messages. Only the
 // tap's goroutine uses it.
 type Conn struct {
-	tracer   trace.Tracer
-	info     ConnInfo
-	span     trace.Span // nil until the first message
-	ctx      context.Context
-	last     time.Time
-	counts   [2][2]acp.Count // by direction: before, after the filters
-	reqs     acp.Requests[*request]
-	sessions map[string]*session
-	calls    map[callKey]*call
+	tracer trace.Tracer
+	info   ConnInfo
+	// traceContext: a client's traceparent is read (OTEL_PROPAGATORS).
+	traceContext bool
+	span         trace.Span // nil until the first message
+	ctx          context.Context
+	last         time.Time
+	counts       [2][2]acp.Count // by direction: before, after the filters
+	reqs         acp.Requests[*request]
+	sessions     *recent[*session] // by id, the most recent maxSessions
+	calls        map[callKey]*call
 }
 
 // request is a request followed to its response.
@@ -47,6 +49,8 @@ type request struct {
 	span    trace.Span
 	ctx     context.Context
 	session *session          // session/new, /load, /resume: the session it opens
+	turn    *turn             // session/prompt: the turn it starts
+	sid     string            // session/close: the session it closes
 	options map[string]string // a permission request's: optionId → kind
 }
 
@@ -58,10 +62,12 @@ type session struct {
 }
 
 type turn struct {
-	span   trace.Span
-	ctx    context.Context
-	calls  []*call
-	counts [2]acp.Count // agent→client: before, after the filters
+	session *session // nil: a turn of a session the proxy did not see open
+	ended   bool
+	span    trace.Span
+	ctx     context.Context
+	calls   []*call
+	counts  [2]acp.Count // agent→client: before, after the filters
 }
 
 type callKey struct{ session, id string }
@@ -80,8 +86,8 @@ type call struct {
 
 // NewConn is a connection whose spans p exports.
 func (p *Provider) NewConn(info ConnInfo) *Conn {
-	return &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info,
-		reqs: acp.Requests[*request]{Max: 4096}, sessions: map[string]*session{}, calls: map[callKey]*call{}}
+	return &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info, traceContext: p.traceContext,
+		reqs: acp.Requests[*request]{Max: maxInFlight}, sessions: newRecent[*session](maxSessions), calls: map[callKey]*call{}}
 }
 
 // start starts a span at t under parent, as a child of the remote span
@@ -94,7 +100,10 @@ func (c *Conn) start(parent context.Context, name string, t time.Time, rc trace.
 	if id.IsValid() {
 		parent = withSpanID(parent, id)
 	}
-	return c.tracer.Start(parent, name, append(opts, trace.WithTimestamp(t))...)
+	_, span := c.tracer.Start(parent, name, append(opts, trace.WithTimestamp(t))...)
+	// The IDs asked for are this span's alone: the context its children
+	// start in holds the span and nothing else.
+	return trace.ContextWithSpan(context.Background(), span), span
 }
 
 // own is the IDs the Context filter gave the proxy's span of a request
@@ -172,7 +181,10 @@ func (c *Conn) ensureIn(base context.Context, t time.Time, rc trace.SpanContext,
 
 // parentOf is the client's trace context on request m, and the span ID the
 // Context filter gave the proxy's span for it.
-func parentOf(m *acp.Message, ev event) (trace.SpanContext, trace.SpanID) {
+func (c *Conn) parentOf(m *acp.Message, ev event) (trace.SpanContext, trace.SpanID) {
+	if !c.traceContext {
+		return trace.SpanContext{}, trace.SpanID{}
+	}
 	rc := remote(m.Params())
 	if !rc.IsValid() || len(ev.out) != 1 {
 		return rc, trace.SpanID{}
@@ -182,7 +194,7 @@ func parentOf(m *acp.Message, ev event) (trace.SpanContext, trace.SpanID) {
 
 // request follows a request of either side to its response.
 func (c *Conn) request(m *acp.Message, ev event) {
-	rc, id := parentOf(m, ev)
+	rc, id := c.parentOf(m, ev)
 	base, ownID := own(context.Background(), ev, rc)
 	if ownID.IsValid() {
 		id = ownID
@@ -201,6 +213,8 @@ func (c *Conn) request(m *acp.Message, ev event) {
 		c.openTurn(m, r, ev.t, rc, id)
 	case m.Dir == acp.AgentToClient && method == "session/request_permission":
 		c.openPermission(m, r, ev.t)
+	case m.Dir == acp.ClientToAgent && (method == "session/close" || method == "session/delete"):
+		r.sid = m.SessionID()
 	default:
 		return
 	}

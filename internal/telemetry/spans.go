@@ -38,10 +38,12 @@ func (c *Conn) openSession(m *acp.Message, r *request, t time.Time, rc trace.Spa
 func (c *Conn) register(s *session, sid string) {
 	s.id = sid
 	s.span.SetAttributes(attribute.String("acp.session.id", sid))
-	if old := c.sessions[sid]; old != nil && old != s {
+	if old, ok := c.sessions.get(sid); ok && old != s {
 		c.endSession(old, time.Time{})
 	}
-	c.sessions[sid] = s
+	if old, evicted := c.sessions.put(sid, s); evicted {
+		c.endSession(old, time.Time{}) // the least recently used of too many
+	}
 }
 
 // openTurn starts a prompt turn's span, under the client's span when the
@@ -49,7 +51,7 @@ func (c *Conn) register(s *session, sid string) {
 func (c *Conn) openTurn(m *acp.Message, r *request, t time.Time, rc trace.SpanContext, id trace.SpanID) {
 	sid := m.SessionID()
 	parent := c.ctx
-	s := c.sessions[sid]
+	s, _ := c.sessions.get(sid)
 	if s != nil {
 		parent = s.ctx
 	}
@@ -58,14 +60,14 @@ func (c *Conn) openTurn(m *acp.Message, r *request, t time.Time, rc trace.SpanCo
 		attrs = append(attrs, attribute.String("acp.prompt.text", promptText(m.Params())))
 	}
 	ctx, span := c.start(parent, "acp.prompt_turn", t, rc, id, trace.WithAttributes(attrs...))
-	tn := &turn{span: span, ctx: ctx}
+	tn := &turn{span: span, ctx: ctx, session: s}
 	if s != nil {
 		if s.turn != nil {
 			c.endTurn(s.turn, t, "")
 		}
 		s.turn = tn
 	}
-	r.span, r.ctx = span, ctx
+	r.span, r.ctx, r.turn = span, ctx, tn
 }
 
 // promptText is the text blocks of a prompt, up to maxContent bytes.
@@ -116,7 +118,7 @@ func (c *Conn) openPermission(m *acp.Message, r *request, t time.Time) {
 // sessionCtx is where a span of session sid goes: its turn, the session,
 // or the connection.
 func (c *Conn) sessionCtx(sid string) context.Context {
-	s := c.sessions[sid]
+	s, _ := c.sessions.get(sid)
 	switch {
 	case s == nil:
 		return c.ctx
@@ -141,6 +143,8 @@ func (c *Conn) response(m *acp.Message) {
 		c.turnAnswered(m, r)
 	case "session/request_permission":
 		c.permissionAnswered(m, r)
+	case "session/close", "session/delete":
+		c.sessionClosed(m, r)
 	}
 }
 
@@ -171,8 +175,8 @@ func (c *Conn) sessionAnswered(m *acp.Message, r *request) {
 	s := r.session
 	if c.failed(s.span, m) {
 		s.span.End(trace.WithTimestamp(m.Time))
-		if s.id != "" && c.sessions[s.id] == s {
-			delete(c.sessions, s.id)
+		if cur, ok := c.sessions.get(s.id); ok && cur == s {
+			c.sessions.delete(s.id)
 		}
 		return
 	}
@@ -185,19 +189,33 @@ func (c *Conn) sessionAnswered(m *acp.Message, r *request) {
 func (c *Conn) turnAnswered(m *acp.Message, r *request) {
 	stop, _ := rawjson.GetString(m.Result(), "stopReason")
 	c.failed(r.span, m)
-	for _, s := range c.sessions {
-		if s.turn != nil && s.turn.span == r.span {
-			c.endTurn(s.turn, m.Time, stop)
-			s.turn = nil
-			return
-		}
+	if r.turn.ended {
+		return // another prompt of its session ended it
 	}
-	c.endTurn(&turn{span: r.span}, m.Time, stop) // a turn of a session never opened
+	c.endTurn(r.turn, m.Time, stop)
+}
+
+// sessionClosed ends the span of a session the client closed (or deleted),
+// and forgets it.
+func (c *Conn) sessionClosed(m *acp.Message, r *request) {
+	s, ok := c.sessions.get(r.sid)
+	if !ok || m.Error() != nil {
+		return
+	}
+	c.sessions.delete(r.sid)
+	c.endSession(s, m.Time)
 }
 
 // endTurn ends a turn's calls and then the turn, at t, with its stop
 // reason.
 func (c *Conn) endTurn(tn *turn, t time.Time, stop string) {
+	if tn.ended {
+		return
+	}
+	tn.ended = true
+	if tn.session != nil && tn.session.turn == tn {
+		tn.session.turn = nil
+	}
 	for _, cl := range tn.calls {
 		c.endCall(cl, t)
 		if c.calls[cl.key] == cl {
@@ -231,7 +249,6 @@ func (c *Conn) endSession(s *session, t time.Time) {
 	}
 	if s.turn != nil {
 		c.endTurn(s.turn, t, "")
-		s.turn = nil
 	}
 	s.span.End(trace.WithTimestamp(t))
 }

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -63,6 +64,9 @@ type Tap struct {
 	log     *slog.Logger
 	done    chan struct{}
 	ends    atomic.Int32
+	// off: the span builder failed (a panic) and switched itself off; the
+	// tap takes nothing more.
+	off atomic.Bool
 }
 
 var _ proxy.Tap = (*Tap)(nil)
@@ -85,9 +89,20 @@ const (
 	wakeBytes    = 4 << 20
 )
 
-// run makes spans of what is queued, a batch at a time, until Close.
+// run makes spans of what is queued, a batch at a time, until Close. If
+// making them panics, the tap switches itself off with one log line: the
+// relay goes on without spans.
 func (t *Tap) run(conn *Conn) {
 	defer close(t.done)
+	defer func() {
+		if r := recover(); r != nil {
+			t.off.Store(true)
+			t.mu.Lock()
+			t.pending, t.queued = nil, 0
+			t.mu.Unlock()
+			t.log.Error("otel: the span builder failed and is switched off; the relay goes on without spans", "panic", fmt.Sprint(r))
+		}
+	}()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var batch []event
@@ -124,7 +139,7 @@ func outBytes(out [][]byte) (n int) {
 func (t *Tap) put(ev event, must bool) {
 	size := int64(len(ev.line) + outBytes(ev.out))
 	t.mu.Lock()
-	if t.closed {
+	if t.closed || t.off.Load() {
 		t.mu.Unlock()
 		return
 	}

@@ -55,7 +55,7 @@ var aSession = []step{
 
 // play runs steps through a chain of the provider's Context filter (what
 // the relay does with each line) into a tap, and returns what the chain
-// wrote for each line.
+// wrote for each step (nothing for a note).
 func play(t *testing.T, p *Provider, content bool, steps []step) [][]string {
 	return playThrough(t, p, p.Context(), content, steps)
 }
@@ -74,6 +74,7 @@ func playThrough(t *testing.T, p *Provider, ctxFilter *Context, content bool, st
 			n := *s.note
 			n.Time = at
 			tap.Note(n)
+			wrote = append(wrote, nil)
 			continue
 		}
 		pass := &proxy.Passage{Dir: s.dir, Time: at, Line: []byte(s.line), EOL: true}
