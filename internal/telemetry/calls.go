@@ -1,9 +1,12 @@
 package telemetry
 
 import (
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -38,7 +41,9 @@ func (c *Conn) update(m *acp.Message, ev event) {
 }
 
 // callFor is the call id of session sid, started at t if new: under the
-// session's turn.
+// session's turn. It is an execute_tool span, as the GenAI conventions
+// have it (INTERNAL: the tool runs inside the agent's invocation); its
+// name gets the tool's once an update names it.
 func (c *Conn) callFor(sid, id string, t time.Time) *call {
 	k := callKey{sid, id}
 	if cl := c.calls[k]; cl != nil {
@@ -48,14 +53,21 @@ func (c *Conn) callFor(sid, id string, t time.Time) *call {
 		c.trimCalls(t)
 	}
 	cl := &call{key: k, notes: map[string]bool{}}
-	cl.ctx, cl.span = c.start(c.sessionCtx(sid), "acp.tool_call", t, trace.SpanContext{}, trace.SpanID{},
-		trace.WithAttributes(attribute.String("acp.session.id", sid), attribute.String("acp.tool_call.id", id)))
+	cl.ctx, cl.span = c.start(c.sessionCtx(sid), semconv.GenAIOperationNameExecuteTool.Value.AsString(), t, trace.SpanContext{}, trace.SpanID{},
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(semconv.GenAIOperationNameExecuteTool,
+			semconv.GenAIToolCallID(id), semconv.GenAIToolTypeKey.String(toolType),
+			attribute.String("acp.session.id", sid), attribute.String("acp.tool_call.id", id)))
 	c.calls[k] = cl
 	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {
 		s.turn.calls = append(s.turn.calls, cl)
 	}
 	return cl
 }
+
+// toolType is gen_ai.tool.type of an ACP tool call: the agent runs it (or
+// has the client run it for it, as it decides), an "extension" in the
+// conventions' words, not a "function" the client runs for the model.
+const toolType = "extension"
 
 // maxCalls bounds the calls followed at once: a turn's calls are dropped
 // when it ends, but calls outside a turn (an agent's, of a session the proxy
@@ -80,17 +92,20 @@ func (c *Conn) trimCalls(t time.Time) {
 	}
 }
 
-// read takes what an update of the call says: kind, title, status, the
-// exit status of its terminal, its input (with --otel-content).
+// read takes what an update of the call says: kind, the tool's name,
+// status, the exit status of its terminal, the program its command runs;
+// its title and input only with --otel-content (they hold the user's
+// text: command lines, paths).
 func (c *Conn) read(cl *call, u *acp.ToolUpdate, t time.Time) {
 	var attrs []attribute.KeyValue
 	if u.Kind != "" && u.Kind != cl.kind {
 		cl.kind = u.Kind
-		cl.span.SetName("acp.tool_call " + u.Kind)
 		attrs = append(attrs, attribute.String("acp.tool_call.kind", u.Kind))
 	}
-	if u.Title != "" {
-		attrs = append(attrs, attribute.String("acp.tool_call.title", capped(u.Title)))
+	if name := toolName(u); name != "" && name != cl.tool {
+		cl.tool = name
+		cl.span.SetName(semconv.GenAIOperationNameExecuteTool.Value.AsString() + " " + name)
+		attrs = append(attrs, semconv.GenAIToolName(name))
 	}
 	if u.Status != "" {
 		cl.status = u.Status
@@ -99,30 +114,68 @@ func (c *Conn) read(cl *call, u *acp.ToolUpdate, t time.Time) {
 			cl.final = t
 		}
 	}
-	if code, signal := u.Term.ExitStatus(); code != nil || signal != nil {
-		attrs = append(attrs, attribute.String("acp.tool_call.exit_code", string(code)))
-		if s, err := rawjson.Unquote(signal); err == nil && s != "" {
-			attrs = append(attrs, attribute.String("acp.tool_call.exit_signal", s))
-		}
-	} else if code, ok := exitCode(u.RawOutput); ok {
-		attrs = append(attrs, attribute.String("acp.tool_call.exit_code", code))
+	attrs = append(attrs, cl.exitStatus(u)...)
+	if prog := programName(u.RawInput); prog != "" && prog != cl.program {
+		cl.program = prog
+		attrs = append(attrs, attribute.String("acp.tool_call.program", prog))
 	}
-	if c.info.Content && u.RawInput != nil && !cl.sawRawInput {
-		cl.sawRawInput = true
-		attrs = append(attrs, attribute.String("acp.tool_call.raw_input", capped(string(u.RawInput))))
+	if c.info.Content {
+		attrs = append(attrs, contentAttrs(u)...)
 	}
 	cl.span.SetAttributes(attrs...)
 }
 
+// contentAttrs are the user's text an update holds: its title and its
+// input (gen_ai.tool.call.arguments, which the conventions make opt-in).
+func contentAttrs(u *acp.ToolUpdate) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if u.Title != "" {
+		attrs = append(attrs, attribute.String("acp.tool_call.title", capped(u.Title)))
+	}
+	if len(u.RawInput) > 0 && string(u.RawInput) != "{}" {
+		in := capped(string(u.RawInput))
+		attrs = append(attrs, attribute.String("acp.tool_call.raw_input", in), semconv.GenAIToolCallArgumentsKey.String(in))
+	}
+	return attrs
+}
+
+// toolName is the tool's name as the agent calls it, where it says
+// (claude-agent-acp's _meta.claudeCode.toolName: "Bash", "Write"), else
+// the call's ACP kind ("execute", "edit").
+func toolName(u *acp.ToolUpdate) string {
+	if name, ok := rawjson.GetString(u.Meta, "claudeCode", "toolName"); ok && name != "" {
+		return capped(name)
+	}
+	return u.Kind
+}
+
+// exitStatus is the exit code (an integer) and signal the update reports:
+// the terminal extension's terminal_exit, or rawOutput's exit code.
+func (cl *call) exitStatus(u *acp.ToolUpdate) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	code, signal := u.Term.ExitStatus()
+	if code == nil && signal == nil {
+		code, _ = exitCode(u.RawOutput)
+	}
+	if n, err := strconv.ParseInt(string(code), 10, 64); err == nil {
+		cl.exit, cl.exited = n, true
+		attrs = append(attrs, attribute.Int64("acp.tool_call.exit_code", n))
+	}
+	if s, err := rawjson.Unquote(signal); err == nil && s != "" {
+		attrs = append(attrs, attribute.String("acp.tool_call.exit_signal", s))
+	}
+	return attrs
+}
+
 // exitCode is the exit code an agent reports in rawOutput (codex-acp's
 // exit_code, others' exitCode), when it reports one as a number.
-func exitCode(rawOutput []byte) (string, bool) {
+func exitCode(rawOutput []byte) ([]byte, bool) {
 	for _, k := range []string{"exit_code", "exitCode"} {
 		if v, ok := rawjson.Get(rawOutput, k); ok && len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
-			return string(v), true
+			return v, true
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // addedLine is a line the proxy wrote on its own: a tool call's output a
@@ -190,12 +243,27 @@ func (c *Conn) endCall(cl *call, t time.Time) {
 			attrs = append(attrs, attribute.Bool(k.attr, true))
 		}
 	}
-	if cl.status == "" || !cl.final.IsZero() {
-		cl.span.SetAttributes(attrs...)
-	} else {
-		cl.span.SetAttributes(append(attrs, attribute.Bool("acp.tool_call.unfinished", true))...)
+	if cl.status != "" && cl.final.IsZero() {
+		attrs = append(attrs, attribute.Bool("acp.tool_call.unfinished", true))
+	}
+	cl.span.SetAttributes(attrs...)
+	if cl.status == "failed" {
+		cl.failed()
 	}
 	cl.span.End(trace.WithTimestamp(end))
+}
+
+// failed marks the span of a call the agent reports failed as an error,
+// with its exit code when it has one (error.type: the code, as HTTP's
+// status code is; else "failed").
+func (cl *call) failed() {
+	desc, typ := "tool call failed", "failed"
+	if cl.exited {
+		typ = strconv.FormatInt(cl.exit, 10)
+		desc = "tool call failed: exit code " + typ
+	}
+	cl.span.SetAttributes(semconv.ErrorTypeKey.String(typ))
+	cl.span.SetStatus(codes.Error, desc)
 }
 
 // startOf is when span started, for the SDK's spans (zero otherwise).

@@ -2,6 +2,8 @@ package telemetry
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -40,6 +42,9 @@ type Conn struct {
 	reqs         acp.Requests[*request]
 	sessions     *recent[*session] // by id, the most recent maxSessions
 	calls        map[callKey]*call
+	// agent is gen_ai.agent.name: the name the agent gives in initialize,
+	// else its program's; agentVersion, the version it gives.
+	agent, agentVersion string
 }
 
 // request is a request followed to its response.
@@ -81,13 +86,19 @@ type call struct {
 	final         time.Time // when the agent first said it ended
 	ended         bool
 	notes         map[string]bool
-	sawRawInput   bool
+	tool, program string // gen_ai.tool.name, acp.tool_call.program
+	exit          int64  // the exit code, when exited
+	exited        bool
 }
 
 // NewConn is a connection whose spans p exports.
 func (p *Provider) NewConn(info ConnInfo) *Conn {
-	return &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info, traceContext: p.traceContext,
+	c := &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info, traceContext: p.traceContext,
 		reqs: acp.Requests[*request]{Max: maxInFlight}, sessions: newRecent[*session](maxSessions), calls: map[callKey]*call{}}
+	if len(info.Agent) > 0 {
+		c.agent = filepath.Base(info.Agent[0])
+	}
+	return c
 }
 
 // start starts a span at t under parent, as a child of the remote span
@@ -171,12 +182,31 @@ func (c *Conn) ensureIn(base context.Context, t time.Time, rc trace.SpanContext,
 	if c.span != nil {
 		return
 	}
-	opts := []trace.SpanStartOption{trace.WithAttributes(
-		attribute.StringSlice("acp.agent.command", c.info.Agent), attribute.StringSlice("acp.proxy.args", c.info.Args))}
+	opts := []trace.SpanStartOption{trace.WithAttributes(c.commandAttrs()...)}
 	if !rc.IsValid() {
 		opts = append(opts, trace.WithNewRoot())
 	}
 	c.ctx, c.span = c.start(base, "acp.connection", t, rc, id, opts...)
+}
+
+// commandAttrs say how the proxy runs: the agent's program and the proxy's
+// flags, by name; their whole command lines (which may hold paths and
+// keys) only with --otel-content.
+func (c *Conn) commandAttrs() []attribute.KeyValue {
+	var flags []string
+	for _, a := range c.info.Args {
+		if a == "--" {
+			break
+		}
+		if name, _, _ := strings.Cut(a, "="); strings.HasPrefix(name, "-") {
+			flags = append(flags, name)
+		}
+	}
+	attrs := []attribute.KeyValue{attribute.String("acp.agent.program", c.agent), attribute.StringSlice("acp.proxy.flags", flags)}
+	if c.info.Content {
+		attrs = append(attrs, attribute.StringSlice("acp.agent.command", c.info.Agent), attribute.StringSlice("acp.proxy.args", c.info.Args))
+	}
+	return attrs
 }
 
 // parentOf is the client's trace context on request m, and the span ID the

@@ -2,11 +2,13 @@ package telemetry
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -47,7 +49,8 @@ func (c *Conn) register(s *session, sid string) {
 }
 
 // openTurn starts a prompt turn's span, under the client's span when the
-// request carries one, else under its session's.
+// request carries one, else under its session's: an invoke_agent span, as
+// the GenAI conventions have it, its conversation the ACP session.
 func (c *Conn) openTurn(m *acp.Message, r *request, t time.Time, rc trace.SpanContext, id trace.SpanID) {
 	sid := m.SessionID()
 	parent := c.ctx
@@ -55,11 +58,21 @@ func (c *Conn) openTurn(m *acp.Message, r *request, t time.Time, rc trace.SpanCo
 	if s != nil {
 		parent = s.ctx
 	}
-	attrs := []attribute.KeyValue{attribute.String("acp.session.id", sid)}
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIConversationID(sid), attribute.String("acp.session.id", sid)}
+	name := semconv.GenAIOperationNameInvokeAgent.Value.AsString()
+	if c.agent != "" {
+		name += " " + c.agent
+		attrs = append(attrs, semconv.GenAIAgentName(c.agent))
+	}
+	if c.agentVersion != "" {
+		attrs = append(attrs, semconv.GenAIAgentVersion(c.agentVersion))
+	}
 	if c.info.Content {
 		attrs = append(attrs, attribute.String("acp.prompt.text", promptText(m.Params())))
 	}
-	ctx, span := c.start(parent, "acp.prompt_turn", t, rc, id, trace.WithAttributes(attrs...))
+	// CLIENT: the agent is another process, which the conventions' agent
+	// spans call a remote agent.
+	ctx, span := c.start(parent, name, t, rc, id, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	tn := &turn{span: span, ctx: ctx, session: s}
 	if s != nil {
 		if s.turn != nil {
@@ -150,7 +163,14 @@ func (c *Conn) response(m *acp.Message) {
 
 // initialized notes what the agent says of itself.
 func (c *Conn) initialized(m *acp.Message) {
-	c.span.SetAttributes(peerAttrs(m.Result(), "agentInfo", "acp.protocol_version", "acp.agent.")...)
+	res := m.Result()
+	c.span.SetAttributes(peerAttrs(res, "agentInfo", "acp.protocol_version", "acp.agent.")...)
+	for _, info := range []string{"agentInfo", "info"} {
+		if n, ok := rawjson.GetString(res, info, "name"); ok && n != "" {
+			c.agent = capped(n)
+			c.agentVersion, _ = rawjson.GetString(res, info, "version")
+		}
+	}
 	c.failed(c.span, m)
 }
 
@@ -162,7 +182,13 @@ func (c *Conn) failed(span trace.Span, m *acp.Message) bool {
 		return false
 	}
 	code, _ := rawjson.Get(e, "code")
-	span.SetAttributes(attribute.String("acp.error.code", string(code)))
+	attrs := []attribute.KeyValue{semconv.ErrorTypeKey.String(string(code))}
+	if n, err := strconv.ParseInt(string(code), 10, 64); err == nil {
+		attrs = append(attrs, attribute.Int64("acp.error.code", n))
+	} else {
+		attrs[0] = semconv.ErrorTypeKey.String("_OTHER") // not a JSON-RPC code: nothing of it leaves
+	}
+	span.SetAttributes(attrs...)
 	msg := ""
 	if c.info.Content {
 		msg, _ = rawjson.GetString(e, "message")
