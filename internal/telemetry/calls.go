@@ -59,9 +59,40 @@ func (c *Conn) callFor(sid, id string, t time.Time) *call {
 			attribute.String("acp.session.id", sid), attribute.String("acp.tool_call.id", id)))
 	c.calls[k] = cl
 	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {
-		s.turn.calls = append(s.turn.calls, cl)
+		cl.turn = s.turn
+		if s.turn.calls == nil {
+			s.turn.calls = map[*call]bool{}
+		}
+		s.turn.calls[cl] = true
 	}
 	return cl
+}
+
+// maxFinished bounds the calls kept once the agent ended them: the memory
+// a turn holds stays bounded whatever number of calls it makes.
+const maxFinished = 64
+
+// retire keeps cl, which the agent just ended, among the finished calls,
+// and ends and forgets the oldest when there are too many.
+func (c *Conn) retire(cl *call) {
+	c.finished = append(c.finished, cl)
+	if len(c.finished) > maxFinished {
+		old := c.finished[0]
+		c.finished[0] = nil
+		c.finished = c.finished[1:]
+		c.forget(old, old.final)
+	}
+}
+
+// forget ends cl's span (at t, unless the agent ended it) and forgets it.
+func (c *Conn) forget(cl *call, t time.Time) {
+	c.endCall(cl, t)
+	if c.calls[cl.key] == cl {
+		delete(c.calls, cl.key)
+	}
+	if cl.turn != nil {
+		delete(cl.turn.calls, cl)
+	}
 }
 
 // toolType is gen_ai.tool.type of an ACP tool call: the agent runs it (or
@@ -77,18 +108,16 @@ const maxCalls = 4096
 // trimCalls ends the spans of the calls the agent ended and forgets them;
 // if that leaves too many, it ends and forgets all of them (at t).
 func (c *Conn) trimCalls(t time.Time) {
-	for k, cl := range c.calls {
+	for _, cl := range c.calls {
 		if !cl.final.IsZero() {
-			c.endCall(cl, t)
-			delete(c.calls, k)
+			c.forget(cl, t)
 		}
 	}
 	if len(c.calls) < maxCalls {
 		return
 	}
-	for k, cl := range c.calls {
-		c.endCall(cl, t)
-		delete(c.calls, k)
+	for _, cl := range c.calls {
+		c.forget(cl, t)
 	}
 }
 
@@ -102,7 +131,7 @@ func (c *Conn) read(cl *call, u *acp.ToolUpdate, t time.Time) {
 		cl.kind = u.Kind
 		attrs = append(attrs, attribute.String("acp.tool_call.kind", u.Kind))
 	}
-	if name := toolName(u); name != "" && name != cl.tool {
+	if name := toolName(u); name != "" && name != cl.tool && u.Others > 0 { // not an update of output alone
 		cl.tool = name
 		cl.span.SetName(semconv.GenAIOperationNameExecuteTool.Value.AsString() + " " + name)
 		attrs = append(attrs, semconv.GenAIToolName(name))
@@ -112,6 +141,7 @@ func (c *Conn) read(cl *call, u *acp.ToolUpdate, t time.Time) {
 		attrs = append(attrs, attribute.String("acp.tool_call.status", u.Status))
 		if u.Final() && cl.final.IsZero() {
 			cl.final = t
+			defer c.retire(cl) // once this update is read
 		}
 	}
 	attrs = append(attrs, cl.exitStatus(u)...)

@@ -42,6 +42,10 @@ type Conn struct {
 	reqs         acp.Requests[*request]
 	sessions     *recent[*session] // by id, the most recent maxSessions
 	calls        map[callKey]*call
+	// finished is the calls the agent ended, oldest first, kept for a
+	// filter's note that may follow (shell-to-patch's "edit verified"):
+	// past maxFinished the oldest is ended and forgotten.
+	finished []*call
 	// agent is gen_ai.agent.name: the name the agent gives in initialize,
 	// else its program's; agentVersion, the version it gives.
 	agent, agentVersion string
@@ -71,14 +75,15 @@ type turn struct {
 	ended   bool
 	span    trace.Span
 	ctx     context.Context
-	calls   []*call
-	counts  [2]acp.Count // agent→client: before, after the filters
+	calls   map[*call]bool // its calls not yet forgotten
+	counts  [2]acp.Count   // agent→client: before, after the filters
 }
 
 type callKey struct{ session, id string }
 
 type call struct {
 	key           callKey
+	turn          *turn // nil: a call outside a turn
 	span          trace.Span
 	ctx           context.Context
 	kind, status  string
@@ -149,6 +154,18 @@ func (c *Conn) handle(ev event) {
 		c.counts[ev.dir][1].Bytes += int64(ev.outSize)
 	case noted:
 		c.note(ev.note)
+	case counted:
+		c.counts[ev.dir][0].Plus(ev.counts[0])
+		c.counts[ev.dir][1].Plus(ev.counts[1])
+		c.ensure(ev.t, trace.SpanContext{}, trace.SpanID{})
+		if s, _ := c.sessions.get(ev.sid); s != nil && s.turn != nil {
+			s.turn.counts[0].Plus(ev.counts[0])
+			s.turn.counts[1].Plus(ev.counts[1])
+		}
+		if cl := c.calls[callKey{ev.sid, ev.call}]; ev.call != "" && cl != nil && !cl.ended {
+			cl.before.Plus(ev.counts[0])
+			cl.after.Plus(ev.counts[1])
+		}
 	}
 }
 

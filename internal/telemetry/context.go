@@ -80,6 +80,7 @@ var (
 	_ filters.Filter    = (*Context)(nil)
 	_ filters.KnowsV2   = (*Context)(nil)
 	_ filters.Explained = (*Context)(nil)
+	_ filters.OneWay    = (*Context)(nil)
 )
 
 // Context is the provider's trace-context filter, which goes last in the
@@ -94,6 +95,13 @@ func (p *Provider) Context() *Context {
 const maxInFlight = 4096
 
 func (*Context) Name() string { return "otel-context" }
+
+// Reads: the client's requests, and with Add the agent's answers to
+// session/new; nothing without trace context. A direction it does not read
+// passes the relay as without filters (filters.OneWay).
+func (c *Context) Reads(d acp.Direction) bool {
+	return c.traceContext && (d == acp.ClientToAgent || c.Add)
+}
 
 // KnowsV2: the _meta keys are the same in every protocol version.
 func (*Context) KnowsV2() bool { return true }

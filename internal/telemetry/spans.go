@@ -242,11 +242,8 @@ func (c *Conn) endTurn(tn *turn, t time.Time, stop string) {
 	if tn.session != nil && tn.session.turn == tn {
 		tn.session.turn = nil
 	}
-	for _, cl := range tn.calls {
-		c.endCall(cl, t)
-		if c.calls[cl.key] == cl {
-			delete(c.calls, cl.key) // the connection's memory stays bounded by its open turns
-		}
+	for cl := range tn.calls {
+		c.forget(cl, t)
 	}
 	tn.span.SetAttributes(attribute.String("acp.prompt.stop_reason", stop),
 		attribute.Int64("acp.messages_before", tn.counts[0].Messages), attribute.Int64("acp.bytes_before", tn.counts[0].Bytes),

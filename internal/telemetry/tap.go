@@ -33,6 +33,11 @@ type event struct {
 	out     [][]byte // what was written for it, when a filter changed it
 	outSize int      // the bytes written for it, each line with its '\n'
 	note    filters.Note
+	// counted: the updates of session sid (and call, for its output) read
+	// in a row that a span only counts (see Passed), before and after the
+	// filters, not their lines.
+	sid, call string
+	counts    [2]acp.Count
 }
 
 type eventKind uint8
@@ -43,10 +48,11 @@ const (
 	long
 	noted
 	ended
+	counted
 )
 
-// Tap is the proxy.Tap that makes a connection's spans. Its methods copy
-// and queue, never wait; the spans are made on a goroutine of its own,
+// Tap is the proxy.Tap that makes a connection's spans. Its methods count
+// or copy and queue, never wait; the spans are made on a goroutine of its own,
 // which Close ends. The queue is a slice the goroutine takes whole every
 // pollInterval, or as soon as it holds wakeEvents events or wakeBytes
 // bytes: a pump pays a copy, a lock and an append per message, not a
@@ -67,7 +73,14 @@ type Tap struct {
 	// off: the span builder failed (a panic) and switched itself off; the
 	// tap takes nothing more.
 	off atomic.Bool
+	// counting is the run of counted updates the agent→client pump read last, not
+	// yet queued: only that pump touches it (Passed, Long and End of that
+	// direction), and queues it before anything else it queues.
+	counting event
 }
+
+// runMax bounds the updates a run counts before it is queued.
+const runMax = 256
 
 var _ proxy.Tap = (*Tap)(nil)
 
@@ -173,6 +186,22 @@ func (t *Tap) drop() {
 }
 
 func (t *Tap) Passed(p *proxy.Passage) {
+	// Most of what an agent sends is text and output, which a span only
+	// counts: those are counted here, their lines not copied.
+	if p.Dir == acp.AgentToClient {
+		if sid, update, tool, ok := updateHead(p.Line); ok && !tool {
+			t.count(p, sid, "")
+			return
+		} else if ok {
+			if id, ok := outputOnly(p.Line, update); ok {
+				t.count(p, sid, id)
+				return
+			}
+		}
+	}
+	if p.Dir == acp.AgentToClient {
+		t.flush()
+	}
 	ev := event{kind: passed, dir: p.Dir, t: p.Time, line: append([]byte(nil), p.Line...)}
 	for _, s := range p.Out {
 		ev.outSize += len(s.Line) + 1
@@ -186,12 +215,42 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	t.put(ev, false)
 }
 
+// count counts an update of session sid that a span only counts (of call
+// id, when it is a call's output), into the run of those before it when
+// they are of the same session and call: the line is not copied, and a
+// stream of chunks is one event, queued when the run ends.
+func (t *Tap) count(p *proxy.Passage, sid []byte, id string) {
+	r := &t.counting
+	if r.kind != counted || r.sid != string(sid) || r.call != id || r.counts[0].Messages >= runMax {
+		t.flush()
+		*r = event{kind: counted, dir: p.Dir, sid: string(sid), call: id}
+	}
+	r.t = p.Time
+	r.counts[0].Line(len(p.Line))
+	for _, s := range p.Out {
+		r.counts[1].Line(len(s.Line))
+	}
+}
+
+// flush queues the run of counted updates (by the agent→client pump).
+func (t *Tap) flush() {
+	if t.counting.kind == counted {
+		t.put(t.counting, false)
+		t.counting = event{}
+	}
+}
+
 func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
 	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1}, false)
 }
 
 // Long counts a line too long to filter; nothing of it is read.
-func (t *Tap) Long(d acp.Direction) proxy.LongLine { return &longLine{t: t, d: d} }
+func (t *Tap) Long(d acp.Direction) proxy.LongLine {
+	if d == acp.AgentToClient {
+		t.flush()
+	}
+	return &longLine{t: t, d: d}
+}
 
 type longLine struct {
 	t *Tap
@@ -213,6 +272,9 @@ func (t *Tap) Note(n filters.Note) { t.put(event{kind: noted, t: n.Time, note: n
 
 // End ends the spans when both directions have ended.
 func (t *Tap) End(d acp.Direction) error {
+	if d == acp.AgentToClient {
+		t.flush()
+	}
 	t.put(event{kind: ended, dir: d, t: time.Now()}, true)
 	if t.ends.Add(1) == 2 {
 		t.Close()
