@@ -12,7 +12,6 @@ import (
 	"github.com/acp-proxy/acp-proxy/filters"
 )
 
-
 // The tap forgets sessions: one the client closes ends then; past
 // maxSessions, the least recently used is ended and forgotten (its span
 // exported then, not at the connection's end).
