@@ -25,7 +25,7 @@ type ConnInfo struct {
 	// Chain is the relay's filter chain, whose figures end the span
 	// (nil: no filters).
 	Chain   *filters.Chain
-	Content bool // --otel-content: message text in spans
+	Content bool // --otel-content: the user's text in spans
 }
 
 // Conn makes the spans of one connection from its messages. Only the

@@ -22,8 +22,8 @@ type Settings struct {
 	// Endpoint is --otel-endpoint: the collector's base URL, as
 	// OTEL_EXPORTER_OTLP_ENDPOINT would be ("" : the OTEL_* variables say).
 	Endpoint string
-	// Content puts message text into spans (--otel-content): prompts,
-	// tool inputs, the filters' reasons. Off: no message text.
+	// Content puts the user's text into spans (--otel-content): prompts,
+	// tool call titles and inputs, command lines. Off: none (README).
 	Content bool
 	// Version is the proxy's version, the resource's service.version.
 	Version string
