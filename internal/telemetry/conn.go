@@ -242,9 +242,12 @@ func (c *Conn) parentOf(m *acp.Message, ev event) (trace.SpanContext, trace.Span
 // request follows a request of either side to its response.
 func (c *Conn) request(m *acp.Message, ev event) {
 	rc, id := c.parentOf(m, ev)
-	base, ownID := own(context.Background(), ev, rc)
-	if ownID.IsValid() {
-		id = ownID
+	base := context.Background()
+	if c.traceContext { // else no traceparent it carries is the proxy's
+		var ownID trace.SpanID
+		if base, ownID = own(base, ev, rc); ownID.IsValid() {
+			id = ownID
+		}
 	}
 	method := m.Method()
 	if method == "initialize" && m.Dir == acp.ClientToAgent {

@@ -81,6 +81,17 @@ func TestPropagatorsNone(t *testing.T) {
 			assert.False(t, s.Parent.IsValid() && s.Parent.IsRemote(), "%s joined the client's trace", s.Name)
 		}
 	}
+	// Another filter changed the request: its traceparent is still the
+	// client's, not one the proxy chose for its span.
+	p, exp := memProvider(map[string]string{"OTEL_PROPAGATORS": "none"})
+	conn := p.NewConn(ConnInfo{})
+	line := []byte(aSession[0].line)
+	conn.handle(event{kind: passed, dir: c2a, t: time.Now(), line: line, out: [][]byte{line}, outSize: len(line) + 1})
+	conn.finish(0)
+	require.NoError(t, p.ForceFlush(context.Background()))
+	require.Len(t, exp.GetSpans(), 1)
+	assert.NotEqual(t, clientTrace, exp.GetSpans()[0].SpanContext.TraceID().String())
+	assert.NotEqual(t, clientSpan, exp.GetSpans()[0].SpanContext.SpanID().String())
 }
 
 func TestPropagatorsVariable(t *testing.T) {
