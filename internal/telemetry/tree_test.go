@@ -219,3 +219,41 @@ func checkTree(t *testing.T, spans tracetest.SpanStubs, g generated, wrote [][]s
 		}
 	}
 }
+
+// The three ways context arrives that the issue found sharing span IDs:
+// a traceparent on the prompt; on initialize and session/new; none, with
+// --otel-propagate. Every span has an ID of its own, and its parent is a
+// span exported or the client's.
+func TestSpanIDsAreUnique(t *testing.T) {
+	withNew := append([]step(nil), aSession...)
+	withNew[2].line = `{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/p","mcpServers":[],"_meta":{"traceparent":"00-` + promptTrace + `-` + promptParent + `-01"}}}`
+	withNew[4].line = strings.Replace(withNew[4].line, `,"_meta":{"traceparent":"00-`+promptTrace+`-`+promptParent+`-01"}`, "", 1)
+	bare := make([]step, len(aSession))
+	for i, s := range aSession {
+		bare[i] = s
+		if s.line != "" {
+			bare[i].line = strings.NewReplacer(`,"_meta":{"traceparent":"00-`+clientTrace+`-`+clientSpan+`-01","tracestate":"vendor=1"}`, "",
+				`,"_meta":{"traceparent":"00-`+promptTrace+`-`+promptParent+`-01"}`, "").Replace(s.line)
+		}
+	}
+	clients := map[string]bool{clientTrace + "-" + clientSpan: true, promptTrace + "-" + promptParent: true}
+	for _, tc := range []struct {
+		says      string
+		steps     []step
+		propagate bool
+	}{
+		{"traceparent on initialize and session/prompt", aSession, false},
+		{"traceparent on initialize and session/new", withNew, false},
+		{"none, with --otel-propagate", bare, true},
+	} {
+		t.Run(tc.says, func(t *testing.T) {
+			p, exp := memProvider(nil)
+			ctxFilter := p.Context()
+			ctxFilter.Add = tc.propagate
+			wrote := playThrough(t, p, ctxFilter, false, tc.steps)
+			require.NoError(t, p.ForceFlush(context.Background()))
+			require.Len(t, exp.GetSpans(), 5)
+			checkTree(t, exp.GetSpans(), generated{steps: tc.steps, clients: clients}, wrote)
+		})
+	}
+}
