@@ -150,3 +150,18 @@ func BenchmarkCallsInOneTurn(b *testing.B) {
 		_ = p.Shutdown(context.Background())
 	}
 }
+
+func TestClientHead(t *testing.T) {
+	for line, countOnly := range map[string]bool{
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}`:                         true,
+		`{"jsonrpc":"2.0","method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask"}}`:        true,
+		`{"jsonrpc":"2.0","method":"session/prompt","id":3,"params":{"sessionId":"s1","prompt":[]}}`:      false,
+		`{"jsonrpc":"2.0","method":"initialize","id":0,"params":{"protocolVersion":1}}`:                   false,
+		`{"jsonrpc":"2.0","method":"session/close","id":4,"params":{"sessionId":"s1"}}`:                   false,
+		`{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask"}}`: false,
+		`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`:         false,
+		`{"jsonrpc":"2.0","method":"`: false,
+	} {
+		assert.Equal(t, countOnly, clientHead([]byte(line)), line)
+	}
+}

@@ -73,10 +73,11 @@ type Tap struct {
 	// off: the span builder failed (a panic) and switched itself off; the
 	// tap takes nothing more.
 	off atomic.Bool
-	// counting is the run of counted updates the agent→client pump read last, not
-	// yet queued: only that pump touches it (Passed, Long and End of that
-	// direction), and queues it before anything else it queues.
-	counting event
+	// counting is, by direction, the run of counted messages its pump
+	// read last, not yet queued: only that pump touches it (Passed, Long
+	// and End of that direction), and queues it before anything else it
+	// queues.
+	counting [2]event
 }
 
 // runMax bounds the updates a run counts before it is queued.
@@ -187,21 +188,13 @@ func (t *Tap) drop() {
 
 func (t *Tap) Passed(p *proxy.Passage) {
 	// Most of what an agent sends is text and output, which a span only
-	// counts: those are counted here, their lines not copied.
-	if p.Dir == acp.AgentToClient {
-		if sid, update, tool, ok := updateHead(p.Line); ok && !tool {
-			t.count(p, sid, "")
-			return
-		} else if ok {
-			if id, ok := outputOnly(p.Line, update); ok {
-				t.count(p, sid, id)
-				return
-			}
-		}
+	// counts: those are counted here, their lines not copied; so is what a
+	// client sends that no span is made of.
+	if sid, id, ok := countOnly(p); ok {
+		t.count(p, sid, id)
+		return
 	}
-	if p.Dir == acp.AgentToClient {
-		t.flush()
-	}
+	t.flush(p.Dir)
 	ev := event{kind: passed, dir: p.Dir, t: p.Time, line: append([]byte(nil), p.Line...)}
 	for _, s := range p.Out {
 		ev.outSize += len(s.Line) + 1
@@ -220,9 +213,9 @@ func (t *Tap) Passed(p *proxy.Passage) {
 // they are of the same session and call: the line is not copied, and a
 // stream of chunks is one event, queued when the run ends.
 func (t *Tap) count(p *proxy.Passage, sid []byte, id string) {
-	r := &t.counting
+	r := &t.counting[p.Dir]
 	if r.kind != counted || r.sid != string(sid) || r.call != id || r.counts[0].Messages >= runMax {
-		t.flush()
+		t.flush(p.Dir)
 		*r = event{kind: counted, dir: p.Dir, sid: string(sid), call: id}
 	}
 	r.t = p.Time
@@ -232,11 +225,11 @@ func (t *Tap) count(p *proxy.Passage, sid []byte, id string) {
 	}
 }
 
-// flush queues the run of counted updates (by the agent→client pump).
-func (t *Tap) flush() {
-	if t.counting.kind == counted {
-		t.put(t.counting, false)
-		t.counting = event{}
+// flush queues direction d's run of counted messages (by d's pump).
+func (t *Tap) flush(d acp.Direction) {
+	if t.counting[d].kind == counted {
+		t.put(t.counting[d], false)
+		t.counting[d] = event{}
 	}
 }
 
@@ -246,9 +239,7 @@ func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
 
 // Long counts a line too long to filter; nothing of it is read.
 func (t *Tap) Long(d acp.Direction) proxy.LongLine {
-	if d == acp.AgentToClient {
-		t.flush()
-	}
+	t.flush(d)
 	return &longLine{t: t, d: d}
 }
 
@@ -272,9 +263,7 @@ func (t *Tap) Note(n filters.Note) { t.put(event{kind: noted, t: n.Time, note: n
 
 // End ends the spans when both directions have ended.
 func (t *Tap) End(d acp.Direction) error {
-	if d == acp.AgentToClient {
-		t.flush()
-	}
+	t.flush(d)
 	t.put(event{kind: ended, dir: d, t: time.Now()}, true)
 	if t.ends.Add(1) == 2 {
 		t.Close()
