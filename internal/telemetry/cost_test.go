@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/otlptest"
+	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 func TestUpdateHead(t *testing.T) {
@@ -163,5 +165,23 @@ func TestClientHead(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"`: false,
 	} {
 		assert.Equal(t, countOnly, clientHead([]byte(line)), line)
+	}
+}
+
+// What the tap reads from a line's head, on the relay's pump, never panics
+// whatever the line holds: real lines with bytes changed at random.
+func TestCountOnlyNeverPanics(t *testing.T) {
+	lines := []string{aSession[6].line, aSession[9].line, string(toolOutputLine(300)), string(chunkLine(200)),
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"_meta":{"claudeCode":{"toolName":"Bash"},"terminal_exit":{"exit_code":0}},"toolCallId":"t","sessionUpdate":"tool_call_update"}}}`}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20_000 {
+		b := []byte(lines[r.IntN(len(lines))])
+		for range 1 + r.IntN(4) {
+			b[r.IntN(len(b))] = `{}[]",:\ x0`[r.IntN(11)]
+		}
+		b = b[:r.IntN(len(b)+1)]
+		for _, d := range []acp.Direction{c2a, a2c} {
+			countOnly(&proxy.Passage{Dir: d, Line: b})
+		}
 	}
 }
