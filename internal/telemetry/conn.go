@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -284,7 +285,11 @@ func (c *Conn) initialize(m *acp.Message) {
 func peerAttrs(obj []byte, infoKey, versionAttr, prefix string) []attribute.KeyValue {
 	attrs := []attribute.KeyValue{}
 	if v, ok := rawjson.Get(obj, "protocolVersion"); ok {
-		attrs = append(attrs, attribute.String(versionAttr, string(v)))
+		if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			attrs = append(attrs, attribute.Int64(versionAttr, n)) // a number, as ACP's versions are
+		} else {
+			attrs = append(attrs, attribute.String(versionAttr, capped(string(v))))
+		}
 	}
 	for _, info := range []string{infoKey, "info"} {
 		if n, ok := rawjson.GetString(obj, info, "name"); ok {

@@ -127,6 +127,11 @@ func TestSessionSpans(t *testing.T) {
 		assert.Equal(t, "zed", a["acp.client.name"])
 		assert.Equal(t, "codex-acp", a["acp.agent.name"])
 		assert.Equal(t, "0.16.0", a["acp.agent.version"])
+		for _, kv := range conn.Attributes {
+			if kv.Key == "acp.protocol_version" || kv.Key == "acp.client.protocol_version" {
+				assert.Equal(t, int64(1), kv.Value.GetIntValue(), "%s is a number", kv.Key)
+			}
+		}
 		assert.Equal(t, "acp-proxy", otlptest.Attrs(r.Resource())["service.name"])
 	})
 	t.Run("a session without trace context is a trace of its own, linked to the connection", func(t *testing.T) {
