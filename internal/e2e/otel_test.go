@@ -147,6 +147,11 @@ func checkGenAI(t *testing.T, turn jaegerSpan, calls []jaegerSpan) {
 		assert.Equal(t, call.tag("acp.tool_call.id"), call.tag("gen_ai.tool.call.id"))
 		assert.Equal(t, "extension", call.tag("gen_ai.tool.type"))
 		assert.NotEqual(t, "client", call.tag("span.kind"), "a tool call is internal")
+		for _, tag := range call.Tags {
+			if tag.Key == "acp.tool_call.exit_code" {
+				assert.IsType(t, float64(0), tag.Value, "the exit code is a number")
+			}
+		}
 	}
 }
 

@@ -27,12 +27,14 @@ func countOnly(p *proxy.Passage) (sid []byte, id string, ok bool) {
 }
 
 // notificationPrefix is how a notification begins, as every peer writes
-// it (a request writes its id first).
+// it; a request may begin so too (most write their id first).
 var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":"`)
 
-// clientHead reports whether line, from the client, is a notification of
-// a method no span is made of (all but initialize, the session requests
-// and session/close and /delete, which are requests): only counted.
+// clientHead reports whether line, from the client, begins as a
+// notification of a method the tap does not follow (all but initialize,
+// session/new, /load, /resume, /prompt, /close and /delete): only counted.
+// A request of such a method that writes its method first is counted too:
+// the tap follows no request of it.
 func clientHead(line []byte) bool {
 	if !bytes.HasPrefix(line, notificationPrefix) {
 		return false
