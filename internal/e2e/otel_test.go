@@ -20,8 +20,9 @@ import (
 // OTLP/HTTP and OTLP/gRPC. The tree a user sees: the session (a trace of
 // its own, linked to the connection's), its prompt turn, the two tool
 // calls under it with their permission requests under them, and
-// shell-to-patch's actions as events of the heredoc's call. No message
-// text in any span.
+// shell-to-patch's actions as events of the heredoc's call; the turn and
+// the calls as the GenAI conventions' invoke_agent and execute_tool spans
+// (checkGenAI). No message text in any span, no tool call's title.
 func TestOtelSpansInJaeger(t *testing.T) {
 	j := startJaeger(t)
 	cases := []struct{ agent, policy, protocol string }{
