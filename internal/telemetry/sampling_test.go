@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
@@ -133,4 +135,30 @@ func TestPanickingSpanBuilderSwitchesItselfOff(t *testing.T) {
 
 func passage(d acp.Direction, line string) *proxy.Passage {
 	return &proxy.Passage{Dir: d, Time: time.Now(), Line: []byte(line), EOL: true, Out: []proxy.Sent{{Line: []byte(line), Original: true}}}
+}
+
+// The chaos of a span builder that panics, through the relay: every line
+// of the session reaches its side, byte for byte, and the tap is off.
+func TestRelayGoesOnWhenTheSpanBuilderPanics(t *testing.T) {
+	p := newProvider(func(string) string { return "" }, nil, sdktrace.WithSpanProcessor(panicky{sdktrace.NewSimpleSpanProcessor(tracetest.NewInMemoryExporter())}))
+	chain := filters.NewChain(capabilities.New(), p.Context())
+	tap := NewTap(p.NewConn(ConnInfo{Chain: chain}), nil)
+	relay := &proxy.Relay{Chain: chain, Taps: []proxy.Tap{tap}}
+	var in [2]strings.Builder
+	for _, s := range aSession {
+		if s.line != "" {
+			in[s.dir].WriteString(s.line + "\n")
+		}
+	}
+	for range 1000 { // past the first batch the builder takes
+		in[a2c].WriteString(string(chunkLine(200)))
+	}
+	var toAgent, toClient bytes.Buffer
+	conn := relay.Open(&toAgent, &toClient)
+	require.NoError(t, conn.Pump(c2a, strings.NewReader(in[c2a].String())))
+	require.NoError(t, conn.Pump(a2c, strings.NewReader(in[a2c].String())))
+	<-tap.done
+	assert.True(t, tap.off.Load(), "the builder met the panic")
+	assert.Equal(t, strings.Count(in[c2a].String(), "\n"), strings.Count(toAgent.String(), "\n"))
+	assert.Equal(t, in[a2c].String(), toClient.String())
 }
