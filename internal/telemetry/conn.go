@@ -36,7 +36,8 @@ type Conn struct {
 	info   ConnInfo
 	// traceContext: a client's traceparent is read (OTEL_PROPAGATORS).
 	traceContext bool
-	span         trace.Span // nil until the first message
+	roots        *unsampledRoots // the provider's
+	span         trace.Span      // nil until the first message
 	ctx          context.Context
 	last         time.Time
 	counts       [2][2]acp.Count // by direction: before, after the filters
@@ -99,7 +100,7 @@ type call struct {
 
 // NewConn is a connection whose spans p exports.
 func (p *Provider) NewConn(info ConnInfo) *Conn {
-	c := &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info, traceContext: p.traceContext,
+	c := &Conn{tracer: p.Tracer("github.com/acp-proxy/acp-proxy"), info: info, traceContext: p.traceContext, roots: p.roots,
 		reqs: acp.Requests[*request]{Max: maxInFlight}, sessions: newRecent[*session](maxSessions), calls: map[callKey]*call{}}
 	if len(info.Agent) > 0 {
 		c.agent = filepath.Base(info.Agent[0])
@@ -248,6 +249,9 @@ func (c *Conn) request(m *acp.Message, ev event) {
 		var ownID trace.SpanID
 		if base, ownID = own(base, ev, rc); ownID.IsValid() {
 			id = ownID
+		}
+		if tid, ok := c.roots.take(m); ok && !rc.IsValid() && !ownID.IsValid() {
+			base = withTraceID(base, tid) // a root the Context filter did not sample
 		}
 	}
 	method := m.Method()

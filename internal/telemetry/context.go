@@ -60,6 +60,7 @@ func remote(params []byte) trace.SpanContext {
 // OTEL_PROPAGATORS it stands aside.
 type Context struct {
 	ids          *chosenIDs
+	roots        *unsampledRoots
 	sampler      sdktrace.Sampler
 	traceContext bool
 	Add          bool
@@ -86,7 +87,7 @@ var (
 // Context is the provider's trace-context filter, which goes last in the
 // chain.
 func (p *Provider) Context() *Context {
-	return &Context{ids: p.ids, sampler: p.sampler, traceContext: p.traceContext,
+	return &Context{ids: p.ids, roots: p.roots, sampler: p.sampler, traceContext: p.traceContext,
 		sessions: newRecent[trace.SpanContext](maxSessions), opening: acp.Requests[trace.SpanContext]{Max: maxInFlight}}
 }
 
@@ -171,6 +172,9 @@ func (c *Context) proxySpan(m *filters.Message) trace.SpanContext {
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: parent.TraceID(), SpanID: c.ids.newSpanID(), TraceFlags: flags})
 	if c.Add {
 		c.opened(m, sc)
+	}
+	if !sc.IsSampled() && !parent.SpanID().IsValid() { // a root of its own
+		c.roots.put(&m.Message, sc.TraceID())
 	}
 	return sc
 }

@@ -85,6 +85,7 @@ func newExporter(ctx context.Context, s Settings, getenv func(string) string) (s
 type Provider struct {
 	*sdktrace.TracerProvider
 	ids     *chosenIDs
+	roots   *unsampledRoots
 	sampler sdktrace.Sampler // the provider's, which the Context filter asks too
 	// traceContext: OTEL_PROPAGATORS has W3C trace context read and passed
 	// on (see traceContextPropagated).
@@ -125,7 +126,7 @@ func newProvider(getenv func(string) string, log *slog.Logger, opts ...sdktrace.
 	ids := newChosenIDs()
 	sampler := samplerFrom(getenv, log)
 	tp := sdktrace.NewTracerProvider(append(opts, sdktrace.WithIDGenerator(ids), sdktrace.WithSampler(sampler))...)
-	return &Provider{TracerProvider: tp, ids: ids, sampler: sampler, traceContext: traceContextPropagated(getenv, log)}
+	return &Provider{TracerProvider: tp, ids: ids, roots: &unsampledRoots{}, sampler: sampler, traceContext: traceContextPropagated(getenv, log)}
 }
 
 // Close exports what is left, waiting at most wait: a collector that does

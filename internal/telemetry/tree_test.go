@@ -176,6 +176,9 @@ func TestSpanTreeInvariants(t *testing.T) {
 			if env["OTEL_TRACES_SAMPLER"] == "always_off" {
 				assert.Empty(t, exp.GetSpans())
 			}
+			if propagate && env["OTEL_PROPAGATORS"] != "none" {
+				checkRootsAgree(t, exp.GetSpans(), g, wrote)
+			}
 		})
 	}
 }
@@ -256,4 +259,28 @@ func TestSpanIDsAreUnique(t *testing.T) {
 			checkTree(t, exp.GetSpans(), generated{steps: tc.steps, clients: clients}, wrote)
 		})
 	}
+}
+
+// checkRootsAgree checks, with --otel-propagate, that the proxy's span of
+// initialize and of each session/new is exported exactly when the agent
+// was given it: the filter and the tap sample the same trace.
+func checkRootsAgree(t *testing.T, spans tracetest.SpanStubs, g generated, wrote [][]string) {
+	t.Helper()
+	given := map[string]int{}
+	for i, s := range g.steps {
+		m := acp.NewMessage(s.dir, []byte(s.line), timeZero)
+		if s.dir != c2a || !m.IsRequest() || len(wrote[i]) != 1 {
+			continue
+		}
+		in, out := remote(m.Params()), remote(acp.NewMessage(c2a, []byte(wrote[i][0]), timeZero).Params())
+		if out.IsValid() && !out.Equal(in) {
+			given[m.Method()]++
+		}
+	}
+	exported := map[string]int{}
+	for _, s := range spans {
+		exported[s.Name]++
+	}
+	assert.Equal(t, given["initialize"], exported["acp.connection"], "the connection's span")
+	assert.Equal(t, given["session/new"], exported["acp.session"], "the sessions' spans")
 }
