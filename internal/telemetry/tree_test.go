@@ -262,8 +262,8 @@ func TestSpanIDsAreUnique(t *testing.T) {
 }
 
 // checkRootsAgree checks, with --otel-propagate, that the proxy's span of
-// initialize and of each session/new is exported exactly when the agent
-// was given it: the filter and the tap sample the same trace.
+// initialize, of each session/new and of each prompt is exported exactly
+// when the agent was given it: the filter and the tap sample alike.
 func checkRootsAgree(t *testing.T, spans tracetest.SpanStubs, g generated, wrote [][]string) {
 	t.Helper()
 	given := map[string]int{}
@@ -279,8 +279,9 @@ func checkRootsAgree(t *testing.T, spans tracetest.SpanStubs, g generated, wrote
 	}
 	exported := map[string]int{}
 	for _, s := range spans {
-		exported[s.Name]++
+		exported[strings.Fields(s.Name)[0]]++
 	}
 	assert.Equal(t, given["initialize"], exported["acp.connection"], "the connection's span")
 	assert.Equal(t, given["session/new"], exported["acp.session"], "the sessions' spans")
+	assert.Equal(t, given["session/prompt"], exported["invoke_agent"], "the turns' spans")
 }
