@@ -147,6 +147,7 @@ func checkGenAI(t *testing.T, turn jaegerSpan, calls []jaegerSpan) {
 		assert.Equal(t, "execute_tool "+tool, call.OperationName)
 		assert.Equal(t, call.tag("acp.tool_call.id"), call.tag("gen_ai.tool.call.id"))
 		assert.Equal(t, "extension", call.tag("gen_ai.tool.type"))
+		assert.Equal(t, turn.tag("gen_ai.conversation.id"), call.tag("gen_ai.conversation.id"), "the call is in the turn's conversation")
 		assert.NotEqual(t, "client", call.tag("span.kind"), "a tool call is internal")
 		for _, tag := range call.Tags {
 			if tag.Key == "acp.tool_call.exit_code" {

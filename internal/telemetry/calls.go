@@ -55,7 +55,7 @@ func (c *Conn) callFor(sid, id string, t time.Time) *call {
 	cl := &call{key: k, notes: map[string]bool{}}
 	cl.ctx, cl.span = c.start(c.sessionCtx(sid), semconv.GenAIOperationNameExecuteTool.Value.AsString(), t, trace.SpanContext{}, trace.SpanID{},
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(semconv.GenAIOperationNameExecuteTool,
-			semconv.GenAIToolCallID(id), semconv.GenAIToolTypeKey.String(toolType),
+			semconv.GenAIToolCallID(id), semconv.GenAIToolTypeKey.String(toolType), semconv.GenAIConversationID(sid),
 			attribute.String("acp.session.id", sid), attribute.String("acp.tool_call.id", id)))
 	c.calls[k] = cl
 	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {

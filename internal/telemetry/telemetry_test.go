@@ -161,7 +161,7 @@ func TestSessionSpans(t *testing.T) {
 		assert.Equal(t, tracepb.Span_SPAN_KIND_INTERNAL, call.Kind)
 		a := otlptest.Attrs(call.Attributes)
 		for k, v := range map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "execute",
-			"gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "extension"} {
+			"gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "extension", "gen_ai.conversation.id": "s1"} {
 			assert.Equal(t, v, a[k], k)
 		}
 		assert.Equal(t, tracepb.Status_STATUS_CODE_UNSET, call.Status.GetCode(), "it completed")
