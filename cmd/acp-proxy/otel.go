@@ -30,7 +30,7 @@ const otelExitWait = 2 * time.Second
 func addOtelFlags(fs *pflag.FlagSet, o *otelOptions) {
 	fs.Var(endpointValue{&o.endpoint}, "otel-endpoint", "export OpenTelemetry spans over OTLP to this collector: its base URL (http://localhost:4318, as OTEL_EXPORTER_OTLP_ENDPOINT, which also turns export on), host:port, or the traces URL …/v1/traces")
 	fs.BoolVar(&o.propagate, "otel-propagate", false, "give a request that carries no W3C trace context (_meta.traceparent) the proxy's, so the agent's spans join the session's trace")
-	fs.BoolVar(&o.content, "otel-content", false, "put message text into the spans: prompts, tool inputs, error messages, why an edit was taken back (also OTEL_ACP_PROXY_CONTENT=true)")
+	fs.BoolVar(&o.content, "otel-content", false, "put the user's text into the spans: prompts, tool call titles and inputs, error messages, why an edit was taken back, the agent's command line and the proxy's arguments (also OTEL_ACP_PROXY_CONTENT=true)")
 }
 
 // otelExport is the export of one run's spans; nil when export is off.

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,4 +93,28 @@ func TestOtelEndpointForms(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, 1, strings.Count(string(stderr), "\n"), "one line: %s", stderr)
 	assert.Contains(t, string(stderr), "not a collector's address")
+}
+
+// A collector that takes the connection and never answers costs the
+// session nothing: every line passes, the proxy exits as the agent does
+// (waiting at most otelExitWait for the last spans), and the log says the
+// spans were not all exported.
+func TestOtelHangingCollector(t *testing.T) {
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}` + "\n")
+	for i := range 2000 {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%d"}}}}`+"\n", i)
+	}
+	for _, protocol := range []string{"http/protobuf", "grpc"} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+			logFile := filepath.Join(t.TempDir(), "proxy.log")
+			out, stderr, code := runProxy(t, []byte(in.String()), "--otel-endpoint", otlptest.Hanging(t), "--log-file", logFile, "--", fakeAgent(t), "--echo")
+			require.Equal(t, 0, code, "stderr: %s", stderr)
+			assert.Equal(t, strings.Count(in.String(), "\n"), strings.Count(string(out), "\n"), "every line passed")
+			logged, err := os.ReadFile(logFile)
+			require.NoError(t, err)
+			assert.Contains(t, string(logged), "spans not all exported at exit")
+		})
+	}
 }

@@ -20,8 +20,9 @@ import (
 // OTLP/HTTP and OTLP/gRPC. The tree a user sees: the session (a trace of
 // its own, linked to the connection's), its prompt turn, the two tool
 // calls under it with their permission requests under them, and
-// shell-to-patch's actions as events of the heredoc's call. No message
-// text in any span.
+// shell-to-patch's actions as events of the heredoc's call; the turn and
+// the calls as the GenAI conventions' invoke_agent and execute_tool spans
+// (checkGenAI). No message text in any span, no tool call's title.
 func TestOtelSpansInJaeger(t *testing.T) {
 	j := startJaeger(t)
 	cases := []struct{ agent, policy, protocol string }{
@@ -67,18 +68,22 @@ func checkSessionTree(t *testing.T, spans []jaegerSpan) string {
 	}
 	require.Len(t, byName["acp.connection"], 1, "spans: %v", names)
 	require.Len(t, byName["acp.session"], 1, "spans: %v", names)
-	require.Len(t, byName["acp.prompt_turn"], 1, "spans: %v", names)
-	var calls []jaegerSpan
+	var turns, calls []jaegerSpan
 	for _, s := range spans {
-		if strings.HasPrefix(s.OperationName, "acp.tool_call ") {
+		switch {
+		case strings.HasPrefix(s.OperationName, "invoke_agent "):
+			turns = append(turns, s)
+		case strings.HasPrefix(s.OperationName, "execute_tool "):
 			calls = append(calls, s)
 		}
 	}
+	require.Len(t, turns, 1, "spans: %v", names)
 	require.Len(t, calls, 2, "spans: %v", names)
 	// Each agent asks before the write; codex-acp and claude-agent-acp
 	// run ls (read-only) without asking.
 	require.NotEmpty(t, byName["acp.permission_request"], "spans: %v", names)
-	conn, sess, turn := byName["acp.connection"][0], byName["acp.session"][0], byName["acp.prompt_turn"][0]
+	conn, sess, turn := byName["acp.connection"][0], byName["acp.session"][0], turns[0]
+	checkGenAI(t, turn, calls)
 
 	assert.NotEmpty(t, conn.tag("acp.agent.name"), "the connection names the agent")
 	assert.Empty(t, sess.parent(), "the session is a trace of its own")
@@ -89,7 +94,8 @@ func checkSessionTree(t *testing.T, spans []jaegerSpan) string {
 	for _, call := range calls {
 		assert.Equal(t, turn.SpanID, call.parent(), "the tool call is the turn's")
 		assert.Equal(t, "completed", call.tag("acp.tool_call.status"))
-		assert.NotEmpty(t, call.tag("acp.tool_call.title"))
+		assert.Empty(t, call.tag("acp.tool_call.title"), "no title without --otel-content: it is the user's command line")
+		assert.NotEmpty(t, call.tag("acp.tool_call.program"))
 		assert.NotEmpty(t, call.tag("acp.tool_call.bytes_before"))
 		if call.tag("acp.shell_to_patch.shown") == "true" {
 			shown = append(shown, call)
@@ -118,6 +124,37 @@ func checkSessionTree(t *testing.T, spans []jaegerSpan) string {
 		}
 	}
 	return sess.TraceID
+}
+
+// checkGenAI checks the turn and its tool calls against the OpenTelemetry
+// GenAI conventions, as Jaeger shows them: the turn an invoke_agent span of
+// kind client, named after the agent, its conversation the ACP session;
+// each call an execute_tool span named after its tool.
+func checkGenAI(t *testing.T, turn jaegerSpan, calls []jaegerSpan) {
+	t.Helper()
+	assert.Equal(t, "invoke_agent", turn.tag("gen_ai.operation.name"))
+	assert.Equal(t, "client", turn.tag("span.kind"))
+	agent := turn.tag("gen_ai.agent.name")
+	assert.NotEmpty(t, agent)
+	assert.Equal(t, "invoke_agent "+agent, turn.OperationName)
+	assert.NotEmpty(t, turn.tag("gen_ai.agent.version"))
+	assert.Equal(t, turn.tag("acp.session.id"), turn.tag("gen_ai.conversation.id"))
+	assert.NotEmpty(t, turn.tag("gen_ai.conversation.id"))
+	for _, call := range calls {
+		assert.Equal(t, "execute_tool", call.tag("gen_ai.operation.name"))
+		tool := call.tag("gen_ai.tool.name")
+		assert.NotEmpty(t, tool)
+		assert.Equal(t, "execute_tool "+tool, call.OperationName)
+		assert.Equal(t, call.tag("acp.tool_call.id"), call.tag("gen_ai.tool.call.id"))
+		assert.Equal(t, "extension", call.tag("gen_ai.tool.type"))
+		assert.Equal(t, turn.tag("gen_ai.conversation.id"), call.tag("gen_ai.conversation.id"), "the call is in the turn's conversation")
+		assert.NotEqual(t, "client", call.tag("span.kind"), "a tool call is internal")
+		for _, tag := range call.Tags {
+			if tag.Key == "acp.tool_call.exit_code" {
+				assert.IsType(t, float64(0), tag.Value, "the exit code is a number")
+			}
+		}
+	}
 }
 
 // screenshot saves Jaeger's page of a trace, as headless Chromium renders

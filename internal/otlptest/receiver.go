@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -138,4 +139,36 @@ func (r *Receiver) Resource() []*commonpb.KeyValue {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.resource
+}
+
+// Hanging is a collector that hangs: it takes every connection and never
+// reads from it or answers, until the test ends. Its URL is the base URL
+// to export to.
+func Hanging(t testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("otlptest: %v", err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return "http://" + l.Addr().String()
 }

@@ -24,8 +24,9 @@ import (
 // BenchmarkExport is the relay pipe to pipe, as proxy's BenchmarkThroughput
 // runs it, with OpenTelemetry export off (the relay as it is without the
 // flag or variable: no tap, no chain) and on (the trace-context filter and
-// the tap, exporting to an OTLP receiver in the process, or to a port
-// nothing listens on), against the bare copy loop of the same run. The
+// the tap, exporting to an OTLP receiver in the process, to a port nothing
+// listens on, or to a collector that takes the connection and never
+// answers), against the bare copy loop of the same run. The
 // lines are agent_message_chunks, and tool_call_updates of one call that
 // stream 10 KB of terminal output each (every one read for its call's
 // span). cpu-ns/op counts every goroutine: the tap's and the SDK's too;
@@ -33,6 +34,7 @@ import (
 func BenchmarkExport(b *testing.B) {
 	r := otlptest.New(b)
 	closed := closedPort(b)
+	hanging := otlptest.Hanging(b)
 	lines := []struct {
 		name string
 		line []byte
@@ -51,7 +53,7 @@ func BenchmarkExport(b *testing.B) {
 				return relay.Open(io.Discard, dst).Pump(acp.AgentToClient, src)
 			})
 		})
-		for _, to := range []struct{ name, endpoint string }{{"receiver", r.URL}, {"unreachable", closed}} {
+		for _, to := range []struct{ name, endpoint string }{{"receiver", r.URL}, {"unreachable", closed}, {"hanging", hanging}} {
 			b.Run(l.name+"/relay-export-on-"+to.name, func(b *testing.B) {
 				benchExport(b, to.endpoint, l.line)
 			})

@@ -3,12 +3,17 @@
 // permission request, with the filters' actions (filters.Note) as span
 // events.
 //
-// It is an observer. Tap is a proxy.Tap that copies what it is told into a
-// queue bounded by bytes and returns; one goroutine of its own reads the
-// messages and makes the spans, with the times the relay read them, and the
-// SDK's batch processor exports them. A full queue drops what it cannot
-// hold (counted, and logged once); the relay never waits on the tap, the
-// SDK or the collector.
+// It is an observer. Tap is a proxy.Tap that reads only what a span needs:
+// the agent's text and streamed output (most of what it sends) are counted
+// from the line's head, without a copy (a tool call's output after one
+// walk of its update); every other message is copied into a queue bounded
+// by bytes. One goroutine of its own reads the queue and makes the spans,
+// with the times the relay read the lines, and the SDK's batch processor
+// exports them. A full queue drops what it cannot hold (counted, and
+// logged once); the relay never waits on the tap, the SDK or the
+// collector. Memory is bounded whatever a connection does: the sessions
+// (maxSessions, least recently used), the requests in flight, the calls
+// open and the last maxFinished ended.
 //
 // The one thing it changes on the wire is the W3C trace context a client
 // sends (Context, a filter): a request whose params._meta carries a

@@ -22,8 +22,8 @@ type Settings struct {
 	// Endpoint is --otel-endpoint: the collector's base URL, as
 	// OTEL_EXPORTER_OTLP_ENDPOINT would be ("" : the OTEL_* variables say).
 	Endpoint string
-	// Content puts message text into spans (--otel-content): prompts,
-	// tool inputs, the filters' reasons. Off: no message text.
+	// Content puts the user's text into spans (--otel-content): prompts,
+	// tool call titles and inputs, command lines. Off: none (README).
 	Content bool
 	// Version is the proxy's version, the resource's service.version.
 	Version string
@@ -84,12 +84,18 @@ func newExporter(ctx context.Context, s Settings, getenv func(string) string) (s
 // Provider is the SDK's tracer provider, exporting in batches.
 type Provider struct {
 	*sdktrace.TracerProvider
-	ids *chosenIDs
+	ids     *chosenIDs
+	roots   *unsampledRoots
+	sampler sdktrace.Sampler // the provider's, which the Context filter asks too
+	// traceContext: OTEL_PROPAGATORS has W3C trace context read and passed
+	// on (see traceContextPropagated).
+	traceContext bool
 }
 
 // NewProvider starts the SDK: the exporter, a batch span processor (the
 // OTEL_BSP_* variables size it; a full queue drops spans rather than
-// wait), the resource (service.name acp-proxy unless OTEL_SERVICE_NAME or
+// wait), the sampler (OTEL_TRACES_SAMPLER), the propagators
+// (OTEL_PROPAGATORS), the resource (service.name acp-proxy unless OTEL_SERVICE_NAME or
 // OTEL_RESOURCE_ATTRIBUTES say otherwise), and the exporter's errors
 // logged at most once a minute.
 func NewProvider(ctx context.Context, s Settings) (*Provider, error) {
@@ -111,9 +117,16 @@ func NewProvider(ctx context.Context, s Settings) (*Provider, error) {
 		s.Log.Warn("otel: resource", "err", err)
 	}
 	otel.SetErrorHandler(logEvery(s.Log, time.Minute))
+	return newProvider(getenv, s.Log, sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+}
+
+// newProvider is a provider of the options given (the exporter, the
+// resource), with the proxy's ID generator, sampler and propagators.
+func newProvider(getenv func(string) string, log *slog.Logger, opts ...sdktrace.TracerProviderOption) *Provider {
 	ids := newChosenIDs()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithIDGenerator(ids))
-	return &Provider{TracerProvider: tp, ids: ids}, nil
+	sampler := samplerFrom(getenv, log)
+	tp := sdktrace.NewTracerProvider(append(opts, sdktrace.WithIDGenerator(ids), sdktrace.WithSampler(sampler))...)
+	return &Provider{TracerProvider: tp, ids: ids, roots: &unsampledRoots{}, sampler: sampler, traceContext: traceContextPropagated(getenv, log)}
 }
 
 // Close exports what is left, waiting at most wait: a collector that does

@@ -113,5 +113,5 @@ func TestCallsOutsideATurnAreBounded(t *testing.T) {
 	}
 	conn.finish(0)
 	p.Close(10*time.Second, nil)
-	assert.Len(t, r.ByName()["acp.tool_call"], maxCalls+10, "every call is exported once")
+	assert.Len(t, r.ByName()["execute_tool"], maxCalls+10, "every call is exported once")
 }

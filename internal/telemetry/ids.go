@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/acp-proxy/acp-proxy/acp"
 )
 
 // chosenIDs is the SDK's ID generator: random IDs, except for a span whose
@@ -91,4 +93,39 @@ func (g *chosenIDs) newSpanID() trace.SpanID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.spanID(context.Background())
+}
+
+// unsampledRoots is the trace IDs the Context filter chose for the roots
+// it did not sample (--otel-propagate: initialize and the requests that
+// open a session, when the sampler leaves their new trace out), by
+// request, until the tap starts the request's span: the span gets that
+// trace ID, and so the sampler's same answer, where the filter wrote
+// nothing in the request to tell it. Bounded by maxInFlight.
+type unsampledRoots struct {
+	mu sync.Mutex
+	m  map[string]trace.TraceID
+}
+
+// rootKey is a client request's method and raw id.
+func rootKey(m *acp.Message) string { return m.Method() + " " + string(m.ID()) }
+
+func (r *unsampledRoots) put(m *acp.Message, tid trace.TraceID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]trace.TraceID{}
+	}
+	if len(r.m) < maxInFlight {
+		r.m[rootKey(m)] = tid
+	}
+}
+
+// take is the trace ID chosen for request m's span, which it forgets.
+func (r *unsampledRoots) take(m *acp.Message) (trace.TraceID, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := rootKey(m)
+	tid, ok := r.m[k]
+	delete(r.m, k)
+	return tid, ok
 }

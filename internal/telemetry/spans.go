@@ -2,11 +2,13 @@ package telemetry
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -38,34 +40,47 @@ func (c *Conn) openSession(m *acp.Message, r *request, t time.Time, rc trace.Spa
 func (c *Conn) register(s *session, sid string) {
 	s.id = sid
 	s.span.SetAttributes(attribute.String("acp.session.id", sid))
-	if old := c.sessions[sid]; old != nil && old != s {
+	if old, ok := c.sessions.get(sid); ok && old != s {
 		c.endSession(old, time.Time{})
 	}
-	c.sessions[sid] = s
+	if old, evicted := c.sessions.put(sid, s); evicted {
+		c.endSession(old, time.Time{}) // the least recently used of too many
+	}
 }
 
 // openTurn starts a prompt turn's span, under the client's span when the
-// request carries one, else under its session's.
+// request carries one, else under its session's: an invoke_agent span, as
+// the GenAI conventions have it, its conversation the ACP session.
 func (c *Conn) openTurn(m *acp.Message, r *request, t time.Time, rc trace.SpanContext, id trace.SpanID) {
 	sid := m.SessionID()
 	parent := c.ctx
-	s := c.sessions[sid]
+	s, _ := c.sessions.get(sid)
 	if s != nil {
 		parent = s.ctx
 	}
-	attrs := []attribute.KeyValue{attribute.String("acp.session.id", sid)}
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIConversationID(sid), attribute.String("acp.session.id", sid)}
+	name := semconv.GenAIOperationNameInvokeAgent.Value.AsString()
+	if c.agent != "" {
+		name += " " + c.agent
+		attrs = append(attrs, semconv.GenAIAgentName(c.agent))
+	}
+	if c.agentVersion != "" {
+		attrs = append(attrs, semconv.GenAIAgentVersion(c.agentVersion))
+	}
 	if c.info.Content {
 		attrs = append(attrs, attribute.String("acp.prompt.text", promptText(m.Params())))
 	}
-	ctx, span := c.start(parent, "acp.prompt_turn", t, rc, id, trace.WithAttributes(attrs...))
-	tn := &turn{span: span, ctx: ctx}
+	// CLIENT: the agent is another process, which the conventions' agent
+	// spans call a remote agent.
+	ctx, span := c.start(parent, name, t, rc, id, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	tn := &turn{span: span, ctx: ctx, session: s}
 	if s != nil {
 		if s.turn != nil {
 			c.endTurn(s.turn, t, "")
 		}
 		s.turn = tn
 	}
-	r.span, r.ctx = span, ctx
+	r.span, r.ctx, r.turn = span, ctx, tn
 }
 
 // promptText is the text blocks of a prompt, up to maxContent bytes.
@@ -116,7 +131,7 @@ func (c *Conn) openPermission(m *acp.Message, r *request, t time.Time) {
 // sessionCtx is where a span of session sid goes: its turn, the session,
 // or the connection.
 func (c *Conn) sessionCtx(sid string) context.Context {
-	s := c.sessions[sid]
+	s, _ := c.sessions.get(sid)
 	switch {
 	case s == nil:
 		return c.ctx
@@ -141,12 +156,21 @@ func (c *Conn) response(m *acp.Message) {
 		c.turnAnswered(m, r)
 	case "session/request_permission":
 		c.permissionAnswered(m, r)
+	case "session/close", "session/delete":
+		c.sessionClosed(m, r)
 	}
 }
 
 // initialized notes what the agent says of itself.
 func (c *Conn) initialized(m *acp.Message) {
-	c.span.SetAttributes(peerAttrs(m.Result(), "agentInfo", "acp.protocol_version", "acp.agent.")...)
+	res := m.Result()
+	c.span.SetAttributes(peerAttrs(res, "agentInfo", "acp.protocol_version", "acp.agent.")...)
+	for _, info := range []string{"agentInfo", "info"} {
+		if n, ok := rawjson.GetString(res, info, "name"); ok && n != "" {
+			c.agent = capped(n)
+			c.agentVersion, _ = rawjson.GetString(res, info, "version")
+		}
+	}
 	c.failed(c.span, m)
 }
 
@@ -158,7 +182,13 @@ func (c *Conn) failed(span trace.Span, m *acp.Message) bool {
 		return false
 	}
 	code, _ := rawjson.Get(e, "code")
-	span.SetAttributes(attribute.String("acp.error.code", string(code)))
+	attrs := []attribute.KeyValue{semconv.ErrorTypeKey.String(string(code))}
+	if n, err := strconv.ParseInt(string(code), 10, 64); err == nil {
+		attrs = append(attrs, attribute.Int64("acp.error.code", n))
+	} else {
+		attrs[0] = semconv.ErrorTypeKey.String("_OTHER") // not a JSON-RPC code: nothing of it leaves
+	}
+	span.SetAttributes(attrs...)
 	msg := ""
 	if c.info.Content {
 		msg, _ = rawjson.GetString(e, "message")
@@ -171,8 +201,8 @@ func (c *Conn) sessionAnswered(m *acp.Message, r *request) {
 	s := r.session
 	if c.failed(s.span, m) {
 		s.span.End(trace.WithTimestamp(m.Time))
-		if s.id != "" && c.sessions[s.id] == s {
-			delete(c.sessions, s.id)
+		if cur, ok := c.sessions.get(s.id); ok && cur == s {
+			c.sessions.delete(s.id)
 		}
 		return
 	}
@@ -185,24 +215,35 @@ func (c *Conn) sessionAnswered(m *acp.Message, r *request) {
 func (c *Conn) turnAnswered(m *acp.Message, r *request) {
 	stop, _ := rawjson.GetString(m.Result(), "stopReason")
 	c.failed(r.span, m)
-	for _, s := range c.sessions {
-		if s.turn != nil && s.turn.span == r.span {
-			c.endTurn(s.turn, m.Time, stop)
-			s.turn = nil
-			return
-		}
+	if r.turn.ended {
+		return // another prompt of its session ended it
 	}
-	c.endTurn(&turn{span: r.span}, m.Time, stop) // a turn of a session never opened
+	c.endTurn(r.turn, m.Time, stop)
+}
+
+// sessionClosed ends the span of a session the client closed (or deleted),
+// and forgets it.
+func (c *Conn) sessionClosed(m *acp.Message, r *request) {
+	s, ok := c.sessions.get(r.sid)
+	if !ok || m.Error() != nil {
+		return
+	}
+	c.sessions.delete(r.sid)
+	c.endSession(s, m.Time)
 }
 
 // endTurn ends a turn's calls and then the turn, at t, with its stop
 // reason.
 func (c *Conn) endTurn(tn *turn, t time.Time, stop string) {
-	for _, cl := range tn.calls {
-		c.endCall(cl, t)
-		if c.calls[cl.key] == cl {
-			delete(c.calls, cl.key) // the connection's memory stays bounded by its open turns
-		}
+	if tn.ended {
+		return
+	}
+	tn.ended = true
+	if tn.session != nil && tn.session.turn == tn {
+		tn.session.turn = nil
+	}
+	for cl := range tn.calls {
+		c.forget(cl, t)
 	}
 	tn.span.SetAttributes(attribute.String("acp.prompt.stop_reason", stop),
 		attribute.Int64("acp.messages_before", tn.counts[0].Messages), attribute.Int64("acp.bytes_before", tn.counts[0].Bytes),
@@ -231,7 +272,6 @@ func (c *Conn) endSession(s *session, t time.Time) {
 	}
 	if s.turn != nil {
 		c.endTurn(s.turn, t, "")
-		s.turn = nil
 	}
 	s.span.End(trace.WithTimestamp(t))
 }

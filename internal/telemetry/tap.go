@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -32,6 +33,11 @@ type event struct {
 	out     [][]byte // what was written for it, when a filter changed it
 	outSize int      // the bytes written for it, each line with its '\n'
 	note    filters.Note
+	// counted: the updates of session sid (and call, for its output) read
+	// in a row that a span only counts (see Passed), before and after the
+	// filters, not their lines.
+	sid, call string
+	counts    [2]acp.Count
 }
 
 type eventKind uint8
@@ -42,10 +48,11 @@ const (
 	long
 	noted
 	ended
+	counted
 )
 
-// Tap is the proxy.Tap that makes a connection's spans. Its methods copy
-// and queue, never wait; the spans are made on a goroutine of its own,
+// Tap is the proxy.Tap that makes a connection's spans. Its methods count
+// or copy and queue, never wait; the spans are made on a goroutine of its own,
 // which Close ends. The queue is a slice the goroutine takes whole every
 // pollInterval, or as soon as it holds wakeEvents events or wakeBytes
 // bytes: a pump pays a copy, a lock and an append per message, not a
@@ -63,7 +70,18 @@ type Tap struct {
 	log     *slog.Logger
 	done    chan struct{}
 	ends    atomic.Int32
+	// off: the span builder failed (a panic) and switched itself off; the
+	// tap takes nothing more.
+	off atomic.Bool
+	// counting is, by direction, the run of counted messages its pump
+	// read last, not yet queued: only that pump touches it (Passed, Long
+	// and End of that direction), and queues it before anything else it
+	// queues.
+	counting [2]event
 }
+
+// runMax bounds the updates a run counts before it is queued.
+const runMax = 256
 
 var _ proxy.Tap = (*Tap)(nil)
 
@@ -85,9 +103,20 @@ const (
 	wakeBytes    = 4 << 20
 )
 
-// run makes spans of what is queued, a batch at a time, until Close.
+// run makes spans of what is queued, a batch at a time, until Close. If
+// making them panics, the tap switches itself off with one log line: the
+// relay goes on without spans.
 func (t *Tap) run(conn *Conn) {
 	defer close(t.done)
+	defer func() {
+		if r := recover(); r != nil {
+			t.off.Store(true)
+			t.mu.Lock()
+			t.pending, t.queued = nil, 0
+			t.mu.Unlock()
+			t.log.Error("otel: the span builder failed and is switched off; the relay goes on without spans", "panic", fmt.Sprint(r))
+		}
+	}()
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var batch []event
@@ -124,7 +153,7 @@ func outBytes(out [][]byte) (n int) {
 func (t *Tap) put(ev event, must bool) {
 	size := int64(len(ev.line) + outBytes(ev.out))
 	t.mu.Lock()
-	if t.closed {
+	if t.closed || t.off.Load() {
 		t.mu.Unlock()
 		return
 	}
@@ -158,6 +187,14 @@ func (t *Tap) drop() {
 }
 
 func (t *Tap) Passed(p *proxy.Passage) {
+	// Most of what an agent sends is text and output, which a span only
+	// counts: those are counted here, their lines not copied; so is what a
+	// client sends that no span is made of.
+	if sid, id, ok := countOnly(p); ok {
+		t.count(p, sid, id)
+		return
+	}
+	t.flush(p.Dir)
 	ev := event{kind: passed, dir: p.Dir, t: p.Time, line: append([]byte(nil), p.Line...)}
 	for _, s := range p.Out {
 		ev.outSize += len(s.Line) + 1
@@ -171,12 +208,40 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	t.put(ev, false)
 }
 
+// count counts an update of session sid that a span only counts (of call
+// id, when it is a call's output), into the run of those before it when
+// they are of the same session and call: the line is not copied, and a
+// stream of chunks is one event, queued when the run ends.
+func (t *Tap) count(p *proxy.Passage, sid []byte, id string) {
+	r := &t.counting[p.Dir]
+	if r.kind != counted || r.sid != string(sid) || r.call != id || r.counts[0].Messages >= runMax {
+		t.flush(p.Dir)
+		*r = event{kind: counted, dir: p.Dir, sid: string(sid), call: id}
+	}
+	r.t = p.Time
+	r.counts[0].Line(len(p.Line))
+	for _, s := range p.Out {
+		r.counts[1].Line(len(s.Line))
+	}
+}
+
+// flush queues direction d's run of counted messages (by d's pump).
+func (t *Tap) flush(d acp.Direction) {
+	if t.counting[d].kind == counted {
+		t.put(t.counting[d], false)
+		t.counting[d] = event{}
+	}
+}
+
 func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
 	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1}, false)
 }
 
 // Long counts a line too long to filter; nothing of it is read.
-func (t *Tap) Long(d acp.Direction) proxy.LongLine { return &longLine{t: t, d: d} }
+func (t *Tap) Long(d acp.Direction) proxy.LongLine {
+	t.flush(d)
+	return &longLine{t: t, d: d}
+}
 
 type longLine struct {
 	t *Tap
@@ -198,6 +263,7 @@ func (t *Tap) Note(n filters.Note) { t.put(event{kind: noted, t: n.Time, note: n
 
 // End ends the spans when both directions have ended.
 func (t *Tap) End(d acp.Direction) error {
+	t.flush(d)
 	t.put(event{kind: ended, dir: d, t: time.Now()}, true)
 	if t.ends.Add(1) == 2 {
 		t.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -55,16 +56,23 @@ var aSession = []step{
 
 // play runs steps through a chain of the provider's Context filter (what
 // the relay does with each line) into a tap, and returns what the chain
-// wrote for each line.
+// wrote for each step (nothing for a note).
 func play(t *testing.T, p *Provider, content bool, steps []step) [][]string {
 	return playThrough(t, p, p.Context(), content, steps)
 }
 
 // playThrough is play with the trace-context filter given.
 func playThrough(t *testing.T, p *Provider, ctxFilter *Context, content bool, steps []step) [][]string {
+	return playWith(t, p, ctxFilter, ConnInfo{Agent: []string{"codex-acp"}, Content: content}, steps)
+}
+
+// playWith is playThrough with what the connection's span says of the
+// proxy given.
+func playWith(t *testing.T, p *Provider, ctxFilter *Context, info ConnInfo, steps []step) [][]string {
 	t.Helper()
 	chain := filters.NewChain(capabilities.New(), ctxFilter)
-	tap := NewTap(p.NewConn(ConnInfo{Agent: []string{"codex-acp"}, Chain: chain, Content: content}), nil)
+	info.Chain = chain
+	tap := NewTap(p.NewConn(info), nil)
 	chain.OnNote = tap.Note
 	start := time.Date(2026, 11, 27, 21, 0, 0, 0, time.UTC)
 	var wrote [][]string
@@ -74,6 +82,7 @@ func playThrough(t *testing.T, p *Provider, ctxFilter *Context, content bool, st
 			n := *s.note
 			n.Time = at
 			tap.Note(n)
+			wrote = append(wrote, nil)
 			continue
 		}
 		pass := &proxy.Passage{Dir: s.dir, Time: at, Line: []byte(s.line), EOL: true}
@@ -104,11 +113,11 @@ func export(t *testing.T, content bool) (*otlptest.Receiver, [][]string) {
 func TestSessionSpans(t *testing.T) {
 	r, wrote := export(t, false)
 	spans := r.ByName()
-	for _, name := range []string{"acp.connection", "acp.session", "acp.prompt_turn", "acp.tool_call execute", "acp.permission_request"} {
+	for _, name := range []string{"acp.connection", "acp.session", "invoke_agent codex-acp", "execute_tool execute", "acp.permission_request"} {
 		require.Len(t, spans[name], 1, "one %s span; got %v", name, r.Spans())
 	}
-	conn, sess, turn := spans["acp.connection"][0], spans["acp.session"][0], spans["acp.prompt_turn"][0]
-	call, perm := spans["acp.tool_call execute"][0], spans["acp.permission_request"][0]
+	conn, sess, turn := spans["acp.connection"][0], spans["acp.session"][0], spans["invoke_agent codex-acp"][0]
+	call, perm := spans["execute_tool execute"][0], spans["acp.permission_request"][0]
 
 	t.Run("the connection joins the client's trace from initialize, and the agent is told the proxy's span", func(t *testing.T) {
 		assert.Equal(t, clientTrace, otlptest.HexID(conn.TraceId))
@@ -118,6 +127,11 @@ func TestSessionSpans(t *testing.T) {
 		assert.Equal(t, "zed", a["acp.client.name"])
 		assert.Equal(t, "codex-acp", a["acp.agent.name"])
 		assert.Equal(t, "0.16.0", a["acp.agent.version"])
+		for _, kv := range conn.Attributes {
+			if kv.Key == "acp.protocol_version" || kv.Key == "acp.client.protocol_version" {
+				assert.Equal(t, int64(1), kv.Value.GetIntValue(), "%s is a number", kv.Key)
+			}
+		}
 		assert.Equal(t, "acp-proxy", otlptest.Attrs(r.Resource())["service.name"])
 	})
 	t.Run("a session without trace context is a trace of its own, linked to the connection", func(t *testing.T) {
@@ -135,16 +149,34 @@ func TestSessionSpans(t *testing.T) {
 		assert.Equal(t, "end_turn", otlptest.Attrs(turn.Attributes)["acp.prompt.stop_reason"])
 		assert.Equal(t, uint64(2000*time.Millisecond), turn.EndTimeUnixNano-turn.StartTimeUnixNano)
 	})
+	t.Run("the turn is the GenAI conventions' invoke_agent of a remote agent, the session its conversation", func(t *testing.T) {
+		assert.Equal(t, tracepb.Span_SPAN_KIND_CLIENT, turn.Kind)
+		a := otlptest.Attrs(turn.Attributes)
+		for k, v := range map[string]string{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "codex-acp",
+			"gen_ai.agent.version": "0.16.0", "gen_ai.conversation.id": "s1", "acp.session.id": "s1"} {
+			assert.Equal(t, v, a[k], k)
+		}
+	})
+	t.Run("the tool call is their execute_tool", func(t *testing.T) {
+		assert.Equal(t, tracepb.Span_SPAN_KIND_INTERNAL, call.Kind)
+		a := otlptest.Attrs(call.Attributes)
+		for k, v := range map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "execute",
+			"gen_ai.tool.call.id": "c1", "gen_ai.tool.type": "extension", "gen_ai.conversation.id": "s1"} {
+			assert.Equal(t, v, a[k], k)
+		}
+		assert.Equal(t, tracepb.Status_STATUS_CODE_UNSET, call.Status.GetCode(), "it completed")
+	})
 	t.Run("the tool call is the turn's child, with what the agent and the filters said of it", func(t *testing.T) {
 		assert.Equal(t, otlptest.HexID(turn.SpanId), otlptest.HexID(call.ParentSpanId))
 		a := otlptest.Attrs(call.Attributes)
-		for k, v := range map[string]string{"acp.tool_call.kind": "execute", "acp.tool_call.title": "cat > f", "acp.tool_call.status": "completed",
+		for k, v := range map[string]string{"acp.tool_call.kind": "execute", "acp.tool_call.program": "cat", "acp.tool_call.status": "completed",
 			"acp.tool_call.exit_code": "0", "acp.shell_to_patch.shown": "true", "acp.shell_to_patch.verified": "true",
 			"acp.tool_call.messages_before": "2", "acp.tool_call.bytes_before": itoaLen(aSession[6].line, aSession[9].line),
 			"acp.tool_call.duration_ms": "1800"} {
 			assert.Equal(t, v, a[k], k)
 		}
 		assert.NotContains(t, a, "acp.shell_to_patch.taken_back")
+		assert.NotContains(t, a, "acp.tool_call.title", "the title is the user's command line")
 		var events []string
 		for _, e := range call.Events {
 			events = append(events, e.Name)
@@ -172,28 +204,96 @@ func itoaLen(lines ...string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// secretSession holds the user's text where agents put it: the prompt, a
+// command line with a key in the tool call's title and input, a path under
+// the home directory, an error message.
+var secretSession = []step{
+	aSession[0], aSession[1], aSession[2], aSession[3], aSession[4],
+	{200 * time.Millisecond, a2c, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"curl -H 'Authorization: Bearer sk-live-123' https://x","kind":"execute","status":"pending","rawInput":{"command":["/bin/bash","-lc","curl -H 'Authorization: Bearer sk-live-123' https://x"],"cwd":"/home/alice/p"},"locations":[{"path":"/home/alice/p/f"}]}}}`, nil},
+	{300 * time.Millisecond, a2c, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed","rawOutput":{"exit_code":3,"stderr":"sk-live-123 rejected"}}}}`, nil},
+	{400 * time.Millisecond, a2c, `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"could not read /home/alice/.netrc"}}`, nil},
+}
+
+// Without --otel-content nothing of the user's text leaves: not the
+// prompt, the tool call's title or input, the command's arguments, paths,
+// error messages, the agent's command line or the proxy's flags' values.
+// With it, they do.
 func TestMessageTextOnlyWhenAsked(t *testing.T) {
+	secrets := []string{"write the secret file", "sk-live-123", "Bearer", "/home/alice", "sk-agent-9", ".netrc"}
+	info := ConnInfo{Agent: []string{"/home/alice/bin/codex-acp", "--api-key", "sk-agent-9"},
+		Args: []string{"--otel-endpoint=http://c:4318", "--record", "/home/alice/t.jsonl", "--shell-to-patch", "--", "/home/alice/bin/codex-acp"}}
 	for _, content := range []bool{false, true} {
-		r, _ := export(t, content)
-		var found []string
+		r := otlptest.New(t)
+		p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL})
+		require.NoError(t, err)
+		info.Content = content
+		playWith(t, p, p.Context(), info, secretSession)
+		p.Close(10*time.Second, nil)
+		var text []string // every piece of text a span holds
 		for _, s := range r.Spans() {
+			text = append(text, s.Name, s.Status.GetMessage())
 			for k, v := range otlptest.Attrs(s.Attributes) {
-				if strings.Contains(v, "write the secret file") || k == "acp.tool_call.raw_input" {
-					found = append(found, s.Name+" "+k)
-				}
+				text = append(text, k+"="+v)
 			}
 			for _, e := range s.Events {
-				if _, ok := otlptest.Attrs(e.Attributes)["acp.detail"]; ok {
-					found = append(found, s.Name+" event "+e.Name)
+				text = append(text, e.Name)
+				for k, v := range otlptest.Attrs(e.Attributes) {
+					text = append(text, k+"="+v)
 				}
 			}
 		}
+		all := strings.Join(text, "\n")
 		if !content {
-			assert.Empty(t, found, "without --otel-content no span holds message text")
+			for _, secret := range secrets {
+				assert.NotContains(t, all, secret)
+			}
+			for _, kept := range []string{"acp.tool_call.program=curl", "acp.agent.program=codex-acp", "acp.proxy.flags=--otel-endpoint,--record,--shell-to-patch",
+				"gen_ai.tool.name=execute", "acp.tool_call.exit_code=3", "acp.error.code=-32603"} {
+				assert.Contains(t, text, kept)
+			}
 			continue
 		}
-		assert.ElementsMatch(t, []string{"acp.prompt_turn acp.prompt.text", "acp.tool_call execute acp.tool_call.raw_input",
-			"acp.tool_call execute event shell-to-patch: edit verified"}, found)
+		for _, secret := range secrets {
+			assert.Contains(t, all, secret)
+		}
+		for _, key := range []string{"acp.prompt.text=", "acp.tool_call.title=", "acp.tool_call.raw_input=", "gen_ai.tool.call.arguments=", "acp.agent.command=", "acp.proxy.args="} {
+			assert.Contains(t, all, key)
+		}
+	}
+}
+
+// A tool call the agent reports failed is an error, with its exit code; a
+// failed turn too, with the JSON-RPC error's code. Codes are integers.
+func TestFailuresAreErrors(t *testing.T) {
+	r := otlptest.New(t)
+	p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL})
+	require.NoError(t, err)
+	play(t, p, false, secretSession)
+	p.Close(10*time.Second, nil)
+	spans := r.ByName()
+	require.Len(t, spans["execute_tool execute"], 1)
+	require.Len(t, spans["invoke_agent codex-acp"], 1)
+	call, turn := spans["execute_tool execute"][0], spans["invoke_agent codex-acp"][0]
+	assert.Equal(t, tracepb.Status_STATUS_CODE_ERROR, call.Status.GetCode())
+	assert.Equal(t, "tool call failed: exit code 3", call.Status.GetMessage())
+	assert.Equal(t, "3", otlptest.Attrs(call.Attributes)["error.type"])
+	assert.Equal(t, tracepb.Status_STATUS_CODE_ERROR, turn.Status.GetCode())
+	assert.Equal(t, "-32603", otlptest.Attrs(turn.Attributes)["error.type"])
+	for _, a := range []struct {
+		span *tracepb.Span
+		key  string
+		want int64
+	}{{call, "acp.tool_call.exit_code", 3}, {turn, "acp.error.code", -32603}} {
+		var found bool
+		for _, kv := range a.span.Attributes {
+			if kv.Key == a.key {
+				found = true
+				assert.Equal(t, a.want, kv.Value.GetIntValue(), "%s is an integer", a.key)
+				_, isInt := kv.Value.GetValue().(*commonpb.AnyValue_IntValue)
+				assert.True(t, isInt, "%s is an integer", a.key)
+			}
+		}
+		assert.True(t, found, a.key)
 	}
 }
 
@@ -220,8 +320,8 @@ func TestPropagateAddsTheProxysContext(t *testing.T) {
 	wrote := playThrough(t, p, ctxFilter, false, bare)
 	p.Close(10*time.Second, nil)
 	spans := r.ByName()
-	require.Len(t, spans["acp.prompt_turn"], 2)
-	conn, sess, turn := spans["acp.connection"][0], spans["acp.session"][0], spans["acp.prompt_turn"][0]
+	require.Len(t, spans["invoke_agent codex-acp"], 2)
+	conn, sess, turn := spans["acp.connection"][0], spans["acp.session"][0], spans["invoke_agent codex-acp"][0]
 	traceparent := func(s *tracepb.Span) string {
 		return `"traceparent":"00-` + otlptest.HexID(s.TraceId) + `-` + otlptest.HexID(s.SpanId) + `-01"`
 	}
@@ -230,7 +330,7 @@ func TestPropagateAddsTheProxysContext(t *testing.T) {
 	assert.Equal(t, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[],"_meta":{`+traceparent(turn)+`}}}`, wrote[4][0])
 	assert.Equal(t, otlptest.HexID(sess.SpanId), otlptest.HexID(turn.ParentSpanId))
 	assert.Empty(t, sess.ParentSpanId, "the session is the root of its trace")
-	clients := spans["acp.prompt_turn"][1]
+	clients := spans["invoke_agent codex-acp"][1]
 	assert.Equal(t, promptTrace, otlptest.HexID(clients.TraceId), "the client's own context wins")
 	assert.Equal(t, strings.Replace(aSession[4].line, promptParent, otlptest.HexID(clients.SpanId), 1), wrote[6][0])
 	for _, out := range [][]string{wrote[1], wrote[3], wrote[5], wrote[7]} {
