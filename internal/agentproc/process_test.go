@@ -163,3 +163,30 @@ func TestForwardedSignalsReachTheAgentsChildren(t *testing.T) {
 	assert.Equal(t, "child got USR1", a.line(t))
 	assert.Equal(t, 9, a.waitStatus(t))
 }
+
+// A context cancelled while the agent starts makes exec stop it at once, on
+// exec's own goroutine: what that step writes to (the reaper's control
+// pipe) is set before the process exists (-race found it unset).
+func TestACancelWhileStartingStopsTheAgent(t *testing.T) {
+	for range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		go cancel()
+		p, err := Start(ctx, Agent{Argv: []string{"sh", "-c", "sleep 30"}, Grace: 100 * time.Millisecond}, nil)
+		if err != nil {
+			continue // cancelled before exec started it
+		}
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			_, _ = io.Copy(io.Discard, p.Stdout())
+		}()
+		p.Stdin().Close()
+		done := make(chan int, 1)
+		go func() { done <- p.Wait(nil, read) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			require.Fail(t, "Wait did not return")
+		}
+	}
+}

@@ -68,6 +68,9 @@ func (p *osProcess) startAndWait(exited chan<- error) error {
 	p.cmd.Path = exe
 	p.cmd.ExtraFiles = []*os.File{ctlR, repW} // reaperControlFD, reaperReportFD
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Set before Start: from Start on, exec's Cancel (terminate, on its
+	// own goroutine) may write to the control pipe.
+	p.control, p.reports, p.report = ctlW, repR, bufio.NewReader(repR)
 	err = p.cmd.Start()
 	ctlR.Close()
 	repW.Close()
@@ -76,7 +79,6 @@ func (p *osProcess) startAndWait(exited chan<- error) error {
 		repR.Close()
 		return fmt.Errorf("reaper: %w", err)
 	}
-	p.control, p.reports, p.report = ctlW, repR, bufio.NewReader(repR)
 	if p.agent, err = p.started(); err != nil {
 		p.release()
 		_ = p.cmd.Wait()
