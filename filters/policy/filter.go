@@ -169,8 +169,12 @@ func (f *Filter) record(m *filters.Message, ev Event) {
 			"decision", ev.Decision.Action.String(), "rule", ruleText(ev.Decision), "why", ev.Decision.Why, "bound", ev.Bound)
 	}
 	if m.Noting() {
-		m.Note(filters.Note{Filter: Name, Event: noteEvent(ev), SessionID: ev.Session, ToolCallID: ev.ToolCall,
-			Detail: ev.Decision.String()})
+		n := filters.Note{Filter: Name, Event: noteEvent(ev), SessionID: ev.Session, ToolCallID: ev.ToolCall,
+			Detail: ev.Decision.String(), Audit: true}
+		if m.IsRequest() || m.IsResponse() { // the request decided, or the user's answer to it
+			n.RequestID = string(m.ID())
+		}
+		m.Note(n)
 	}
 }
 
