@@ -155,3 +155,27 @@ func TestPolicyDecisionsAreInTheTrace(t *testing.T) {
 	assert.Contains(t, stdout.String(), askNote)
 	assert.Contains(t, stdout.String(), answerNote)
 }
+
+// An agent that offers the Tool Interception checkpoint is offered it by the proxy, and gets
+// the policy's answer there, before the call runs; the editor never sees the request.
+func TestPolicyDecidesAtTheInterceptionCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\ndeny Bash(git push:*)\n"), 0o644))
+	req := filepath.Join(dir, "req.jsonl")
+	const intercept = `{"jsonrpc":"2.0","id":"i1","method":"_agentclientprotocol.com/tool/intercept","params":{"sessionId":"s1","phase":"before","toolCall":{"toolCallId":"t1","name":"shell","kind":"execute","rawInput":{"command":"git push origin main"}}}}`
+	require.NoError(t, os.WriteFile(req, []byte(intercept+"\n"), 0o644))
+
+	s := start(t, "--policy", pol, "--", fakeAgent(t), "--emit", req, "--echo")
+	echoed, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":"i1","result":{"action":"replace","result":{"status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: deny Bash(git push:*)): git push origin main"}}]}}}`+"\n",
+		echoed, "the agent got the answer (the fake agent echoes what it reads); the editor never saw the request")
+	_, err = s.stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n"))
+	require.NoError(t, err)
+	echoed, err = s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, echoed, `"clientCapabilities":{"_meta":{"agentclientprotocol.com":{"toolInterception":{"before":true}}}}`, "the agent is offered the checkpoint")
+	require.NoError(t, s.stdin.Close())
+	assert.Equal(t, 0, s.wait(t))
+}

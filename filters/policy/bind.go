@@ -227,6 +227,9 @@ func userAnswer(m *filters.Message, kinds map[string]string) string {
 		msg, _ := rawjson.GetString(e, "message")
 		return "error: " + msg
 	}
+	if action, ok := rawjson.GetString(m.Result(), "action"); ok { // at the interception checkpoint
+		return action
+	}
 	outcome, _ := rawjson.GetString(m.Result(), "outcome", "outcome")
 	if outcome != "selected" {
 		return outcome

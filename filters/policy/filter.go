@@ -31,15 +31,16 @@ type Filter struct {
 	calls toolcall.List[callState] // agent→client pump only
 	// asked are the permission requests the user answers, by JSON-RPC id: the user's answer
 	// arrives on the other pump.
-	mu    sync.Mutex
-	asked map[string]pending
-	order []string
+	mu     sync.Mutex
+	asked  map[string]pending
+	order  []string
+	client phases // the tool-interception checkpoints the client advertised itself
 
 	counts [len(places)][Stop + 1]atomic.Int64 // decisions, by place and action, for --stats
 }
 
 // places are where decisions are taken (Event.Where), in the order --stats lists them.
-var places = [...]string{"permission", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
+var places = [...]string{"permission", "intercept", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
 
 // Counts are the decisions taken, for --stats and replay --summary: "permission deny" is how
 // many permission requests the policy denied.
@@ -72,9 +73,10 @@ var (
 type Event struct {
 	Time              time.Time
 	Session, ToolCall string
-	// Where is where the decision was taken: "permission" (session/request_permission), a
-	// client method (fs/write_text_file, fs/read_text_file, terminal/create), or "unasked" (a
-	// call the agent ran without asking).
+	// Where is where the decision was taken: "permission" (session/request_permission),
+	// "intercept" (the tool-interception checkpoint, InterceptMethod), a client method
+	// (fs/write_text_file, fs/read_text_file, terminal/create), or "unasked" (a call the agent
+	// ran without asking).
 	Where    string
 	What     string // the command, or the files, as the call named them
 	Decision Decision
@@ -114,12 +116,19 @@ func (f *Filter) KnowsV2() bool { return true }
 // Apply decides the requests and calls of the agent, and reads the user's answers.
 func (f *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		if m.IsResponse() {
+		switch {
+		case m.IsResponse():
 			f.answered(m)
+		case m.Method() == "initialize" && m.IsRequest():
+			return f.advertise(m, out)
 		}
 		return nil
 	}
 	switch m.Method() {
+	case InterceptMethod:
+		if m.IsRequest() {
+			return f.intercept(m, out)
+		}
 	case "session/request_permission":
 		if m.IsRequest() {
 			return f.permission(m, out)
