@@ -43,7 +43,7 @@ func TestPolicyBindsThroughTheBinary(t *testing.T) {
 	s := start(t, "--policy", pol, "--", fakeAgent(t), "--emit", req, "--echo")
 	note, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
-	assert.Contains(t, note, `"sessionUpdate":"tool_call_update","toolCallId":"t1"`)
+	assert.Contains(t, note, `"sessionUpdate":"tool_call","toolCallId":"t1","title":"git push origin main","kind":"execute","status":"failed"`, "a call the editor never saw is announced")
 	assert.Contains(t, note, `denied by the policy (line 1: deny Bash(git push:*)): git push origin main`)
 	echoed, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)

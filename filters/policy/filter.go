@@ -97,6 +97,7 @@ type callState struct {
 	decision  Decision
 	tc        toolCall
 	ended     bool // its final update passed: an id used again is another call
+	shown     bool // an update of it reached the client: the client knows the call
 }
 
 // maxAsked bounds the permission requests awaiting the user's answer that are remembered.
@@ -227,7 +228,7 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 		c.Unknown = "the request names no kind of tool"
 	}
 	d := f.decide(c, Ask) // a failure asks the user, as a request the policy cannot read does
-	f.markAsked(m.SessionID(), tc)
+	shown := f.markAsked(m.SessionID(), tc)
 	ev := Event{Session: m.SessionID(), ToolCall: tc.ID, Where: "permission", What: describe(c), Decision: d}
 	want := map[Action]string{Allow: "allow_once", Deny: "reject_once", Stop: "reject_once"}[d.Action]
 	option := ""
@@ -261,7 +262,7 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 		return err
 	}
 	if d.Action != Allow {
-		if err := f.tell(m, out, tc.ID, d, "denied by the policy"); err != nil {
+		if err := f.tell(m, out, tc, shown, d); err != nil {
 			return err
 		}
 	}
@@ -300,10 +301,11 @@ func readPermission(m *filters.Message) (*toolCall, []option, error) {
 	return tc, params.Options, nil
 }
 
-// markAsked records that a permission request named the call tc.
-func (f *Filter) markAsked(session string, tc *toolCall) {
+// markAsked records that a permission request named the call tc, and reports whether the client
+// has been shown the call (agents may ask before they announce it: codex-acp 0.16).
+func (f *Filter) markAsked(session string, tc *toolCall) (shown bool) {
 	if tc.ID == "" {
-		return
+		return false
 	}
 	s := f.calls.Get(session, tc.ID)
 	switch {
@@ -314,6 +316,7 @@ func (f *Filter) markAsked(session string, tc *toolCall) {
 		*s = callState{}
 	}
 	s.asked = true
+	return s.shown
 }
 
 // remember keeps p until the user answers the request m.
