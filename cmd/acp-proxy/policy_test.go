@@ -41,9 +41,12 @@ func TestPolicyBindsThroughTheBinary(t *testing.T) {
 	require.NoError(t, os.WriteFile(req, []byte(request+"\n"), 0o644))
 
 	s := start(t, "--policy", pol, "--", fakeAgent(t), "--emit", req, "--echo")
+	announced, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, announced, `"sessionUpdate":"tool_call","toolCallId":"t1","title":"git push origin main","kind":"execute"`, "a call the editor never saw is announced")
 	note, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
-	assert.Contains(t, note, `"sessionUpdate":"tool_call","toolCallId":"t1","title":"git push origin main","kind":"execute","status":"failed"`, "a call the editor never saw is announced")
+	assert.Contains(t, note, `"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"failed"`)
 	assert.Contains(t, note, `denied by the policy (line 1: deny Bash(git push:*)): git push origin main`)
 	echoed, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)

@@ -184,22 +184,25 @@ func (f *Filter) markRan(m *filters.Message, out filters.Emitter, u *acp.ToolUpd
 
 // tell sends the user a note on the call tc: the decision and its rule, and the call as failed:
 // it did not run, and an agent may never end a call it was refused (codex-acp 0.16 sends nothing
-// more of it). shown says the client has seen the call; if not, the note is its tool_call.
+// more of it). shown says the client has seen the call; if not, its tool_call comes first.
 func (f *Filter) tell(m *filters.Message, out filters.Emitter, tc *toolCall, shown bool, d Decision) error {
 	if tc.ID == "" {
 		return nil
 	}
-	text := fmt.Sprintf("acp-proxy: denied by the policy (%s): %s", ruleText(d), d.Why)
-	update := `"sessionUpdate":"tool_call_update","toolCallId":` + string(rawjson.Quote(tc.ID))
+	session, id := rawjson.Quote(m.SessionID()), rawjson.Quote(tc.ID)
 	if !shown {
 		// A call the client has not seen: an update of it names nothing the client knows
-		// (agent-shell draws one without a title or kind), so the note announces the call.
+		// (agent-shell draws one without a title or kind), so the call is announced first.
 		title := cmp.Or(tc.Title, describe(tc.call(agentName(m), sessionCwd(m))), "a tool call")
-		update = `"sessionUpdate":"tool_call","toolCallId":` + string(rawjson.Quote(tc.ID)) + `,"title":` + string(rawjson.Quote(title)) +
-			`,"kind":` + string(rawjson.Quote(cmp.Or(tc.Kind, "other")))
+		announce := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{"sessionUpdate":"tool_call","toolCallId":%s,"title":%s,"kind":%s,"status":"pending"}}}`,
+			session, id, rawjson.Quote(title), rawjson.Quote(cmp.Or(tc.Kind, "other")))
+		if err := out.Emit(acp.AgentToClient, []byte(announce)); err != nil {
+			return err
+		}
 	}
-	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{%s,"status":"failed","content":[{"type":"content","content":{"type":"text","text":%s}}]}}}`,
-		rawjson.Quote(m.SessionID()), update, rawjson.Quote(text))
+	text := fmt.Sprintf("acp-proxy: denied by the policy (%s): %s", ruleText(d), d.Why)
+	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{"sessionUpdate":"tool_call_update","toolCallId":%s,"status":"failed","content":[{"type":"content","content":{"type":"text","text":%s}}]}}}`,
+		session, id, rawjson.Quote(text))
 	return out.Emit(acp.AgentToClient, []byte(note))
 }
 

@@ -87,6 +87,7 @@ func TestPermissionDenyAnswersRejectAndTellsTheUser(t *testing.T) {
 
 func TestPermissionStopCancelsTheTurn(t *testing.T) {
 	r := newRelay(t, starter, "claude", false)
+	r.send(acp.AgentToClient, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"toolu_4","title":"Terminal","kind":"execute","status":"pending"}}}`)
 	out := r.send(acp.AgentToClient, permission(4, "npm test && rm -rf /"))
 	require.Len(t, out, 3)
 	assert.Contains(t, out[0].Raw, `"optionId":"reject"`)
@@ -284,17 +285,18 @@ func TestDryRunChangesNothing(t *testing.T) {
 		"--stats counts the decisions")
 }
 
-// An agent that asks before it announces the call (codex-acp 0.16): the note on the refused call
-// is its tool_call, with a title and kind, not an update of a call the client never saw
-// (agent-shell draws such an update without a title or kind).
+// An agent that asks before it announces the call (codex-acp 0.16 with unified exec): the note on
+// the refused call follows its tool_call, with a title and kind (agent-shell draws an update of a
+// call it never saw without a title or kind, and the body of a tool_call not at all).
 func TestPermissionDenyOfAnUnannouncedCallAnnouncesIt(t *testing.T) {
 	r := newRelay(t, starter, "codex-acp", false)
 	out := r.send(acp.AgentToClient, `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"call_1","kind":"execute","status":"pending","title":"git push origin main","rawInput":{"command":["bash","-lc","git push origin main"],"cwd":`+string(rawjson.Quote(r.cwd))+`}},"options":[{"optionId":"approved","name":"Yes","kind":"allow_once"},{"optionId":"abort","name":"No","kind":"reject_once"}]}}`)
-	require.Len(t, out, 2)
-	assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"git push origin main","kind":"execute","status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: deny  Bash(git push:*)): git push origin main"}}]}}}`, out[1].Raw)
+	require.Len(t, out, 3)
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"git push origin main","kind":"execute","status":"pending"}}}`, out[1].Raw)
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: deny  Bash(git push:*)): git push origin main"}}]}}}`, out[2].Raw)
 
 	// without a title, the command names it
 	out = r.send(acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"call_2","kind":"execute","rawInput":{"command":["bash","-lc","git push"],"cwd":`+string(rawjson.Quote(r.cwd))+`}},"options":[{"optionId":"abort","name":"No","kind":"reject_once"}]}}`)
-	require.Len(t, out, 2)
-	assert.Contains(t, out[1].Raw, `"sessionUpdate":"tool_call","toolCallId":"call_2","title":"git push","kind":"execute","status":"failed"`)
+	require.Len(t, out, 3)
+	assert.Contains(t, out[1].Raw, `"sessionUpdate":"tool_call","toolCallId":"call_2","title":"git push","kind":"execute","status":"pending"`)
 }
