@@ -63,3 +63,24 @@ func (c *Chain) ListenNotes(listen func(Note)) {
 		listen(n)
 	}
 }
+
+// Auditor is a filter whose notes include decisions a record of the session must keep
+// (Note.Audit): the policy.
+type Auditor interface {
+	Audits() bool
+}
+
+// Audits reports whether a filter of the chain takes decisions a record of the session must
+// keep. Only then do a trace and the live view listen to the notes: a filter that notes its work
+// does that work only when someone listens (Noting).
+func (c *Chain) Audits() bool {
+	if c == nil {
+		return false
+	}
+	for _, f := range c.filters {
+		if a, ok := f.(Auditor); ok && a.Audits() {
+			return true
+		}
+	}
+	return false
+}

@@ -340,7 +340,9 @@ func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.Conne
 	relay.Taps = append(relay.Taps, rec)
 	if relay.Chain != nil {
 		relay.Chain.Disk = rec.Disk()
-		relay.Chain.ListenNotes(rec.Note) // the decisions (the policy's) are in the trace
+		if relay.Chain.Audits() {
+			relay.Chain.ListenNotes(rec.Note) // the decisions (the policy's) are in the trace
+		}
 	}
 	return func() { _ = rec.Close() }, nil
 }

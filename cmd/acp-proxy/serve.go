@@ -50,7 +50,7 @@ func serveLive(relay *proxy.Relay, addr string, start time.Time, info trace.Conn
 	srv.Log = logger
 	tap := srv.Relay(title, flags, start, info)
 	relay.Taps = append(relay.Taps, tap)
-	if relay.Chain != nil {
+	if relay.Chain.Audits() {
 		relay.Chain.ListenNotes(tap.Note) // the policy's decisions show in the conversation
 	}
 	announce("acp-proxy", srv, logger, stderr)

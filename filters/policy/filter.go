@@ -67,6 +67,7 @@ var (
 	_ filters.KnowsV2   = (*Filter)(nil)
 	_ filters.Counted   = (*Filter)(nil)
 	_ filters.Explained = (*Filter)(nil)
+	_ filters.Auditor   = (*Filter)(nil)
 )
 
 // Event is one decision, for the audit and for `policy check`.
@@ -104,6 +105,9 @@ type callState struct {
 const maxAsked = 1024
 
 func (f *Filter) Name() string { return Name }
+
+// Audits: every decision is a note a record of the session keeps (filters.Note.Audit).
+func (f *Filter) Audits() bool { return true }
 
 // Flag is the flag that turns the filter on, for summaries.
 func (f *Filter) Flag() string { return "--policy" }

@@ -15,10 +15,18 @@ import (
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
+// auditing is a filter whose decisions a record keeps (filters.Auditor).
+type auditing struct{ filters.Func }
+
+func (auditing) Audits() bool { return true }
+
 // decidingFilter notes a decision on each agent→client line and changes no
 // message, as a policy that asks does; a second note is not one a trace
 // keeps.
-func decidingFilter() filters.Filter {
+func decidingFilter() filters.Filter { return auditing{notingFilter()} }
+
+// notingFilter is decidingFilter without saying it audits.
+func notingFilter() filters.Func {
 	return filters.Func{FilterName: "policy", Fn: func(m *filters.Message, _ filters.Emitter) error {
 		if m.Dir != acp.AgentToClient {
 			return nil
@@ -76,6 +84,8 @@ func TestAReplayWritesItsChainsDecisions(t *testing.T) {
 	}{
 		"without filters": {nil, nil},
 		"with the filter": {filters.NewChain(capabilities.New(), decidingFilter()), []string{"policy: ask (line 3) (not bound)"}},
+		// nobody listens to the notes of a chain that audits nothing: no filter works to make them
+		"a chain that audits nothing": {filters.NewChain(capabilities.New(), notingFilter()), nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -88,7 +88,7 @@ func (rp *replayer) begin() {
 	rp.conn = rp.newConn(rp.n)
 	rp.n++
 	rp.disk = replayDisk(rp.conn.Chain)
-	if c := rp.conn.Chain; c != nil && !rp.noting[c] {
+	if c := rp.conn.Chain; c.Audits() && !rp.noting[c] {
 		if rp.noting == nil {
 			rp.noting = map[*filters.Chain]bool{}
 		}

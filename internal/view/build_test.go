@@ -229,12 +229,12 @@ func TestBuildShowsTheDecisionsInTheConversation(t *testing.T) {
 	at := strings.Index(sampleSession, `{"t":0.07,`)
 	asked := sampleSession[:at] + note + sampleSession[at:]
 	added := asked + `{"t":0.4,"dir":"agent->client","out":[` + update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed"}`) + `]}` + "\n"
-	noting := filters.Func{FilterName: "policy", Fn: func(m *filters.Message, _ filters.Emitter) error {
+	noting := auditing{filters.Func{FilterName: "policy", Fn: func(m *filters.Message, _ filters.Emitter) error {
 		if m.Method() == "session/request_permission" {
 			m.Note(filters.Note{Filter: "policy", Event: "deny (line 1) by policy", ToolCallID: "c1", Audit: true})
 		}
 		return nil
-	}}
+	}}}
 	for _, c := range []struct {
 		name  string
 		d     *Data
@@ -257,3 +257,8 @@ func TestBuildShowsTheDecisionsInTheConversation(t *testing.T) {
 		})
 	}
 }
+
+// auditing is a filter whose decisions a record keeps (filters.Auditor).
+type auditing struct{ filters.Func }
+
+func (auditing) Audits() bool { return true }
