@@ -328,8 +328,8 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 
 // recordTo appends the connection's trace to the file at path (--record),
 // gzip'd when the name ends in .gz, with times from start: the recorder
-// becomes one of relay's taps, and the chain's disk, so that the trace
-// holds what the filters read. done flushes and closes the file.
+// becomes one of relay's taps, the chain's disk, so that the trace
+// holds what the filters read, and a listener of its notes. done flushes and closes the file.
 func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.ConnectionInfo) (done func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -340,6 +340,9 @@ func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.Conne
 	relay.Taps = append(relay.Taps, rec)
 	if relay.Chain != nil {
 		relay.Chain.Disk = rec.Disk()
+		if relay.Chain.Audits() {
+			relay.Chain.ListenNotes(rec.Note) // the decisions (the policy's) are in the trace
+		}
 	}
 	return func() { _ = rec.Close() }, nil
 }

@@ -74,7 +74,7 @@ func (e *otelExport) attach(relay *proxy.Relay, agent, args []string) {
 	e.tap = telemetry.NewTap(conn, e.log)
 	relay.Taps = append(relay.Taps, e.tap)
 	if relay.Chain != nil {
-		relay.Chain.OnNote = e.tap.Note
+		relay.Chain.ListenNotes(e.tap.Note)
 	}
 }
 

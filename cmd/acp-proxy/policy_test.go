@@ -41,9 +41,12 @@ func TestPolicyBindsThroughTheBinary(t *testing.T) {
 	require.NoError(t, os.WriteFile(req, []byte(request+"\n"), 0o644))
 
 	s := start(t, "--policy", pol, "--", fakeAgent(t), "--emit", req, "--echo")
+	announced, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, announced, `"sessionUpdate":"tool_call","toolCallId":"t1","title":"git push origin main","kind":"execute"`, "a call the editor never saw is announced")
 	note, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
-	assert.Contains(t, note, `"sessionUpdate":"tool_call_update","toolCallId":"t1"`)
+	assert.Contains(t, note, `"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"failed"`)
 	assert.Contains(t, note, `denied by the policy (line 1: deny Bash(git push:*)): git push origin main`)
 	echoed, err := s.stdout.ReadString('\n')
 	require.NoError(t, err)
@@ -117,4 +120,65 @@ func moduleRootDir(t *testing.T) string {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	return filepath.Join(wd, "..", "..")
+}
+
+// A decision that changes no message (an ask) and the user's answer to it are in the --record
+// trace, as "note" records, and a replay through the policy writes the same decisions; view
+// shows them in the conversation.
+func TestPolicyDecisionsAreInTheTrace(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(git push:*)\nask Bash(git:*)\n"), 0o644))
+	req := filepath.Join(dir, "req.jsonl")
+	const request = `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","kind":"execute","rawInput":{"command":"git status"}},"options":[{"optionId":"yes","kind":"allow_once","name":"Yes"},{"optionId":"no","kind":"reject_once","name":"No"}]}}`
+	require.NoError(t, os.WriteFile(req, []byte(request+"\n"), 0o644))
+	tracePath := filepath.Join(dir, "s.jsonl")
+
+	s := start(t, "--policy", pol, "--record", tracePath, "--", fakeAgent(t), "--emit", req, "--echo")
+	asked, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, request+"\n", asked, "asked: forwarded unchanged")
+	_, err = s.stdin.Write([]byte(`{"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}` + "\n"))
+	require.NoError(t, err)
+	_, err = s.stdout.ReadString('\n') // the agent's echo
+	require.NoError(t, err)
+	require.NoError(t, s.stdin.Close())
+	assert.Equal(t, 0, s.wait(t))
+
+	recorded, err := os.ReadFile(tracePath)
+	require.NoError(t, err)
+	const askNote = `"dir":"agent->client","note":{"filter":"policy","event":"policy: ask (line 2) (not bound)","sessionId":"s1","toolCallId":"t1","request":0,"detail":"ask (line 2: ask Bash(git:*)): git status"}`
+	const answerNote = `"dir":"client->agent","note":{"filter":"policy","event":"user answered allow_once; policy: ask (line 2)","sessionId":"s1","toolCallId":"t1","request":0,`
+	assert.Contains(t, string(recorded), askNote)
+	assert.Contains(t, string(recorded), answerNote)
+	assert.Less(t, strings.Index(string(recorded), askNote), strings.Index(string(recorded), `"msg":`+request), "the decision comes before its request")
+
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"replay", "--policy", pol, tracePath}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), askNote)
+	assert.Contains(t, stdout.String(), answerNote)
+}
+
+// An agent that offers the Tool Interception checkpoint is offered it by the proxy, and gets
+// the policy's answer there, before the call runs; the editor never sees the request.
+func TestPolicyDecidesAtTheInterceptionCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\ndeny Bash(git push:*)\n"), 0o644))
+	req := filepath.Join(dir, "req.jsonl")
+	const intercept = `{"jsonrpc":"2.0","id":"i1","method":"_agentclientprotocol.com/tool/intercept","params":{"sessionId":"s1","phase":"before","toolCall":{"toolCallId":"t1","name":"shell","kind":"execute","rawInput":{"command":"git push origin main"}}}}`
+	require.NoError(t, os.WriteFile(req, []byte(intercept+"\n"), 0o644))
+
+	s := start(t, "--policy", pol, "--", fakeAgent(t), "--emit", req, "--echo")
+	echoed, err := s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":"i1","result":{"action":"replace","result":{"status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: deny Bash(git push:*)): git push origin main"}}]}}}`+"\n",
+		echoed, "the agent got the answer (the fake agent echoes what it reads); the editor never saw the request")
+	_, err = s.stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n"))
+	require.NoError(t, err)
+	echoed, err = s.stdout.ReadString('\n')
+	require.NoError(t, err)
+	assert.Contains(t, echoed, `"clientCapabilities":{"_meta":{"agentclientprotocol.com":{"toolInterception":{"before":true}}}}`, "the agent is offered the checkpoint")
+	require.NoError(t, s.stdin.Close())
+	assert.Equal(t, 0, s.wait(t))
 }

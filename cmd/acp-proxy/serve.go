@@ -48,7 +48,11 @@ func serveLive(relay *proxy.Relay, addr string, start time.Time, info trace.Conn
 	}
 	title := "live: " + filepath.Base(info.Agent[0])
 	srv.Log = logger
-	relay.Taps = append(relay.Taps, srv.Relay(title, flags, start, info))
+	tap := srv.Relay(title, flags, start, info)
+	relay.Taps = append(relay.Taps, tap)
+	if relay.Chain.Audits() {
+		relay.Chain.ListenNotes(tap.Note) // the policy's decisions show in the conversation
+	}
 	announce("acp-proxy", srv, logger, stderr)
 	return func() { srv.Close(serveLinger) }, -1
 }

@@ -20,14 +20,15 @@ var heredocScript = "cat > notes.md <<'EOF'\n" + strings.Repeat("a line of notes
 
 // BenchmarkDecision is one decision, from the permission request's bytes to the answer, for
 // the commands of the issue's policy: allowed, denied, asked (a loop the proxy cannot read),
-// and a long heredoc. Goal: ≤ 1 ms.
+// and a long heredoc; and at the Tool Interception checkpoint. Goal: ≤ 1 ms.
 func BenchmarkDecision(b *testing.B) {
 	cwd := session(b)
-	for _, bc := range []struct{ name, command string }{
-		{"allow npm test", "npm test"},
-		{"deny git push", "npm test && git push origin main"},
-		{"ask loop", "for i in $(seq 1 5); do echo line $i; sleep 0.05; done"},
-		{"heredoc 40 lines", heredocScript},
+	for _, bc := range []struct{ name, line string }{
+		{"allow npm test", permission(0, "npm test")},
+		{"deny git push", permission(0, "npm test && git push origin main")},
+		{"ask loop", permission(0, "for i in $(seq 1 5); do echo line $i; sleep 0.05; done")},
+		{"heredoc 40 lines", permission(0, heredocScript)},
+		{"checkpoint deny git push", interceptRequest(0, "before", "npm test && git push origin main")},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			f := &Filter{Policy: mustParse(b, tablePolicy)}
@@ -37,7 +38,7 @@ func BenchmarkDecision(b *testing.B) {
 			m0 := filters.NewMessage(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"`+cwd+`","mcpServers":[]}}`), time.Time{}, caps)
 			caps.Observe(&m0.Message)
 			caps.Observe(&filters.NewMessage(acp.AgentToClient, []byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`), time.Time{}, caps).Message)
-			line := []byte(permission(0, bc.command))
+			line := []byte(bc.line)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(line)))
 			for b.Loop() {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -108,6 +109,7 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 	case s.ended && u.SessionUpdate == "tool_call": // an id used again: another call
 		*s = callState{tc: toolCall{ID: u.ID}}
 	}
+	s.shown = true
 	if s.asked || s.ended {
 		if u.Final() {
 			s.ended = true
@@ -180,16 +182,27 @@ func (f *Filter) markRan(m *filters.Message, out filters.Emitter, u *acp.ToolUpd
 	return out.Emit(acp.AgentToClient, upd)
 }
 
-// tell sends the user a note on the call id: the decision and its rule, and the call as
-// failed: it did not run, and an agent may never end a call it was refused (codex-acp 0.16
-// sends nothing more of it).
-func (f *Filter) tell(m *filters.Message, out filters.Emitter, id string, d Decision, what string) error {
-	if id == "" {
+// tell sends the user a note on the call tc: the decision and its rule, and the call as failed:
+// it did not run, and an agent may never end a call it was refused (codex-acp 0.16 sends nothing
+// more of it). shown says the client has seen the call; if not, its tool_call comes first.
+func (f *Filter) tell(m *filters.Message, out filters.Emitter, tc *toolCall, shown bool, d Decision) error {
+	if tc.ID == "" {
 		return nil
 	}
-	text := fmt.Sprintf("acp-proxy: %s (%s): %s", what, ruleText(d), d.Why)
+	session, id := rawjson.Quote(m.SessionID()), rawjson.Quote(tc.ID)
+	if !shown {
+		// A call the client has not seen: an update of it names nothing the client knows
+		// (agent-shell draws one without a title or kind), so the call is announced first.
+		title := cmp.Or(tc.Title, describe(tc.call(agentName(m), sessionCwd(m))), "a tool call")
+		announce := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{"sessionUpdate":"tool_call","toolCallId":%s,"title":%s,"kind":%s,"status":"pending"}}}`,
+			session, id, rawjson.Quote(title), rawjson.Quote(cmp.Or(tc.Kind, "other")))
+		if err := out.Emit(acp.AgentToClient, []byte(announce)); err != nil {
+			return err
+		}
+	}
+	text := fmt.Sprintf("acp-proxy: denied by the policy (%s): %s", ruleText(d), d.Why)
 	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":{"sessionUpdate":"tool_call_update","toolCallId":%s,"status":"failed","content":[{"type":"content","content":{"type":"text","text":%s}}]}}}`,
-		rawjson.Quote(m.SessionID()), rawjson.Quote(id), rawjson.Quote(text))
+		session, id, rawjson.Quote(text))
 	return out.Emit(acp.AgentToClient, []byte(note))
 }
 
@@ -226,6 +239,9 @@ func userAnswer(m *filters.Message, kinds map[string]string) string {
 	if e := m.Error(); e != nil {
 		msg, _ := rawjson.GetString(e, "message")
 		return "error: " + msg
+	}
+	if action, ok := rawjson.GetString(m.Result(), "action"); ok { // at the interception checkpoint
+		return action
 	}
 	outcome, _ := rawjson.GetString(m.Result(), "outcome", "outcome")
 	if outcome != "selected" {

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // toolCall is what a policy reads of a tool call (a permission request's toolCall, or a
@@ -45,7 +47,7 @@ func (tc *toolCall) call(agent, cwd string) Call {
 	}
 	switch c.Tool {
 	case Bash:
-		c.readCommand(input)
+		c.readCommand(tc.RawInput)
 	case Edit, Read:
 		c.Paths = tc.paths(input, cwd)
 		if len(c.Paths) == 0 {
@@ -63,19 +65,14 @@ func (tc *toolCall) call(agent, cwd string) Call {
 	return c
 }
 
-// directoryKeys are the rawInput keys agents name a command's directory with (codex and
-// opencode cwd, opencode workdir, gemini dir_path or directory).
-var directoryKeys = []string{"cwd", "workdir", "dir_path", "directory"}
-
-// readCommand finds the command in a rawInput: codex's argv [bash, -lc, SCRIPT] (or a program's
-// own argv), a shell-quoted `bash -lc SCRIPT` line (codex-acp TypeScript 1.x), one quoted word
-// holding the script (its 2.x permission requests), or the bare script (claude, opencode,
-// gemini). No command (gemini's permission request carries only a title, which is never read
-// as one): Unknown.
-func (c *Call) readCommand(input map[string]json.RawMessage) {
-	for _, k := range directoryKeys {
-		var dir string
-		if json.Unmarshal(input[k], &dir) == nil && dir != "" {
+// readCommand finds the command in a rawInput (toolcall.ReadCommand): codex's argv [bash, -lc,
+// SCRIPT] (or a program's own argv), a shell-quoted `bash -lc SCRIPT` line (codex-acp TypeScript
+// 1.x), one quoted word holding the script (its 2.x permission requests), or the bare script
+// (claude, opencode, gemini). No command (gemini's permission request carries only a title,
+// which is never read as one): Unknown.
+func (c *Call) readCommand(rawInput []byte) {
+	for _, k := range toolcall.DirectoryKeys {
+		if dir, ok := rawjson.GetString(rawInput, k); ok && dir != "" {
 			if !filepath.IsAbs(dir) {
 				dir = filepath.Join(c.Cwd, dir)
 			}
@@ -83,17 +80,16 @@ func (c *Call) readCommand(input map[string]json.RawMessage) {
 			break
 		}
 	}
-	raw := input["command"]
-	var argv []string
-	var line string
+	cmd, ok := toolcall.ReadCommand(rawInput)
 	switch {
-	case json.Unmarshal(raw, &argv) == nil && len(argv) > 0:
-		if script, ok := shellwrite.ScriptFromArgv(argv); ok && systemProgram(argv[0]) {
+	case ok && cmd.Array && len(cmd.Argv) > 0:
+		if script, ok := shellwrite.ScriptFromArgv(cmd.Argv); ok && systemProgram(cmd.Argv[0]) {
 			c.Script = script
 		} else {
-			c.Argv = argv
+			c.Argv = cmd.Argv
 		}
-	case json.Unmarshal(raw, &line) == nil && strings.TrimSpace(line) != "":
+	case ok && !cmd.Array && strings.TrimSpace(cmd.Line) != "":
+		line := cmd.Line
 		c.Script = line
 		if script, ok := shellwrite.ScriptFromCommandLine(line); ok {
 			c.Script = script

@@ -31,15 +31,16 @@ type Filter struct {
 	calls toolcall.List[callState] // agent→client pump only
 	// asked are the permission requests the user answers, by JSON-RPC id: the user's answer
 	// arrives on the other pump.
-	mu    sync.Mutex
-	asked map[string]pending
-	order []string
+	mu     sync.Mutex
+	asked  map[string]pending
+	order  []string
+	client phases // the tool-interception checkpoints the client advertised itself
 
 	counts [len(places)][Stop + 1]atomic.Int64 // decisions, by place and action, for --stats
 }
 
 // places are where decisions are taken (Event.Where), in the order --stats lists them.
-var places = [...]string{"permission", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
+var places = [...]string{"permission", "intercept", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
 
 // Counts are the decisions taken, for --stats and replay --summary: "permission deny" is how
 // many permission requests the policy denied.
@@ -66,15 +67,17 @@ var (
 	_ filters.KnowsV2   = (*Filter)(nil)
 	_ filters.Counted   = (*Filter)(nil)
 	_ filters.Explained = (*Filter)(nil)
+	_ filters.Auditor   = (*Filter)(nil)
 )
 
 // Event is one decision, for the audit and for `policy check`.
 type Event struct {
 	Time              time.Time
 	Session, ToolCall string
-	// Where is where the decision was taken: "permission" (session/request_permission), a
-	// client method (fs/write_text_file, fs/read_text_file, terminal/create), or "unasked" (a
-	// call the agent ran without asking).
+	// Where is where the decision was taken: "permission" (session/request_permission),
+	// "intercept" (the tool-interception checkpoint, InterceptMethod), a client method
+	// (fs/write_text_file, fs/read_text_file, terminal/create), or "unasked" (a call the agent
+	// ran without asking).
 	Where    string
 	What     string // the command, or the files, as the call named them
 	Decision Decision
@@ -95,12 +98,16 @@ type callState struct {
 	decision  Decision
 	tc        toolCall
 	ended     bool // its final update passed: an id used again is another call
+	shown     bool // an update of it reached the client: the client knows the call
 }
 
 // maxAsked bounds the permission requests awaiting the user's answer that are remembered.
 const maxAsked = 1024
 
 func (f *Filter) Name() string { return Name }
+
+// Audits: every decision is a note a record of the session keeps (filters.Note.Audit).
+func (f *Filter) Audits() bool { return true }
 
 // Flag is the flag that turns the filter on, for summaries.
 func (f *Filter) Flag() string { return "--policy" }
@@ -114,12 +121,19 @@ func (f *Filter) KnowsV2() bool { return true }
 // Apply decides the requests and calls of the agent, and reads the user's answers.
 func (f *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	if m.Dir == acp.ClientToAgent {
-		if m.IsResponse() {
+		switch {
+		case m.IsResponse():
 			f.answered(m)
+		case m.Method() == "initialize" && m.IsRequest():
+			return f.advertise(m, out)
 		}
 		return nil
 	}
 	switch m.Method() {
+	case InterceptMethod:
+		if m.IsRequest() {
+			return f.intercept(m, out)
+		}
 	case "session/request_permission":
 		if m.IsRequest() {
 			return f.permission(m, out)
@@ -169,8 +183,12 @@ func (f *Filter) record(m *filters.Message, ev Event) {
 			"decision", ev.Decision.Action.String(), "rule", ruleText(ev.Decision), "why", ev.Decision.Why, "bound", ev.Bound)
 	}
 	if m.Noting() {
-		m.Note(filters.Note{Filter: Name, Event: noteEvent(ev), SessionID: ev.Session, ToolCallID: ev.ToolCall,
-			Detail: ev.Decision.String()})
+		n := filters.Note{Filter: Name, Event: noteEvent(ev), SessionID: ev.Session, ToolCallID: ev.ToolCall,
+			Detail: ev.Decision.String(), Audit: true}
+		if m.IsRequest() || m.IsResponse() { // the request decided, or the user's answer to it
+			n.RequestID = string(m.ID())
+		}
+		m.Note(n)
 	}
 }
 
@@ -214,7 +232,7 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 		c.Unknown = "the request names no kind of tool"
 	}
 	d := f.decide(c, Ask) // a failure asks the user, as a request the policy cannot read does
-	f.markAsked(m.SessionID(), tc)
+	shown := f.markAsked(m.SessionID(), tc)
 	ev := Event{Session: m.SessionID(), ToolCall: tc.ID, Where: "permission", What: describe(c), Decision: d}
 	want := map[Action]string{Allow: "allow_once", Deny: "reject_once", Stop: "reject_once"}[d.Action]
 	option := ""
@@ -248,7 +266,7 @@ func (f *Filter) permission(m *filters.Message, out filters.Emitter) error {
 		return err
 	}
 	if d.Action != Allow {
-		if err := f.tell(m, out, tc.ID, d, "denied by the policy"); err != nil {
+		if err := f.tell(m, out, tc, shown, d); err != nil {
 			return err
 		}
 	}
@@ -287,10 +305,11 @@ func readPermission(m *filters.Message) (*toolCall, []option, error) {
 	return tc, params.Options, nil
 }
 
-// markAsked records that a permission request named the call tc.
-func (f *Filter) markAsked(session string, tc *toolCall) {
+// markAsked records that a permission request named the call tc, and reports whether the client
+// has been shown the call (agents may ask before they announce it: codex-acp 0.16).
+func (f *Filter) markAsked(session string, tc *toolCall) (shown bool) {
 	if tc.ID == "" {
-		return
+		return false
 	}
 	s := f.calls.Get(session, tc.ID)
 	switch {
@@ -301,6 +320,7 @@ func (f *Filter) markAsked(session string, tc *toolCall) {
 		*s = callState{}
 	}
 	s.asked = true
+	return s.shown
 }
 
 // remember keeps p until the user answers the request m.

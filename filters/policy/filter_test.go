@@ -75,6 +75,7 @@ func TestPermissionAllowAnswersAllowOnce(t *testing.T) {
 
 func TestPermissionDenyAnswersRejectAndTellsTheUser(t *testing.T) {
 	r := newRelay(t, starter, "@agentclientprotocol/claude-agent-acp", false)
+	r.send(acp.AgentToClient, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"toolu_3","title":"Terminal","kind":"execute","status":"pending"}}}`)
 	out := r.send(acp.AgentToClient, permission(3, "git push origin main"))
 	require.Len(t, out, 2)
 	assert.Equal(t, chaintest.Sent{Dir: acp.ClientToAgent,
@@ -86,6 +87,7 @@ func TestPermissionDenyAnswersRejectAndTellsTheUser(t *testing.T) {
 
 func TestPermissionStopCancelsTheTurn(t *testing.T) {
 	r := newRelay(t, starter, "claude", false)
+	r.send(acp.AgentToClient, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"toolu_4","title":"Terminal","kind":"execute","status":"pending"}}}`)
 	out := r.send(acp.AgentToClient, permission(4, "npm test && rm -rf /"))
 	require.Len(t, out, 3)
 	assert.Contains(t, out[0].Raw, `"optionId":"reject"`)
@@ -281,4 +283,20 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int64{"permission deny": 1, "permission allow": 1, "terminal/create deny": 1}, r.f.Counts(),
 		"--stats counts the decisions")
+}
+
+// An agent that asks before it announces the call (codex-acp 0.16 with unified exec): the note on
+// the refused call follows its tool_call, with a title and kind (agent-shell draws an update of a
+// call it never saw without a title or kind, and the body of a tool_call not at all).
+func TestPermissionDenyOfAnUnannouncedCallAnnouncesIt(t *testing.T) {
+	r := newRelay(t, starter, "codex-acp", false)
+	out := r.send(acp.AgentToClient, `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"call_1","kind":"execute","status":"pending","title":"git push origin main","rawInput":{"command":["bash","-lc","git push origin main"],"cwd":`+string(rawjson.Quote(r.cwd))+`}},"options":[{"optionId":"approved","name":"Yes","kind":"allow_once"},{"optionId":"abort","name":"No","kind":"reject_once"}]}}`)
+	require.Len(t, out, 3)
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"git push origin main","kind":"execute","status":"pending"}}}`, out[1].Raw)
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: deny  Bash(git push:*)): git push origin main"}}]}}}`, out[2].Raw)
+
+	// without a title, the command names it
+	out = r.send(acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"call_2","kind":"execute","rawInput":{"command":["bash","-lc","git push"],"cwd":`+string(rawjson.Quote(r.cwd))+`}},"options":[{"optionId":"abort","name":"No","kind":"reject_once"}]}}`)
+	require.Len(t, out, 3)
+	assert.Contains(t, out[1].Raw, `"sessionUpdate":"tool_call","toolCallId":"call_2","title":"git push","kind":"execute","status":"pending"`)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
+	"github.com/acp-proxy/acp-proxy/internal/toolcall"
 )
 
 // agentShape is how an agent reports a shell command in rawInput (docs/agents.md).
@@ -46,11 +47,6 @@ func (c command) claudeText() string {
 // run them in a POSIX shell. On Windows they run PowerShell or cmd (claude's Git Bash has Windows
 // paths), so those scripts stand aside there.
 var bareScriptsArePOSIX = runtime.GOOS != "windows"
-
-// directoryKeys are the rawInput keys agents name a command's directory with: opencode's workdir
-// (also sent as cwd), gemini's dir_path (directory in older releases). A relative one is relative
-// to the session's directory.
-var directoryKeys = []string{"cwd", "workdir", "dir_path", "directory"}
 
 // bareAgent is an agent whose shell tool takes a bare script: the keys its input may hold beside
 // the command. Any other key might change where or how the command runs (gemini's
@@ -101,51 +97,44 @@ func shellIsPOSIX() bool {
 // (known from the call's _meta.claudeCode.toolName); agent is the agent's name from initialize.
 // ok is false for shapes the filter does not know, which stand aside.
 func commandOf(rawInput []byte, claude bool, agent, sessionCwd string) (command, bool) {
-	cmd, ok := rawjson.Get(rawInput, "command")
-	if !ok || len(cmd) == 0 {
+	cmd, ok := toolcall.ReadCommand(rawInput)
+	if !ok {
 		return command{}, false
 	}
 	cwd, hasCwd := rawjson.GetString(rawInput, "cwd")
-	switch {
-	case cmd[0] == '[':
-		argv, ok := stringArray(cmd)
-		if !ok || claude {
+	if cmd.Array {
+		if claude {
 			return command{}, false
 		}
-		script, ok := shellwrite.ScriptFromArgv(argv)
+		script, ok := shellwrite.ScriptFromArgv(cmd.Argv)
 		dir, dirOK := codexDir(cwd)
 		if !ok || !dirOK {
 			return command{}, false
 		}
 		return command{shape: shapeCodexArgv, script: script, dir: dir}, true
-	case cmd[0] == '"':
-		line, err := rawjson.Unquote(cmd)
-		if err != nil {
-			return command{}, false
-		}
-		if claude {
-			return claudeCommand(rawInput, line)
-		}
-		// A known agent's shape comes first: its directory key, its shell and its other keys
-		// decide, and a `bash -c '…'` line is then a bare script, which writes no file.
-		if a, ok := bareAgents[strings.ToLower(agent)]; ok {
-			if _, wrapped := shellwrite.ScriptFromCommandLine(line); !a.wrapsScripts || !wrapped {
-				return bareCommand(rawInput, line, a, sessionCwd)
-			}
-		}
-		script, ok := shellwrite.ScriptFromCommandLine(line)
-		if !ok || !onlyKeys(rawInput, codexLineKeys) {
-			return command{}, false
-		}
-		dir := ""
-		if hasCwd {
-			if dir, ok = codexDir(cwd); !ok {
-				return command{}, false
-			}
-		}
-		return command{shape: shapeCodexLine, script: script, dir: dir}, true
 	}
-	return command{}, false
+	line := cmd.Line
+	if claude {
+		return claudeCommand(rawInput, line)
+	}
+	// A known agent's shape comes first: its directory key, its shell and its other keys
+	// decide, and a `bash -c '…'` line is then a bare script, which writes no file.
+	if a, ok := bareAgents[strings.ToLower(agent)]; ok {
+		if _, wrapped := shellwrite.ScriptFromCommandLine(line); !a.wrapsScripts || !wrapped {
+			return bareCommand(rawInput, line, a, sessionCwd)
+		}
+	}
+	script, ok := shellwrite.ScriptFromCommandLine(line)
+	if !ok || !onlyKeys(rawInput, codexLineKeys) {
+		return command{}, false
+	}
+	dir := ""
+	if hasCwd {
+		if dir, ok = codexDir(cwd); !ok {
+			return command{}, false
+		}
+	}
+	return command{shape: shapeCodexLine, script: script, dir: dir}, true
 }
 
 // codexLineKeys are the keys of codex-acp TypeScript's rawInput; another key may change where or
@@ -186,7 +175,7 @@ func claudeCommand(rawInput []byte, script string) (command, bool) {
 	if !bareScriptsArePOSIX {
 		return command{}, false
 	}
-	for _, k := range directoryKeys {
+	for _, k := range toolcall.DirectoryKeys {
 		if _, ok := rawjson.Get(rawInput, k); ok {
 			return command{}, false
 		}
@@ -210,7 +199,7 @@ func bareCommand(rawInput []byte, script string, a bareAgent, sessionCwd string)
 		return command{}, false
 	}
 	c := command{shape: shapeBare, script: script}
-	for _, k := range directoryKeys {
+	for _, k := range toolcall.DirectoryKeys {
 		raw, ok := rawjson.Get(rawInput, k)
 		if !ok {
 			continue
@@ -228,19 +217,6 @@ func bareCommand(rawInput []byte, script string, a bareAgent, sessionCwd string)
 		c.dir = filepath.Clean(dir)
 	}
 	return c, true
-}
-
-// stringArray decodes a JSON array of strings.
-func stringArray(raw []byte) ([]string, bool) {
-	var out []string
-	ok := true
-	err := rawjson.Elements(raw, func(_ int, el []byte) bool {
-		s, err := rawjson.Unquote(el)
-		ok = err == nil
-		out = append(out, s)
-		return ok
-	})
-	return out, ok && err == nil
 }
 
 // strippedLine reports whether rawInput is codex TypeScript's permission request for cmd, a

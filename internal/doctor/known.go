@@ -79,6 +79,9 @@ type Agent struct {
 	// says how a user signs it in outside an editor.
 	Logins                  map[string][]string
 	LoginCommand, SignInHow string
+	// Policy is what --policy can stop before it runs with it, per mode
+	// (nil: not measured).
+	Policy *PolicyReach
 }
 
 func both(helps bool, why string) Advice {
@@ -310,6 +313,7 @@ func codex() Agent {
 		SignInNotes: map[string]string{"chatgpt": chatGPTNote},
 		Logins:      map[string][]string{"chatgpt": codexLogin},
 		SignInHow:   codexSignInHow, LoginCommand: codexLoginCommand,
+		Policy: codexPolicy,
 	}
 }
 
@@ -357,6 +361,7 @@ func codexAppServer() Agent {
 		SignInNotes: map[string]string{"chat-gpt": chatGPTNote},
 		Logins:      map[string][]string{"chat-gpt": codexLogin},
 		SignInHow:   codexSignInHow, LoginCommand: codexLoginCommand,
+		Policy: codexAppServerPolicy,
 	}
 }
 
@@ -375,6 +380,7 @@ func claudeZed() Agent {
 				"what its own edit tool showed is not repeated; opt-in, not in the configs below"),
 		},
 		AgentShellVar: "agent-shell-anthropic-claude-acp-command", CodecompanionAdapter: "claude_code",
+		Policy: claudePolicy,
 	}
 }
 
@@ -410,6 +416,7 @@ func gemini() Agent {
 		Logins:       map[string][]string{"oauth-personal": {"~/.gemini/oauth_creds.json"}},
 		LoginCommand: "`gemini`, run once in a terminal to sign in with Google,",
 		SignInHow:    "set GEMINI_API_KEY where the editor sees it, or run `gemini` in a terminal once and sign in with Google",
+		Policy:       geminiPolicy,
 	}
 }
 
@@ -429,6 +436,7 @@ func opencode() Agent {
 		AgentShellVar: "agent-shell-opencode-acp-command", CodecompanionAdapter: "opencode",
 		SignInNotes: map[string]string{"opencode-login": "it answers authenticate at once; " +
 			"the login itself is `opencode auth login`, in a terminal"},
+		Policy: opencodePolicy,
 	}
 }
 
@@ -442,6 +450,7 @@ func kilo() Agent {
 	a.Filters[ExpandPersistedOutput] = both(false, "not measured on the outputs it truncates: the filter reads only opencode's saved files")
 	a.Filters[ShowChanges] = showChangesProven
 	a.AgentShellVar, a.CodecompanionAdapter = "", "kilocode"
+	a.Policy = nil // an opencode fork, but not run under a policy by the tests
 	a.SignInNotes = map[string]string{"kilo-login": "it answers authenticate at once; " +
 		"the login itself is `kilo auth login`, in a terminal"}
 	return a
@@ -484,6 +493,7 @@ func cline() Agent {
 		CodecompanionAdapter: "cline_cli",
 		SignInNotes: map[string]string{"cline": "cline 3.0 answers authenticate by asking Cline's service " +
 			"(offline it answered with an error, \"Unable to connect\")"},
+		Policy: clinePolicy,
 	}
 }
 
@@ -511,6 +521,7 @@ func piACP() Agent {
 			"pi never asks before running a command."},
 		SignInNotes: map[string]string{"pi_terminal_login": "pi-acp answers authenticate at once; " +
 			"API keys or a login are set up by running pi in a terminal"},
+		Policy: neverAsksPolicy,
 	}
 }
 

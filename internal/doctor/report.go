@@ -48,6 +48,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	r.writeAgent(bw)
 	r.writeFilters(bw)
+	r.writePolicy(bw)
 	r.writeEditors(bw)
 	return bw.Flush()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/trace"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
@@ -75,6 +76,16 @@ func (t *Tap) Added(d acp.Direction, when time.Time, line []byte, _ bool) {
 	}
 	out := [1]proxy.Sent{{Line: line}}
 	t.q.put(trace.Record{T: t.at(when), Dir: d, HasOut: true}, out[:], int64(len(line)))
+}
+
+// Note queues a decision a filter took that a trace keeps (filters.Note.Audit: the policy's),
+// as a "note" record.
+func (t *Tap) Note(n filters.Note) {
+	size := int64(len(n.Event) + len(n.Detail))
+	if !n.Audit || t.q.full(size) {
+		return
+	}
+	t.q.put(trace.Record{T: t.at(n.Time), Dir: n.Dir, Note: &n}, nil, size)
 }
 
 // Long follows a line too long to filter: the page gets its first bytes.

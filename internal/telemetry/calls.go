@@ -209,10 +209,16 @@ func exitCode(rawOutput []byte) ([]byte, bool) {
 }
 
 // addedLine is a line the proxy wrote on its own: a tool call's output a
-// coalescing filter released, an edit taken back. It counts for its call.
+// coalescing filter released, an edit taken back, counted for its call; an
+// answer the proxy gave in the client's place (the policy's to a permission
+// request) ends the request's span, marked as the proxy's.
 func (c *Conn) addedLine(ev event) {
 	m := acp.NewMessage(ev.dir, ev.line, ev.t)
 	if !m.Valid() {
+		return
+	}
+	if m.IsResponse() {
+		c.response(m, true) // the side the request went to never saw it
 		return
 	}
 	sid := m.SessionID()

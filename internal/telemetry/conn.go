@@ -184,7 +184,7 @@ func (c *Conn) message(ev event) {
 	case m.IsRequest():
 		c.request(m, ev)
 	case m.IsResponse():
-		c.response(m)
+		c.response(m, false)
 	case m.Method() == "session/update":
 		c.update(m, ev)
 	}

@@ -141,11 +141,15 @@ func (c *Conn) sessionCtx(sid string) context.Context {
 	return s.ctx
 }
 
-// response ends the span of the request m answers.
-func (c *Conn) response(m *acp.Message) {
+// response ends the span of the request m answers; byProxy says the proxy
+// answered in the place of the side the request went to, which never saw it.
+func (c *Conn) response(m *acp.Message, byProxy bool) {
 	r, ok := c.reqs.Close(m)
 	if !ok {
 		return
+	}
+	if byProxy && r.span != nil {
+		r.span.SetAttributes(attribute.Bool("acp.answered_by_proxy", true))
 	}
 	switch r.method {
 	case "initialize":

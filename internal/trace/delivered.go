@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // Delivered writes what each side received, as a trace that can be replayed
-// again: one record per line delivered, and the records that describe the
-// trace ("connection", "read") as they came. It is the sink a replay writes
+// again: one record per line delivered, the records that describe the
+// trace ("connection", "read") as they came, and the decisions of the
+// replay's filters ("note"). It is the sink a replay writes
 // its output to.
 //
 // With marks, each delivered line names the received line it was made from
@@ -51,6 +53,11 @@ func (o *Delivered) Passed(p *proxy.Passage) {
 		o.r.emitted(p.Time, p.Dir, s.Line, p.EOL || !s.Original, o.source(false))
 	}
 }
+
+// Note writes a decision the replay's chain took, as the live proxy's
+// trace holds it (Recorder.Note). The recording's own notes are not
+// copied: they are the recording's filters', as its added lines are.
+func (o *Delivered) Note(n filters.Note) { o.r.Note(n) }
 
 // Added writes a line the chain sent on its own.
 func (o *Delivered) Added(d acp.Direction, t time.Time, line []byte, timed bool) {

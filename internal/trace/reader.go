@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
@@ -37,6 +38,9 @@ type Record struct {
 	// Read is a "read" record's: what a filter read from the disk (then
 	// the record has no line).
 	Read *DiskAnswer
+	// Note is a "note" record's: a decision a filter took (see
+	// Recorder.Note); the record has no line. Its Time is zero: T is when.
+	Note *filters.Note
 	// JSON says Line is the record's "msg": a JSON value the reader has
 	// validated, which its user may walk without validating it again.
 	JSON bool
@@ -163,8 +167,8 @@ func parseRecord(b []byte) (Record, error) {
 		return rec, nil
 	case !haveDir:
 		return rec, errors.New(`missing "dir"`)
-	case !rec.HasLine && !rec.HasOut && rec.Read == nil:
-		return rec, errors.New(`record has none of "msg", "text", "b64", "out" or "read"`)
+	case !rec.HasLine && !rec.HasOut && rec.Read == nil && rec.Note == nil:
+		return rec, errors.New(`record has none of "msg", "text", "b64", "out", "read" or "note"`)
 	}
 	return rec, nil
 }
@@ -226,6 +230,8 @@ func (rec *Record) parseField(key string, val []byte) error {
 		rec.Conn = append([]byte(nil), val...)
 	case "read":
 		rec.Read, err = parseRead(val)
+	case "note":
+		rec.Note, err = parseNote(val)
 	case "src":
 		n, perr := strconv.Atoi(string(val))
 		if perr != nil || n < 0 {

@@ -27,6 +27,8 @@ import (
 //	"eol":false                                            the line had no '\n' (last line of a stream)
 //	"out":[…]                                              a filter changed it: what was sent on instead
 //	{"t":…,"dir":…,"out":[…]}                              lines the proxy itself added
+//	{"t":…,"dir":…,"read":{…}}                             what a filter read from the disk (Disk)
+//	{"t":…,"dir":…,"note":{…}}                             a decision a filter took (Note)
 //
 // It is safe for concurrent use by both directions. Records are appended
 // whole, one at a time; a line too long to filter is recorded as it streams

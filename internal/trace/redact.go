@@ -67,6 +67,9 @@ func appendRedacted(dst []byte, rec Record) []byte {
 	if rec.Read != nil {
 		return append(appendRead(append(dst, ','), redactRead(*rec.Read)), '}', '\n')
 	}
+	if rec.Note != nil {
+		return append(appendNote(append(dst, ','), redactNote(*rec.Note)), '}', '\n')
+	}
 	if rec.HasLine {
 		dst = AppendLine(append(dst, ','), redactLine(rec.Line))
 	}

@@ -39,8 +39,9 @@ type Connection struct {
 // replayed on its own clock through the Connection newConn returns for it
 // (numbered from 0), after what the one before held is drained.
 //
-// Records without a received line (lines the recording proxy added) go to
-// the sinks' Record only: the chain adds its own. What the recording's filters read from
+// Records without a received line (lines the recording proxy added, its
+// filters' notes) go to the sinks' Record only: the chain adds its own, and
+// its notes go to the sinks that take them (NoteSink). What the recording's filters read from
 // the disk ("read" records) answers the chain's filters (see Disk).
 func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) error {
 	rp := &replayer{newConn: newConn}
@@ -60,7 +61,7 @@ func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) err
 			}
 			rp.begin()
 		}
-		if !rec.HasLine && !rec.HasOut && rec.Read == nil && rec.Conn == nil {
+		if !rec.HasLine && !rec.HasOut && rec.Read == nil && rec.Conn == nil && rec.Note == nil {
 			continue
 		}
 		if err := rp.record(epoch.Add(rec.T), rec); err != nil {
@@ -73,6 +74,7 @@ func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) err
 // replayer is the state of a replay: the connection being replayed.
 type replayer struct {
 	newConn func(int) Connection
+	noting  map[*filters.Chain]bool // the chains whose notes go to the sinks
 
 	n       int // connections begun
 	conn    Connection
@@ -86,6 +88,13 @@ func (rp *replayer) begin() {
 	rp.conn = rp.newConn(rp.n)
 	rp.n++
 	rp.disk = replayDisk(rp.conn.Chain)
+	if c := rp.conn.Chain; c.Audits() && !rp.noting[c] {
+		if rp.noting == nil {
+			rp.noting = map[*filters.Chain]bool{}
+		}
+		rp.noting[c] = true
+		c.ListenNotes(rp.note)
+	}
 	rp.clock = filters.NewManualClock(time.Time{})
 	rp.driver = filters.NewDriver(rp.conn.Chain, rp.clock, rp.released)
 }
@@ -141,6 +150,21 @@ func (rp *replayer) pass(now time.Time, rec Record) error {
 		s.Passed(p)
 	}
 	return err
+}
+
+// NoteSink is a sink that takes the notes of the replay's chain (see
+// Recorder.Note): Delivered writes the decisions into the replay's output.
+type NoteSink interface {
+	Note(filters.Note)
+}
+
+// note hands a note of the chain to the sinks that take notes.
+func (rp *replayer) note(n filters.Note) {
+	for _, s := range rp.conn.Sinks {
+		if ns, ok := s.(NoteSink); ok {
+			ns.Note(n)
+		}
+	}
 }
 
 // released takes what the filters emit on their own (due, or drained), at

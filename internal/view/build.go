@@ -128,6 +128,8 @@ func markRecorded(d *Data) {
 func feedDelivered(s *side, rec trace.Record, last time.Duration) time.Duration {
 	t := max(rec.T, last)
 	switch {
+	case rec.Note != nil:
+		s.note(t, rec.Dir, rec.Note)
 	case rec.HasOut:
 		for _, line := range rec.Out {
 			s.feed(t, rec.Dir, line, false) // a string in "out" may be any text
@@ -157,8 +159,14 @@ func analyse(tr *trace.Reader, ss *sides) error {
 // feedRecord feeds one record's line to s, at the time a replay gives it
 // (the record's, or the last one's if the clock went back: order wins),
 // and returns that time. Records without a line (the recording proxy's
-// own additions) are skipped, as a replay skips them.
+// own additions) are skipped, as a replay skips them; a filter's decision
+// (a "note" record) is an entry of the conversation.
 func feedRecord(s *side, rec trace.Record, last time.Duration) time.Duration {
+	if rec.Note != nil {
+		t := max(rec.T, last)
+		s.note(t, rec.Dir, rec.Note)
+		return t
+	}
 	if !rec.HasLine {
 		return last
 	}

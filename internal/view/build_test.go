@@ -220,3 +220,45 @@ func TestBuildBoundsTheConversation(t *testing.T) {
 	assert.True(t, strings.HasSuffix(cut.Tail, "a long line of agent text, repeated\n"), cut.Tail)
 	assert.Equal(t, int64(94), cut.OmittedLines)
 }
+
+// A decision a filter took is in the conversation where it was taken, on
+// its call: from the trace's "note" record as recorded, with or without
+// lines the proxy added, and from the filters of a replay.
+func TestBuildShowsTheDecisionsInTheConversation(t *testing.T) {
+	note := `{"t":0.065,"dir":"agent->client","note":{"filter":"policy","event":"policy: ask (line 2) (not bound)","toolCallId":"c1","request":0,"detail":"ask (line 2: ask Bash(ls)): ls"}}` + "\n"
+	at := strings.Index(sampleSession, `{"t":0.07,`)
+	asked := sampleSession[:at] + note + sampleSession[at:]
+	added := asked + `{"t":0.4,"dir":"agent->client","out":[` + update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"failed"}`) + `]}` + "\n"
+	noting := auditing{filters.Func{FilterName: "policy", Fn: func(m *filters.Message, _ filters.Emitter) error {
+		if m.Method() == "session/request_permission" {
+			m.Note(filters.Note{Filter: "policy", Event: "deny (line 1) by policy", ToolCallID: "c1", Audit: true})
+		}
+		return nil
+	}}}
+	for _, c := range []struct {
+		name  string
+		d     *Data
+		title string
+	}{
+		{"recorded, nothing added", build(t, asked), "policy: policy: ask (line 2) (not bound)"},
+		{"recorded, lines added", build(t, added), "policy: policy: ask (line 2) (not bound)"},
+		{"replayed", build(t, sampleSession, noting), "policy: deny (line 1) by policy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var kinds []string
+			for _, e := range c.d.Conversation {
+				kinds = append(kinds, e.Kind)
+				if e.Kind == "note" {
+					assert.Equal(t, c.title, e.Title)
+					assert.Equal(t, "c1", e.Call)
+				}
+			}
+			assert.Equal(t, []string{"prompt", "agent", "note", "permission"}, kinds[:4])
+		})
+	}
+}
+
+// auditing is a filter whose decisions a record keeps (filters.Auditor).
+type auditing struct{ filters.Func }
+
+func (auditing) Audits() bool { return true }

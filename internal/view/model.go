@@ -251,7 +251,7 @@ type RawMsg struct {
 // Event is one entry of the conversation.
 type Event struct {
 	T    float64 `json:"t"`
-	Kind string  `json:"kind"` // prompt, agent, thought, user, permission, error, stop, plan
+	Kind string  `json:"kind"` // prompt, agent, thought, user, permission, error, stop, plan, note (a filter's decision)
 	Dir  string  `json:"dir"`
 	Text *Text   `json:"text,omitempty"`
 	// Call is the tool call a permission request is about.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
@@ -137,6 +138,18 @@ func (s *side) event(e Event) int {
 	s.conv = append(s.conv, e)
 	s.budget(len(s.conv) - 1)
 	return len(s.conv) - 1
+}
+
+// note takes a filter's decision that the trace kept (a "note" record: the
+// policy's): an entry of the conversation, about its call, where it was
+// taken among the messages.
+func (s *side) note(t time.Duration, d acp.Direction, n *filters.Note) {
+	ev := Event{T: secs(t), Kind: "note", Dir: d.String(), Call: n.ToolCallID, Title: n.Filter + ": " + n.Event}
+	if n.Detail != "" {
+		txt := makeText([]byte(n.Detail))
+		ev.Text = &txt
+	}
+	s.event(ev)
 }
 
 // closeMessage ends the agent/thought/user message being appended to, if
