@@ -44,6 +44,30 @@ func (c *Chain) Len() int {
 	return len(c.filters)
 }
 
+// Runs reports whether a filter of the chain reads direction d (see
+// OneWay). The relay runs the chain for such a direction; the lines of
+// the other it passes as it does without filters, the chain only
+// observing them (Observe).
+func (c *Chain) Runs(d acp.Direction) bool {
+	if c == nil {
+		return false
+	}
+	for _, f := range c.filters {
+		if o, ok := f.(OneWay); !ok || o.Reads(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// Observe records what a message of a direction the chain does not run
+// (Runs) negotiates, as Process would.
+func (c *Chain) Observe(m *acp.Message) {
+	if c != nil && c.caps != nil {
+		c.caps.Observe(m)
+	}
+}
+
 // Caps is the negotiated state the chain records into.
 func (c *Chain) Caps() *capabilities.Negotiated { return c.caps }
 

@@ -55,6 +55,14 @@ func knowsV2(f Filter) bool {
 	return ok && k.KnowsV2()
 }
 
+// OneWay is implemented by filters that read the messages of one direction
+// only: a direction no filter of a chain reads skips the chain (Runs), and
+// the relay passes its lines as it does without filters.
+type OneWay interface {
+	// Reads reports whether the filter reads direction d's messages.
+	Reads(d acp.Direction) bool
+}
+
 // Timed is implemented by filters that hold output back, to coalesce it.
 // Its methods run under the same lock as Apply for that direction.
 type Timed interface {

@@ -17,7 +17,23 @@ type framer struct {
 	r   *bufio.Reader
 	max int
 	buf []byte // reused for lines longer than the reader's buffer
+	src *countedReader
 }
+
+// countedReader counts the reads from the source: a line that needed none
+// arrived with the one before it.
+type countedReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countedReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+// reads is how many times the framer has read its source.
+func (f *framer) reads() int { return f.src.reads }
 
 // line is one line or the first part of a long one. bytes is valid until the
 // next call; it excludes the '\n'.
@@ -29,7 +45,8 @@ type line struct {
 }
 
 func newFramer(r io.Reader, bufSize, max int) *framer {
-	return &framer{r: bufio.NewReaderSize(r, bufSize), max: max}
+	src := &countedReader{r: r}
+	return &framer{r: bufio.NewReaderSize(src, bufSize), max: max, src: src}
 }
 
 // buffered reports whether input is already waiting, so the caller can defer

@@ -36,12 +36,15 @@ type Conn struct {
 	writers [2]*lineWriter // indexed by the direction the lines travel
 	driver  *filters.Driver
 	passed  [2]Passage // each direction's, reused line after line
+	// runs: a filter reads the direction (filters.Chain.Runs); the lines
+	// of one none reads pass as without filters.
+	runs [2]bool
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
 // and agent→client lines to toClient.
 func (r *Relay) Open(toAgent, toClient io.Writer) *Conn {
-	c := &Conn{r: r}
+	c := &Conn{r: r, runs: [2]bool{r.Chain.Runs(acp.ClientToAgent), r.Chain.Runs(acp.AgentToClient)}}
 	c.writers[acp.ClientToAgent] = newLineWriter(toAgent, ioBufferSize)
 	c.writers[acp.AgentToClient] = newLineWriter(toClient, ioBufferSize)
 	clock := filters.NewTimerClock(r.now)
@@ -74,7 +77,7 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 	if max <= 0 {
 		max = DefaultMaxFilterLine
 	}
-	if c.r.Chain.Len() == 0 && len(c.r.Taps) == 0 {
+	if !c.runs[d] && len(c.r.Taps) == 0 {
 		// Nobody needs a whole line: stream every line longer than
 		// the read buffer straight through, without assembling it.
 		max = 1
@@ -98,8 +101,10 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 }
 
 func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
-	timed := c.r.Chain.Len() > 0
+	timed := c.runs[d]
+	var now time.Time
 	for {
+		reads := f.reads()
 		ln, err := f.next()
 		if err == io.EOF {
 			return nil
@@ -107,8 +112,11 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		if err != nil {
 			return fmt.Errorf("%s: read: %w", d, err)
 		}
-		var now time.Time // reading the clock costs as much as relaying a short line
-		if timed || len(c.r.Taps) > 0 {
+		// Reading the clock costs as much as relaying a short line: it
+		// is read when someone needs the time, once per read of the
+		// source (a line that was whole in what an earlier read brought
+		// arrived then).
+		if (timed || len(c.r.Taps) > 0) && (f.reads() != reads || now.IsZero()) {
 			now = c.r.now()
 		}
 		if ln.more {
@@ -145,7 +153,10 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 		*p = Passage{Dir: d, Time: now, Line: ln.bytes, EOL: ln.terminated, Out: p.Out[:0]}
 	}
 	var err error
-	if c.r.Chain.Len() == 0 {
+	if !c.runs[d] {
+		if c.r.Chain != nil {
+			c.r.Chain.Observe(acp.NewMessage(d, ln.bytes, now))
+		}
 		err = c.writeRead(d, ln)
 		if p != nil {
 			p.Out = append(p.Out, Sent{Line: ln.bytes, Original: true})
@@ -207,7 +218,7 @@ func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error
 // line) and not the trace (the line's record is spooled and joins the trace
 // at its end). The other direction never waits for this peer.
 func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
-	if c.r.Chain.Len() > 0 {
+	if c.runs[d] {
 		c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
 		if err := c.driver.Drain(d); err != nil {
 			return false, err
