@@ -167,25 +167,39 @@ func growingSnapshots(head string) workload {
 	for i := 0; output.Len() < steps*step; i++ {
 		fmt.Fprintf(&output, "line %d of the output of a long build\n", i)
 	}
-	all := output.String()
-	var size int
-	for k := 1; k <= steps; k++ {
-		size += len(rawjson.Quote("```sh\n" + all[:k*step] + "\n```\n"))
+	all := output.String()[:steps*step]
+	// The output JSON-escaped, and where each of its bytes starts there:
+	// the snapshots are written from it without building each.
+	escaped := rawjson.AppendQuote(nil, all)
+	escaped = escaped[1 : len(escaped)-1]
+	at := make([]int, 0, len(all)+1)
+	for i, e := 0, 0; i <= len(all); i++ {
+		at = append(at, e)
+		if i < len(all) && all[i] == '\n' {
+			e += 2
+		} else {
+			e++
+		}
+	}
+	snapshot := func(bw *bufio.Writer, id string, cut int) int {
+		if all[cut-1] == '\n' {
+			cut-- // the fence's own newline follows
+		}
+		n, _ := bw.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"` + id + `","content":[{"type":"content","content":{"type":"text","text":"` + "```sh\\n")
+		m, _ := bw.Write(escaped[:at[cut]])
+		e, _ := bw.WriteString("\\n```\\n\"}}]}}}\n")
+		return n + m + e
 	}
 	op := func(bw *bufio.Writer, i int) int {
 		id := fmt.Sprintf("call_%d", i)
 		n, _ := bw.WriteString(sessionUpdate(`"sessionUpdate":"tool_call","toolCallId":"` + id + `","title":"make","kind":"execute","status":"in_progress"`))
 		for k := 1; k <= steps; k++ {
-			m, _ := bw.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"` + id + `","content":[{"type":"content","content":{"type":"text","text":`)
-			text := rawjson.AppendQuote(nil, "```sh\n"+strings.TrimRight(all[:k*step], "\n")+"\n```\n")
-			t, _ := bw.Write(text)
-			e, _ := bw.WriteString("}}]}}}\n")
-			n += m + t + e
+			n += snapshot(bw, id, k*step)
 		}
 		m, _ := bw.WriteString(sessionUpdate(`"sessionUpdate":"tool_call_update","toolCallId":"` + id + `","status":"completed"`))
 		return n + m
 	}
-	return workload{name: "1000-growing-snapshots", head: head, op: op, size: size}
+	return workload{name: "1000-growing-snapshots", head: head, op: op, size: op(bufio.NewWriterSize(io.Discard, 1<<20), 0)}
 }
 
 // BenchmarkRoundTrips is 1 KB requests sent one at a time to an echo agent
