@@ -73,18 +73,13 @@ func (r *Relay) log() *slog.Logger {
 // filters still hold. It returns nil at a clean end of src, or the error
 // that stopped it (wrapped with the direction).
 func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
-	max := c.r.MaxFilterLine
-	if max <= 0 {
-		max = DefaultMaxFilterLine
-	}
-	if !c.runs[d] && len(c.r.Taps) == 0 {
-		// Nobody needs a whole line: stream every line longer than
-		// the read buffer straight through, without assembling it.
-		max = 1
-	}
-	f := newFramer(src, ioBufferSize, max)
 	w := c.writers[d]
-	err := c.pump(d, f, w)
+	var err error
+	if c.r.Chain.Len() == 0 && len(c.r.Taps) == 0 {
+		err = c.copy(d, src, w)
+	} else {
+		err = c.pump(d, c.framer(d, src), w)
+	}
 	c.driver.Stop(d)
 	if derr := c.driver.Drain(d); err == nil && derr != nil {
 		err = derr
@@ -98,6 +93,43 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 		}
 	}
 	return err
+}
+
+// framer frames direction d's lines for the pump.
+func (c *Conn) framer(d acp.Direction, src io.Reader) *framer {
+	max := c.r.MaxFilterLine
+	if max <= 0 {
+		max = DefaultMaxFilterLine
+	}
+	if !c.runs[d] && len(c.r.Taps) == 0 {
+		// Nobody needs a whole line: stream every line longer than
+		// the read buffer straight through, without assembling it.
+		max = 1
+	}
+	return newFramer(src, ioBufferSize, max)
+}
+
+// copy relays direction d as a byte-copying loop does: with no filter and
+// no tap, nothing reads the lines and nobody else writes to d's side (only
+// a filter adds lines), so the bytes need no framing. Each read's bytes
+// leave at once, whole lines or not, as the peer would have sent them
+// without the proxy.
+func (c *Conn) copy(d acp.Direction, src io.Reader, w *lineWriter) error {
+	buf := make([]byte, ioBufferSize)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if werr := w.writeThrough(buf[:n]); werr != nil {
+				return fmt.Errorf("%s: write: %w", d, werr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: read: %w", d, err)
+		}
+	}
 }
 
 func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
