@@ -17,6 +17,9 @@ func TestContainsAgreesWithBytesContains(t *testing.T) {
 		{line + strings.Repeat(`\"q`, 2000) + `"execute"`, `"execute"`}, // past the false starts
 		{line + strings.Repeat(`\"q`, 2000) + `"executE"`, `"execute"`},
 		{`"execute`, `"execute"`}, {`"`, `"x`}, {``, `"x`}, {`ab`, `b`}, {`ab`, ``},
+		// Around the end of the bytes looked at one by one (indexNear).
+		{strings.Repeat("a", 15) + `"x`, `"x`}, {strings.Repeat("a", 16) + `"x`, `"x`}, {strings.Repeat("a", 17) + `"x`, `"x`},
+		{strings.Repeat(`"a`, 9) + `"x`, `"x`}, {strings.Repeat("a", 16) + `"`, `"x`},
 	} {
 		assert.Equal(t, bytes.Contains([]byte(c.b), []byte(c.sep)), Contains([]byte(c.b), []byte(c.sep)), "Contains(…%q, %q)", c.b[max(0, len(c.b)-20):], c.sep)
 	}
