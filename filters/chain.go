@@ -27,7 +27,10 @@ type Chain struct {
 	OnNote func(Note)
 	mu     [2]sync.Mutex // serialises Process, Tick and Drain per direction
 	counts []filterCounts
-	last   [2]lastStage // per direction, under mu
+	// skipped counts the lines that skipped the chain (Skips): each
+	// filter took them in and gave them out as they were.
+	skipped [2]counter
+	last    [2]lastStage // per direction, under mu
 }
 
 // NewChain returns a chain of fs, run in the given order, reading and

@@ -151,15 +151,18 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		if (timed || len(c.r.Taps) > 0) && (f.reads() != reads || now.IsZero()) {
 			now = c.r.now()
 		}
+		filtered := timed
 		if ln.more {
 			ln.terminated, err = c.passLong(d, f, w, ln, now)
 		} else {
-			err = c.process(d, ln, now)
+			filtered, err = c.process(d, ln, now)
 		}
 		if err != nil {
 			return err
 		}
-		if timed {
+		// What the filters hold becomes due on the clock's timer too: a
+		// line that skipped them does not make them look.
+		if filtered {
 			if err := c.driver.Tick(d); err != nil {
 				return err
 			}
@@ -177,16 +180,18 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 	}
 }
 
-// process runs one whole line through the chain, and tells the taps.
-func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
+// process runs one whole line through the chain, unless it skips it
+// (filters.Chain.Skips), and tells the taps. It reports whether the chain
+// ran.
+func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, err error) {
 	var p *Passage
 	if len(c.r.Taps) > 0 {
 		p = &c.passed[d]
 		*p = Passage{Dir: d, Time: now, Line: ln.bytes, EOL: ln.terminated, Out: p.Out[:0]}
 	}
-	var err error
-	if !c.runs[d] {
-		if c.r.Chain != nil {
+	filtered = c.runs[d] && !c.r.Chain.Skips(d, ln.bytes)
+	if !filtered {
+		if !c.runs[d] && c.r.Chain != nil {
 			c.r.Chain.Observe(acp.NewMessage(d, ln.bytes, now))
 		}
 		err = c.writeRead(d, ln)
@@ -199,7 +204,7 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 	for _, t := range c.r.Taps {
 		t.Passed(p)
 	}
-	return err
+	return filtered, err
 }
 
 // writeRead writes a line as it was read.
