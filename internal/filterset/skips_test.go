@@ -61,7 +61,7 @@ func withChunks(lines []tracedLine) []tracedLine {
 		m := acp.NewMessage(l.dir, l.raw, l.at)
 		if _, ok := m.ToolUpdate(); ok {
 			chunk := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + string(mustJSON(m.SessionID())) +
-				`,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"and \"toolCallId\" in text"}}}}`
+				`,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"and some text"}}}}`
 			out = append(out, tracedLine{l.at, acp.AgentToClient, []byte(chunk)})
 		}
 	}
