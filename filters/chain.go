@@ -27,13 +27,22 @@ type Chain struct {
 	OnNote func(Note)
 	mu     [2]sync.Mutex // serialises Process, Tick and Drain per direction
 	counts []filterCounts
-	last   [2]lastStage // per direction, under mu
+	// skipped counts the lines that skipped the chain (Skips): each
+	// filter took them in and gave them out as they were.
+	skipped [2]counter
+	last    [2]lastStage // per direction, under mu
+	// Per direction, under mu: each filter's stage, and the message a
+	// Tick or Drain hands them, reused from line to line (a stage lives
+	// while its filter runs on one line; they cost 6 allocations a line).
+	stages [2][]stage
+	timed  [2]Message
 }
 
 // NewChain returns a chain of fs, run in the given order, reading and
 // recording negotiated state in caps.
 func NewChain(caps *capabilities.Negotiated, fs ...Filter) *Chain {
-	return &Chain{filters: fs, caps: caps, counts: make([]filterCounts, len(fs))}
+	return &Chain{filters: fs, caps: caps, counts: make([]filterCounts, len(fs)),
+		stages: [2][]stage{make([]stage, len(fs)), make([]stage, len(fs))}}
 }
 
 // Len is the number of filters; a chain of none is a byte-exact relay.
@@ -144,7 +153,8 @@ func (c *Chain) run(i int, m *Message, last *lastStage) error {
 		return c.run(i+1, m, last)
 	}
 	c.counts[i].In[m.Dir].add(len(m.Raw))
-	out := &stage{c: c, i: i, m: m, last: last}
+	out := &c.stages[m.Dir][i]
+	*out = stage{c: c, i: i, m: m, last: last}
 	err := c.apply(c.filters[i], m, out)
 	if out.writeErr != nil {
 		return out.writeErr
@@ -221,7 +231,10 @@ func (c *Chain) eachTimed(d acp.Direction, now time.Time, sink Sink, what string
 		if !ok || c.standsAside(f) {
 			continue
 		}
-		out := &stage{c: c, i: i, m: &Message{Message: acp.Message{Dir: d, Time: now}, Caps: c.caps, Disk: c.Disk, onNote: c.OnNote}, last: last}
+		m := &c.timed[d]
+		*m = Message{Message: acp.Message{Dir: d, Time: now}, Caps: c.caps, Disk: c.Disk, onNote: c.OnNote}
+		out := &c.stages[d][i]
+		*out = stage{c: c, i: i, m: m, last: last}
 		func() {
 			defer func() {
 				if r := recover(); r != nil {

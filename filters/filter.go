@@ -19,7 +19,8 @@ type Filter interface {
 	// message without '\n'): once it emits in m's direction, only what it
 	// emitted goes on, so a filter that adds a line before m emits m.Raw
 	// after it. A line emitted in the other direction goes to that side
-	// and leaves m to go on. Apply must not keep m.Raw after it returns.
+	// and leaves m to go on. Apply must not keep m.Raw, nor out, after it
+	// returns (the chain reuses the emitter for the next line).
 	Apply(m *Message, out Emitter) error
 }
 
@@ -64,7 +65,8 @@ type OneWay interface {
 }
 
 // Timed is implemented by filters that hold output back, to coalesce it.
-// Its methods run under the same lock as Apply for that direction.
+// Its methods run under the same lock as Apply for that direction, and
+// keep their emitter no longer than Apply does.
 type Timed interface {
 	// Tick emits what is due at now in direction d and returns when it
 	// next wants to be called; the zero time means nothing is held.

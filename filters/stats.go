@@ -58,6 +58,9 @@ func (c *Chain) Stats() []Figures {
 		r := Figures{Name: f.Name(), Counts: ownCounts(f)}
 		for d := range 2 {
 			r.In[d], r.Out[d] = c.counts[i].In[d].count(), c.counts[i].Out[d].count()
+			skipped := c.skipped[d].count()
+			r.In[d].Plus(skipped)
+			r.Out[d].Plus(skipped)
 		}
 		r.Flag, r.Notes = explain(f, c.caps, [2]bool{r.In[0] != r.Out[0], r.In[1] != r.Out[1]})
 		out[i] = r

@@ -76,18 +76,13 @@ func (r *Relay) log() *slog.Logger {
 // filters still hold. It returns nil at a clean end of src, or the error
 // that stopped it (wrapped with the direction).
 func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
-	max := c.r.MaxFilterLine
-	if max <= 0 {
-		max = DefaultMaxFilterLine
-	}
-	if !c.runs[d] && len(c.taps) == 0 {
-		// Nobody needs a whole line: stream every line longer than
-		// the read buffer straight through, without assembling it.
-		max = 1
-	}
-	f := newFramer(src, ioBufferSize, max)
 	w := c.writers[d]
-	err := c.pump(d, f, w)
+	var err error
+	if c.r.Chain.Len() == 0 && len(c.taps) == 0 {
+		err = c.copy(d, src, w)
+	} else {
+		err = c.pump(d, c.framer(d, src), w)
+	}
 	c.driver.Stop(d)
 	if derr := c.driver.Drain(d); err == nil && derr != nil {
 		err = derr
@@ -104,6 +99,43 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 		}
 	}
 	return err
+}
+
+// framer frames direction d's lines for the pump.
+func (c *Conn) framer(d acp.Direction, src io.Reader) *framer {
+	max := c.r.MaxFilterLine
+	if max <= 0 {
+		max = DefaultMaxFilterLine
+	}
+	if !c.runs[d] && len(c.taps) == 0 {
+		// Nobody needs a whole line: stream every line longer than
+		// the read buffer straight through, without assembling it.
+		max = 1
+	}
+	return newFramer(src, ioBufferSize, max)
+}
+
+// copy relays direction d as a byte-copying loop does: with no filter and
+// no tap, nothing reads the lines and nobody else writes to d's side (only
+// a filter adds lines), so the bytes need no framing. Each read's bytes
+// leave at once, whole lines or not, as the peer would have sent them
+// without the proxy.
+func (c *Conn) copy(d acp.Direction, src io.Reader, w *lineWriter) error {
+	buf := make([]byte, ioBufferSize)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if werr := w.writeThrough(buf[:n]); werr != nil {
+				return fmt.Errorf("%s: write: %w", d, werr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: read: %w", d, err)
+		}
+	}
 }
 
 func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
@@ -125,15 +157,18 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		if (timed || len(c.taps) > 0) && (f.reads() != reads || now.IsZero()) {
 			now = c.r.now()
 		}
+		filtered := timed
 		if ln.more {
 			ln.terminated, err = c.passLong(d, f, w, ln, now)
 		} else {
-			err = c.process(d, ln, now)
+			filtered, err = c.process(d, ln, now)
 		}
 		if err != nil {
 			return err
 		}
-		if timed {
+		// What the filters hold becomes due on the clock's timer too: a
+		// line that skipped them does not make them look.
+		if filtered {
 			if err := c.driver.Tick(d); err != nil {
 				return err
 			}
@@ -151,16 +186,18 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 	}
 }
 
-// process runs one whole line through the chain, and tells the taps.
-func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
+// process runs one whole line through the chain, unless it skips it
+// (filters.Chain.Skips), and tells the taps. It reports whether the chain
+// ran.
+func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, err error) {
 	var p *Passage
 	if len(c.taps) > 0 {
 		p = &c.passed[d]
 		*p = Passage{Dir: d, Time: now, Line: ln.bytes, EOL: ln.terminated, Out: p.Out[:0]}
 	}
-	var err error
-	if !c.runs[d] {
-		if c.r.Chain != nil {
+	filtered = c.runs[d] && !c.r.Chain.Skips(d, ln.bytes)
+	if !filtered {
+		if !c.runs[d] && c.r.Chain != nil {
 			c.r.Chain.Observe(acp.NewMessage(d, ln.bytes, now))
 		}
 		err = c.writeRead(d, ln)
@@ -173,7 +210,7 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 	for _, t := range c.taps {
 		t.passed(p)
 	}
-	return err
+	return filtered, err
 }
 
 // writeRead writes a line as it was read.

@@ -24,6 +24,7 @@ const maxHeld = 1 << 20
 type lineWriter struct {
 	mu    sync.Mutex
 	w     *bufio.Writer
+	dst   io.Writer    // what w writes to
 	close func() error // closes the underlying stream, if it can be closed
 	err   error        // the first write error; later writes fail with it
 
@@ -33,7 +34,7 @@ type lineWriter struct {
 }
 
 func newLineWriter(w io.Writer, size int) *lineWriter {
-	lw := &lineWriter{w: bufio.NewWriterSize(w, size)}
+	lw := &lineWriter{w: bufio.NewWriterSize(w, size), dst: w}
 	lw.ended = sync.NewCond(&lw.mu)
 	if c, ok := w.(io.Closer); ok {
 		lw.close = c.Close
@@ -97,6 +98,25 @@ func (lw *lineWriter) endLong(eol bool) error {
 		lw.held = nil
 	}
 	return err
+}
+
+// writeThrough writes b to the stream at once, after what is buffered,
+// without copying it into the buffer: the copying relay's write.
+func (lw *lineWriter) writeThrough(b []byte) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.w.Buffered() > 0 {
+		if err := lw.flushLocked(); err != nil {
+			return err
+		}
+	}
+	if lw.err != nil {
+		return lw.err
+	}
+	if _, err := lw.dst.Write(b); err != nil {
+		lw.err = err
+	}
+	return lw.err
 }
 
 // flush sends what is buffered.

@@ -385,3 +385,18 @@ func (k *coalescer[T, P]) Drain(d acp.Direction, out filters.Emitter) {
 		_ = k.settleEnded("", true, time.Time{}, out)
 	}
 }
+
+// skips is Skips for Deltas and TerminalOutput: a notification about no
+// tool call is forwarded as it is (forward) when no output is held to go
+// before it; a notification ends no turn.
+func (k *coalescer[T, P]) skips(g filters.Glance) bool {
+	if !g.Notification || g.Tool {
+		return false
+	}
+	held := false
+	_ = k.calls.Each(func(t *T) error {
+		held = held || P(t).slot().held
+		return nil
+	})
+	return !held
+}

@@ -589,3 +589,6 @@ func appendTermExit(dst []byte, tid string, code []byte) []byte {
 	dst = append(dst, code...)
 	return append(dst, `,"signal":null}`...)
 }
+
+// Skips implements filters.Skipper.
+func (f *Deltas) Skips(g filters.Glance) bool { return f.skips(g) }

@@ -401,3 +401,8 @@ func relParts(dir, path string) ([]string, bool) {
 	}
 	return parts, true
 }
+
+// Skips implements filters.Skipper: a line about no tool call shows no
+// saved output, and is none of the calls whose shown output is kept
+// (forget).
+func (f *PersistedOutput) Skips(g filters.Glance) bool { return !g.Tool }

@@ -629,3 +629,6 @@ func (f *TerminalOutput) recovery(c *termCall, rawOutput []byte) []byte {
 	c.out.add(rest, c.limit, false) // what the terminal shows from now on
 	return buildToolUpdate(c.session, c.id, "_meta", wrapMember(f.client.key, val))
 }
+
+// Skips implements filters.Skipper.
+func (f *TerminalOutput) Skips(g filters.Glance) bool { return f.skips(g) }

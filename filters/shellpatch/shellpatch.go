@@ -753,3 +753,13 @@ func agentName(m *filters.Message) string {
 	a, _ := m.Caps.Agent()
 	return a.Name
 }
+
+// Skips implements filters.Skipper: a notification about no tool call
+// ends no turn, opens or continues no call and is no permission request,
+// so Apply would send only the queued updates before it (none here).
+// The edits changed meanwhile (takeChanged) wait for the next message
+// that may show them, which is about a tool call. The chain asks only
+// on a v1 connection, where no notification ends a turn.
+func (s *Filter) Skips(g filters.Glance) bool {
+	return g.Notification && !g.Tool && len(s.pending) == 0
+}

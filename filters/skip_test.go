@@ -1,0 +1,64 @@
+package filters
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
+)
+
+// toolsOnly acts only on lines about a tool call, and skips the rest.
+type toolsOnly struct{ applied int }
+
+func (*toolsOnly) Name() string                    { return "tools-only" }
+func (*toolsOnly) Skips(g Glance) bool             { return !g.Tool }
+func (f *toolsOnly) Apply(*Message, Emitter) error { f.applied++; return nil }
+
+const (
+	chunkLine = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"the tests pass"}}}}`
+	toolLine  = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed"}}}`
+	answer    = `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`
+)
+
+// What the glance reads of a line: whether it starts as a notification, and
+// whether it may be about a tool call.
+func TestGlance(t *testing.T) {
+	for _, c := range []struct {
+		line               string
+		notification, tool bool
+	}{
+		{chunkLine, true, false},
+		// A quoted word in text is only a maybe: the glance does not tell
+		// a string's escaped quote from a key's.
+		{strings.Replace(chunkLine, "the tests", `the \"tool\"`, 1), true, true},
+		{toolLine, true, true},
+		{answer, false, false},
+		{`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"toolCall":{}}}`, false, true},
+	} {
+		g := NewGlance([]byte(c.line))
+		assert.Equal(t, c.notification, g.Notification, c.line)
+		assert.Equal(t, c.tool, g.Tool, c.line)
+	}
+}
+
+// A line skips the chain only when every filter that reads its direction
+// skips it, only from the agent, only as a notification; the filters'
+// figures count it as taken in and given out.
+func TestALineSkipsTheChainOnlyWhenEveryFilterSkipsIt(t *testing.T) {
+	f := &toolsOnly{}
+	c := NewChain(capabilities.New(), f)
+	assert.True(t, c.Skips(acp.AgentToClient, []byte(chunkLine)))
+	assert.False(t, c.Skips(acp.AgentToClient, []byte(toolLine)))
+	assert.False(t, c.Skips(acp.AgentToClient, []byte(answer)), "a response: the tracker reads it")
+	assert.False(t, c.Skips(acp.ClientToAgent, []byte(chunkLine)), "the client's lines are not glanced at")
+	assert.False(t, NewChain(capabilities.New(), f, Func{FilterName: "f"}).Skips(acp.AgentToClient, []byte(chunkLine)),
+		"a filter that cannot say reads every line")
+	assert.Zero(t, f.applied)
+	figures := c.Stats()[0]
+	want := acp.Count{Messages: 1, Bytes: int64(len(chunkLine)) + 1}
+	assert.Equal(t, want, figures.In[acp.AgentToClient])
+	assert.Equal(t, want, figures.Out[acp.AgentToClient])
+}

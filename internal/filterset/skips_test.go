@@ -1,0 +1,128 @@
+package filterset_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/filterset"
+)
+
+// tracedLine is one line of a recorded session, at its time.
+type tracedLine struct {
+	at  time.Time
+	dir acp.Direction
+	raw []byte
+}
+
+// readTrace reads the lines the peers sent in a recorded session.
+func readTrace(t *testing.T, path string) []tracedLine {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var lines []tracedLine
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec struct {
+			T   float64         `json:"t"`
+			Dir string          `json:"dir"`
+			Msg json.RawMessage `json:"msg"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Msg == nil {
+			continue
+		}
+		d := acp.AgentToClient
+		if rec.Dir == "client->agent" {
+			d = acp.ClientToAgent
+		}
+		at := time.Unix(0, 0).Add(time.Duration(rec.T * float64(time.Second)))
+		lines = append(lines, tracedLine{at, d, append([]byte(nil), rec.Msg...)})
+	}
+	require.NoError(t, sc.Err())
+	return lines
+}
+
+// withChunks is lines with an agent_message_chunk of the same session
+// after every tool update: text streaming while output is held.
+func withChunks(lines []tracedLine) []tracedLine {
+	var out []tracedLine
+	for _, l := range lines {
+		out = append(out, l)
+		m := acp.NewMessage(l.dir, l.raw, l.at)
+		if _, ok := m.ToolUpdate(); ok {
+			chunk := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + string(mustJSON(m.SessionID())) +
+				`,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"and some text"}}}}`
+			out = append(out, tracedLine{l.at, acp.AgentToClient, []byte(chunk)})
+		}
+	}
+	return out
+}
+
+func mustJSON(s string) []byte { b, _ := json.Marshal(s); return b }
+
+// runLines runs lines through every filter, as the relay does (each line
+// at its time; the coalescing filters' timers on that clock), and returns
+// what left the chain, in order. With skips, a line the chain skips
+// (filters.Chain.Skips) is passed as it is, without Process or Tick.
+func runLines(t *testing.T, lines []tracedLine, skips bool) (out []string, skipped int) {
+	cfg := filterset.Config{ShellToPatch: true, Deltas: true, TerminalOutput: true, ExpandPersistedOutput: true, Replaying: true}
+	c := cfg.Chain(capabilities.New())
+	sink := func(l filters.Line) error {
+		out = append(out, l.Dir.String()+" "+string(l.Raw))
+		return nil
+	}
+	clock := filters.NewManualClock(time.Unix(0, 0))
+	dr := filters.NewDriver(c, clock, sink)
+	for _, l := range lines {
+		require.NoError(t, clock.Advance(l.at))
+		if skips && c.Skips(l.dir, l.raw) {
+			skipped++
+			require.NoError(t, sink(filters.Line{Dir: l.dir, Raw: l.raw, Original: true}))
+			continue
+		}
+		require.NoError(t, dr.Process(filters.NewMessage(l.dir, l.raw, clock.Now(), nil), sink))
+		require.NoError(t, dr.Tick(l.dir))
+	}
+	require.NoError(t, clock.Advance(clock.Now().Add(time.Minute)))
+	for _, d := range []acp.Direction{acp.ClientToAgent, acp.AgentToClient} {
+		require.NoError(t, dr.Drain(d))
+	}
+	return out, skipped
+}
+
+// A line the chain skips is one every filter would have passed on as it
+// is, with nothing emitted and nothing changed for what follows: every
+// recorded session, and each with text chunks streaming between its tool
+// updates, leaves the filters exactly as when every line runs through
+// them, and the chunks are skipped.
+func TestSkippingTheChainChangesNothing(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/traces/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	var skippedInAll int
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			lines := readTrace(t, path)
+			for _, variant := range []struct {
+				name  string
+				lines []tracedLine
+			}{{"as recorded", lines}, {"with chunks", withChunks(lines)}} {
+				want, _ := runLines(t, variant.lines, false)
+				got, skipped := runLines(t, variant.lines, true)
+				assert.Equal(t, want, got, variant.name)
+				skippedInAll += skipped
+			}
+		})
+	}
+	assert.Positive(t, skippedInAll, "no line skipped the chain")
+}
