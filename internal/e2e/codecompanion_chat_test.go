@@ -1,0 +1,266 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/procgroup"
+)
+
+// neovim is a Neovim 0.11 or later, with the markdown parsers a chat buffer
+// needs, and checkouts of codecompanion.nvim and plenary.nvim.
+type neovim struct{ nvim, codecompanion, plenary string }
+
+// codecompanionInNeovim finds what a test of codecompanion itself (what)
+// runs in: CODECOMPANION_DIR and PLENARY_DIR name the checkouts, NEOVIM the
+// nvim binary (else nvim on PATH). Without one of them, or with a Neovim
+// older than 0.11 (codecompanion's minimum) or without the markdown
+// parsers, the test skips, saying why. Like agent-shell's checkouts, these
+// are on no registry CI reaches, and CI cannot build Neovim 0.11 (Debian 12
+// has 0.7.2): REQUIRE_EDITORS does not ask for them.
+func codecompanionInNeovim(t *testing.T, what string) neovim {
+	t.Helper()
+	var n neovim
+	for _, c := range []struct {
+		env, checkout string
+		dir           *string
+	}{
+		{"CODECOMPANION_DIR", "a checkout of olimorris/codecompanion.nvim (v19.22 was run)", &n.codecompanion},
+		{"PLENARY_DIR", "a checkout of nvim-lua/plenary.nvim, codecompanion's dependency", &n.plenary},
+	} {
+		if *c.dir = os.Getenv(c.env); *c.dir == "" {
+			t.Skipf("%s (%s) is not set: %s is not run", c.env, c.checkout, what)
+		}
+	}
+	n.nvim = os.Getenv("NEOVIM")
+	if n.nvim == "" {
+		var err error
+		if n.nvim, err = exec.LookPath("nvim"); err != nil {
+			t.Skipf("NEOVIM is not set and no nvim is on PATH: %s is not run", what)
+		}
+	}
+	out, err := exec.Command(n.nvim, "--version").Output()
+	require.NoError(t, err, "%s --version", n.nvim)
+	var major, minor int
+	_, err = fmt.Sscanf(string(out), "NVIM v%d.%d", &major, &minor)
+	require.NoError(t, err, "%s --version: %q", n.nvim, out)
+	if major == 0 && minor < 11 {
+		t.Skipf("codecompanion needs Neovim 0.11 or later; %s is %d.%d: %s is not run", n.nvim, major, minor, what)
+	}
+	check := `lua io.stdout:write(tostring(pcall(vim.treesitter.language.add, "markdown") and ` +
+		`vim.treesitter.language.add("markdown") and vim.treesitter.language.add("markdown_inline") or false))`
+	out, err = exec.Command(n.nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", check, "-c", "qa!").Output()
+	require.NoError(t, err)
+	if string(out) != "true" {
+		t.Skipf("%s has no markdown and markdown_inline tree-sitter parsers, which codecompanion's chat needs: %s is not run", n.nvim, what)
+	}
+	return n
+}
+
+// codecompanionChat is what a chat in codecompanion showed of one turn.
+type codecompanionChat struct {
+	log       string // what testdata/codecompanion/chat.lua said, with the buffer
+	session   bool   // a session had started when the prompt was sent
+	approvals int    // permission prompts answered with Accept
+	buffer    string // the chat buffer as drawn, after the turn
+}
+
+// runCodecompanionChat runs testdata/codecompanion/chat.lua in n: a chat
+// with the setup call setup, in dir with env, that sends prompt.
+func runCodecompanionChat(t *testing.T, n neovim, dir string, env []string, setup, prompt string) codecompanionChat {
+	t.Helper()
+	snippet := filepath.Join(t.TempDir(), "setup.lua")
+	require.NoError(t, os.WriteFile(snippet, []byte(setup), 0o644))
+	script, err := filepath.Abs(filepath.Join("testdata", "codecompanion", "chat.lua"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, n.nvim, "--headless", "-n", "-i", "NONE", "-u", script)
+	cmd.Dir = dir
+	cmd.Env = append(env, "CODECOMPANION_DIR="+n.codecompanion, "PLENARY_DIR="+n.plenary,
+		"SNIPPET="+snippet, "PROMPT="+prompt, "WAIT=150")
+	var got bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &got, &got
+	cmd.WaitDelay = 10 * time.Second
+	procgroup.Set(cmd)
+	require.NoError(t, cmd.Start())
+	// Neovim stops the proxy it started, and the proxy the agent.
+	checkLeft := procgroup.Watch(t, cmd.Process.Pid)
+	err = cmd.Wait()
+	checkLeft()
+	log := got.String()
+	require.NoError(t, err, "%s", log)
+	t.Logf("what codecompanion showed:\n%s", log)
+	run := codecompanionChat{log: log, approvals: strings.Count(log, "\napproval: ")}
+	if m := sessionLine.FindStringSubmatch(log); m != nil {
+		run.session = m[1] != "nil"
+	}
+	_, buffer, ok := strings.Cut(log, "=== buffer\n")
+	require.True(t, ok, "no buffer printed:\n%s", log)
+	run.buffer, _, _ = strings.Cut(buffer, "\n=== end\n")
+	return run
+}
+
+var sessionLine = regexp.MustCompile(`(?m)^session=(\S+)$`)
+
+// codecompanionSetupCall is the setup call in doctor's report, unindented,
+// as a user pastes it into init.lua.
+func codecompanionSetupCall(t *testing.T, report string) string {
+	t.Helper()
+	_, block, ok := strings.Cut(report, "  require(\"codecompanion\").setup({\n")
+	require.True(t, ok, "no codecompanion setup call in:\n%s", report)
+	block, _, _ = strings.Cut(block, "\n  })\n")
+	return "require(\"codecompanion\").setup({\n" + strings.ReplaceAll(block, "\n  ", "\n")[2:] + "\n})\n"
+}
+
+// chatAnswer is the mock model's answer at the end of a turn.
+const chatAnswer = "The file is written."
+
+// Each codecompanion config doctor prints, pasted into init.lua, starts a
+// session in codecompanion itself (v19.22 in Neovim 0.11) for the user it
+// was printed for. A user with no API key set gets the agent's API-key
+// method and is told which variable to set; with it set, the config runs a
+// whole turn: the model (the mock) runs a command that writes a file, the
+// chat asks permission (with doctor's --shell-to-patch, showing the diff),
+// the user presses codecompanion's Accept key, the file is written and the
+// answer is shown. Without it, what happens depends on codecompanion's
+// preset, whose env hands the agent a variable set to its own name when
+// Neovim has no such variable (OPENAI_API_KEY=OPENAI_API_KEY): codex-acp
+// 0.16's codex-api-key reads CODEX_API_KEY, and the chat starts no session
+// and says the authentication failed; codex-acp 2.6's api-key takes the
+// placeholder, and a session starts (the mock model asks no key; a real
+// provider refuses that one). claude-agent-acp advertises no method: doctor
+// names none, codecompanion sends no authenticate, and a session starts.
+func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
+	n := codecompanionInNeovim(t, "codecompanion's chat on doctor's configs")
+	cases := []struct {
+		name, agent, policy string
+		argv                []string
+		// key is the variable the user sets (none is set before); method
+		// the auth_method doctor names with none set ("" for none).
+		key, method string
+		// placeholder is what codecompanion's preset hands the agent with
+		// no key set; noKeySession says a session starts then.
+		placeholder  string
+		noKeySession bool
+	}{
+		{"codex-acp 0.16", "codex-0.16", "untrusted", []string{"codex-acp"}, "CODEX_API_KEY", "codex-api-key",
+			"OPENAI_API_KEY=OPENAI_API_KEY", false},
+		{"codex-acp 2.6", "codex-2.6", "workspace-write", []string{"codex-acp"}, "OPENAI_API_KEY", "api-key",
+			"OPENAI_API_KEY=OPENAI_API_KEY", true},
+		{"claude-agent-acp 0.101", "claude-0.101", "", []string{"claude-agent-acp"}, "ANTHROPIC_API_KEY", "",
+			"CLAUDE_CODE_OAUTH_TOKEN=CLAUDE_CODE_OAUTH_TOKEN", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// start is a new project and agent with no key set, and the
+			// setup call doctor prints there.
+			start := func() (dir string, env []string, setup string) {
+				s := launchScript(t, c.agent, mockmodel.Script{Commands: []string{"echo hello > hello.txt"}, Answer: chatAnswer}, false, c.policy)
+				for _, kv := range s.agent.Env {
+					if !strings.HasPrefix(kv, c.key+"=") {
+						env = append(env, kv)
+					}
+				}
+				s.agent.Env = env
+				out, stderr, err := runDoctor(t, s.agent, c.argv...)
+				require.NoError(t, err, "stderr: %s", stderr)
+				_, method := codecompanionConfig(t, out)
+				require.Equal(t, c.method, method, "the auth_method doctor names with no key set")
+				if c.method != "" {
+					words := strings.Join(strings.Fields(out), " ")
+					assert.Regexp(t, `With (\S+ or )?`+c.key+`( or \S+)? set where the editor sees it, `+c.method, words)
+				}
+				return s.agent.Dir, withPath(env, filepath.Join(nodeModules(t, s.agent), ".bin")), codecompanionSetupCall(t, out)
+			}
+			t.Run("no key set", func(t *testing.T) {
+				dir, env, setup := start()
+				run := runCodecompanionChat(t, n, dir, env, setup, "write hello.txt")
+				assert.Contains(t, run.log, "\nenv "+c.placeholder+"\n", "the preset's env, with no such variable in Neovim's")
+				if c.noKeySession {
+					assert.True(t, run.session)
+					assert.Contains(t, run.buffer, chatAnswer)
+					return
+				}
+				assert.False(t, run.session)
+				assert.Contains(t, run.log, "[acp::_authenticate] Failed to authenticate with method "+c.method, "what the user is told")
+				assert.Zero(t, run.approvals)
+				assert.NotContains(t, run.buffer, "## CodeCompanion", "no answer: the chat holds only the user's message")
+				assert.NoFileExists(t, filepath.Join(dir, "hello.txt"))
+			})
+			t.Run("the key set, as doctor says", func(t *testing.T) {
+				dir, env, setup := start()
+				run := runCodecompanionChat(t, n, dir, append(env, c.key+"=dummy"), setup, "write hello.txt")
+				assert.True(t, run.session, "a session before the prompt")
+				assert.Equal(t, 1, run.approvals, "one permission prompt, accepted")
+				assert.Contains(t, run.buffer, "**Proposed edits for `hello.txt`:**\n\n`````diff\n@@ -0,0 +1 @@\n+hello\n`````",
+					"--shell-to-patch's diff, in the chat")
+				assert.Contains(t, run.buffer, "You selected: Accept")
+				assert.Contains(t, run.buffer, "Edit: hello.txt", "the call's line")
+				assert.Contains(t, run.buffer, chatAnswer, "the model's answer")
+				got, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
+				require.NoError(t, err, "the command ran")
+				assert.Equal(t, "hello\n", string(got))
+			})
+		})
+	}
+}
+
+// codecompanionFilterCommands are what the model runs in the filter tests:
+// a heredoc write, which --shell-to-patch reads, and a program's write and
+// a deletion, which only --show-changes sees.
+var codecompanionFilterCommands = []string{
+	"cat > app.py <<'EOF'\nprint('hello')\nEOF",
+	`python3 -c "open('data.txt','w').write('from python\n')" && rm old.txt`,
+}
+
+// codecompanionFilterChat runs one turn of codex-acp 0.16 (asking before
+// each command) in codecompanion, through doctor's config with flags in
+// place of doctor's, and returns what the chat showed.
+func codecompanionFilterChat(t *testing.T, n neovim, flags ...string) codecompanionChat {
+	t.Helper()
+	s := launch(t, "codex-0.16", codecompanionFilterCommands, false, "untrusted")
+	s.agent.Env = append(s.agent.Env, "CODEX_API_KEY=dummy")
+	require.NoError(t, os.WriteFile(filepath.Join(s.agent.Dir, "old.txt"), []byte("old\n"), 0o644))
+	out, stderr, err := runDoctor(t, s.agent, "codex-acp")
+	require.NoError(t, err, "stderr: %s", stderr)
+	setup := codecompanionSetupCall(t, out)
+	const doctors = `"--shell-to-patch", "--terminal-output", "--",`
+	require.Contains(t, setup, doctors, "doctor's flags for codex-acp 0.16")
+	var quoted []string
+	for _, f := range flags {
+		quoted = append(quoted, fmt.Sprintf("%q, ", f))
+	}
+	setup = strings.Replace(setup, doctors, strings.Join(quoted, "")+`"--",`, 1)
+	env := withPath(s.agent.Env, filepath.Join(nodeModules(t, s.agent), ".bin"))
+	run := runCodecompanionChat(t, n, s.agent.Dir, env, setup, "run the commands")
+	require.True(t, run.session, "a session")
+	require.Contains(t, run.buffer, mockmodel.DefaultAnswer, "the turn ended with the model's answer")
+	return run
+}
+
+// What codecompanion itself shows of codex-acp 0.16's tool calls through
+// the proxy: with no filter, with --shell-to-patch, and with --show-changes
+// (issue 32, Delivery: today its update after a call completed is drawn as
+// a call of its own).
+func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
+	n := codecompanionInNeovim(t, "codecompanion's chat through the filters")
+	for _, flags := range [][]string{nil, {"--shell-to-patch"}, {"--show-changes"}} {
+		t.Run(strings.Join(append([]string{"flags"}, flags...), " "), func(t *testing.T) {
+			run := codecompanionFilterChat(t, n, flags...)
+			t.Logf("buffer:\n%s", run.buffer)
+		})
+	}
+}
