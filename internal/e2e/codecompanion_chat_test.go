@@ -251,16 +251,71 @@ func codecompanionFilterChat(t *testing.T, n neovim, flags ...string) codecompan
 	return run
 }
 
+// The icons codecompanion (display.chat.icons) draws before a tool call's
+// line, by the call's status.
+const (
+	iconRunning = "\uf110  "
+	iconDone    = "\uf05d  "
+)
+
 // What codecompanion itself shows of codex-acp 0.16's tool calls through
-// the proxy: with no filter, with --shell-to-patch, and with --show-changes
-// (issue 32, Delivery: today its update after a call completed is drawn as
-// a call of its own).
+// the proxy, each call one line, "Kind: target", after its status icon.
+// With no filter, a heredoc write is its command, and its permission
+// prompt names the command; as its title has several lines, codecompanion
+// cannot rewrite its line (a buffer line holds no newline), and the call
+// stays drawn running after it completed. With --shell-to-patch, the line
+// names the file, is drawn done, and the prompt shows the diff in the chat.
+// With --show-changes, the turn runs and each call is drawn; where the
+// changes go is TestCodecompanionChatShowsChangesOnTheCallThatMadeThem's.
 func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 	n := codecompanionInNeovim(t, "codecompanion's chat through the filters")
-	for _, flags := range [][]string{nil, {"--shell-to-patch"}, {"--show-changes"}} {
-		t.Run(strings.Join(append([]string{"flags"}, flags...), " "), func(t *testing.T) {
-			run := codecompanionFilterChat(t, n, flags...)
-			t.Logf("buffer:\n%s", run.buffer)
-		})
-	}
+	const heredocCall = "Execute: cat > app.py <<'EOF'\nprint('hello')\nEOF\n"
+	const pythonCall = `Execute: python3 -c "open('data.txt','w').write('from python\n')" ...` + "\n"
+	const pythonPrompt = "**Approval Required**\n\n" + `Execute: python3 -c "open('data.txt','w').write('from python\n')" && rm old.txt`
+	t.Run("no filter", func(t *testing.T) {
+		run := codecompanionFilterChat(t, n)
+		assert.Equal(t, 2, run.approvals)
+		assert.Contains(t, run.buffer, "\n"+iconRunning+heredocCall, "the call's line: its title, newlines and all, never rewritten")
+		assert.Contains(t, run.buffer, "**Approval Required**\n\n"+heredocCall, "the prompt names the command")
+		assert.NotContains(t, run.buffer, "Proposed edits")
+		assert.Contains(t, run.buffer, "\n"+iconDone+pythonCall)
+		assert.Contains(t, run.buffer, pythonPrompt)
+	})
+	t.Run("--shell-to-patch", func(t *testing.T) {
+		run := codecompanionFilterChat(t, n, "--shell-to-patch")
+		assert.Equal(t, 2, run.approvals)
+		assert.Contains(t, run.buffer, "\n"+iconDone+"Edit: app.py\n", "the call's line names the file")
+		assert.Contains(t, run.buffer, "**Proposed edits for `app.py`:**\n\n`````diff\n@@ -0,0 +1 @@\n+print('hello')\n`````",
+			"the prompt shows the diff in the chat (up to display.diff.threshold_for_chat, 6 changed lines)")
+		assert.NotContains(t, run.buffer, "cat > app.py")
+		assert.Contains(t, run.buffer, "\n"+iconDone+pythonCall, "a program's write is no shell write: the line is the command's")
+		assert.Contains(t, run.buffer, pythonPrompt)
+	})
+	t.Run("--show-changes", func(t *testing.T) {
+		run := codecompanionFilterChat(t, n, "--show-changes")
+		assert.Equal(t, 2, run.approvals)
+		assert.Contains(t, run.buffer, "**Approval Required**\n\n"+heredocCall)
+		assert.Contains(t, run.buffer, pythonPrompt)
+	})
+}
+
+// codecompanion forgets a call once it has completed (its handler drops
+// the call's state), so an update for that call that comes later is drawn
+// as a call of its own. On main before issue 32's Delivery, --show-changes'
+// update after each command is drawn so, "Other: app.py", "Other:
+// data.txt", drawn running (the update has no kind and no status), and the
+// deletion of old.txt is named nowhere. Issue 32 asks that the changes
+// arrive on the call that made them in codecompanion too: each call is one
+// line, drawn done, that names a file it changed, and no change is drawn
+// as a call of its own.
+func TestCodecompanionChatShowsChangesOnTheCallThatMadeThem(t *testing.T) {
+	t.Skip("issue 32 (Delivery): --show-changes does not yet deliver on the call; this test fails until it does " +
+		"(delete this line when it does)")
+	n := codecompanionInNeovim(t, "codecompanion's chat with --show-changes")
+	run := codecompanionFilterChat(t, n, "--show-changes")
+	assert.NotContains(t, run.buffer, "Other: ", "a change drawn as a call of its own")
+	assert.NotContains(t, run.buffer, iconRunning, "a call drawn running after the turn")
+	assert.Len(t, regexp.MustCompile(`(?m)^\S+  Execute: `).FindAllString(run.buffer, -1), 2, "one line for each of the two calls")
+	assert.Contains(t, run.buffer, "\n"+iconDone+"Execute: app.py\n", "the heredoc's line names the file it wrote")
+	assert.Regexp(t, "\n"+iconDone+`Execute: (data|old)\.txt\n`, run.buffer, "the python call's line names a file it changed")
 }
