@@ -219,9 +219,10 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 }
 
 // codecompanionFilterCommands are what the model runs in the filter tests:
-// a heredoc write, which --shell-to-patch reads, and a program's write and
-// a deletion, which only --show-changes sees.
+// a command with output, a heredoc write, which --shell-to-patch reads, and
+// a program's write and a deletion, which only --show-changes sees.
 var codecompanionFilterCommands = []string{
+	"echo " + strings.ToLower(commandOutput) + " | tr a-z A-Z",
 	"cat > app.py <<'EOF'\nprint('hello')\nEOF",
 	`python3 -c "open('data.txt','w').write('from python\n')" && rm old.txt`,
 }
@@ -251,6 +252,9 @@ func codecompanionFilterChat(t *testing.T, n neovim, flags ...string) codecompan
 	return run
 }
 
+// commandOutput is what the first of codecompanionFilterCommands prints.
+const commandOutput = "OUTPUT-OF-THE-COMMAND"
+
 // The icons codecompanion (display.chat.icons) draws before a tool call's
 // line, by the call's status.
 const (
@@ -259,8 +263,9 @@ const (
 )
 
 // What codecompanion itself shows of codex-acp 0.16's tool calls through
-// the proxy, each call one line, "Kind: target", after its status icon.
-// With no filter, a heredoc write is its command, and its permission
+// the proxy, each call one line, "Kind: target", after its status icon, and
+// never a call's output, whatever the flags (doctor's --terminal-output
+// among them). With no filter, a heredoc write is its command, and its permission
 // prompt names the command; as its title has several lines, codecompanion
 // cannot rewrite its line (a buffer line holds no newline), and the call
 // stays drawn running after it completed. With --shell-to-patch, the line
@@ -272,30 +277,34 @@ func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 	const heredocCall = "Execute: cat > app.py <<'EOF'\nprint('hello')\nEOF\n"
 	const pythonCall = `Execute: python3 -c "open('data.txt','w').write('from python\n')" ...` + "\n"
 	const pythonPrompt = "**Approval Required**\n\n" + `Execute: python3 -c "open('data.txt','w').write('from python\n')" && rm old.txt`
-	t.Run("no filter", func(t *testing.T) {
-		run := codecompanionFilterChat(t, n)
+	outputCall := "\n" + iconDone + "Execute: " + codecompanionFilterCommands[0] + "\n"
+	// chat is a turn through flags: codex asks before the writes, not
+	// before echo; the command's output is never shown.
+	chat := func(t *testing.T, flags ...string) string {
+		run := codecompanionFilterChat(t, n, flags...)
 		assert.Equal(t, 2, run.approvals)
-		assert.Contains(t, run.buffer, "\n"+iconRunning+heredocCall, "the call's line: its title, newlines and all, never rewritten")
-		assert.Contains(t, run.buffer, "**Approval Required**\n\n"+heredocCall, "the prompt names the command")
-		assert.NotContains(t, run.buffer, "Proposed edits")
-		assert.Contains(t, run.buffer, "\n"+iconDone+pythonCall)
-		assert.Contains(t, run.buffer, pythonPrompt)
-	})
-	t.Run("--shell-to-patch", func(t *testing.T) {
-		run := codecompanionFilterChat(t, n, "--shell-to-patch")
-		assert.Equal(t, 2, run.approvals)
-		assert.Contains(t, run.buffer, "\n"+iconDone+"Edit: app.py\n", "the call's line names the file")
-		assert.Contains(t, run.buffer, "**Proposed edits for `app.py`:**\n\n`````diff\n@@ -0,0 +1 @@\n+print('hello')\n`````",
-			"the prompt shows the diff in the chat (up to display.diff.threshold_for_chat, 6 changed lines)")
-		assert.NotContains(t, run.buffer, "cat > app.py")
+		assert.Contains(t, run.buffer, outputCall)
+		assert.NotContains(t, run.buffer, commandOutput, "a call's output")
 		assert.Contains(t, run.buffer, "\n"+iconDone+pythonCall, "a program's write is no shell write: the line is the command's")
 		assert.Contains(t, run.buffer, pythonPrompt)
+		return run.buffer
+	}
+	t.Run("no filter", func(t *testing.T) {
+		buffer := chat(t)
+		assert.Contains(t, buffer, "\n"+iconRunning+heredocCall, "the call's line: its title, newlines and all, never rewritten")
+		assert.Contains(t, buffer, "**Approval Required**\n\n"+heredocCall, "the prompt names the command")
+		assert.NotContains(t, buffer, "Proposed edits")
 	})
+	shellToPatch := func(t *testing.T, buffer string) {
+		assert.Contains(t, buffer, "\n"+iconDone+"Edit: app.py\n", "the call's line names the file")
+		assert.Contains(t, buffer, "**Proposed edits for `app.py`:**\n\n`````diff\n@@ -0,0 +1 @@\n+print('hello')\n`````",
+			"the prompt shows the diff in the chat (up to display.diff.threshold_for_chat, 6 changed lines)")
+		assert.NotContains(t, buffer, "cat > app.py")
+	}
+	t.Run("--shell-to-patch", func(t *testing.T) { shellToPatch(t, chat(t, "--shell-to-patch")) })
+	t.Run("doctor's flags", func(t *testing.T) { shellToPatch(t, chat(t, "--shell-to-patch", "--terminal-output")) })
 	t.Run("--show-changes", func(t *testing.T) {
-		run := codecompanionFilterChat(t, n, "--show-changes")
-		assert.Equal(t, 2, run.approvals)
-		assert.Contains(t, run.buffer, "**Approval Required**\n\n"+heredocCall)
-		assert.Contains(t, run.buffer, pythonPrompt)
+		assert.Contains(t, chat(t, "--show-changes"), "**Approval Required**\n\n"+heredocCall)
 	})
 }
 
@@ -315,7 +324,7 @@ func TestCodecompanionChatShowsChangesOnTheCallThatMadeThem(t *testing.T) {
 	run := codecompanionFilterChat(t, n, "--show-changes")
 	assert.NotContains(t, run.buffer, "Other: ", "a change drawn as a call of its own")
 	assert.NotContains(t, run.buffer, iconRunning, "a call drawn running after the turn")
-	assert.Len(t, regexp.MustCompile(`(?m)^\S+  Execute: `).FindAllString(run.buffer, -1), 2, "one line for each of the two calls")
+	assert.Len(t, regexp.MustCompile(`(?m)^\S+  Execute: `).FindAllString(run.buffer, -1), 3, "one line for each of the three calls")
 	assert.Contains(t, run.buffer, "\n"+iconDone+"Execute: app.py\n", "the heredoc's line names the file it wrote")
 	assert.Regexp(t, "\n"+iconDone+`Execute: (data|old)\.txt\n`, run.buffer, "the python call's line names a file it changed")
 }
