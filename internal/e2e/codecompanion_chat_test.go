@@ -285,12 +285,12 @@ func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 		assert.Equal(t, 2, run.approvals)
 		assert.Contains(t, run.buffer, outputCall)
 		assert.NotContains(t, run.buffer, commandOutput, "a call's output")
-		assert.Contains(t, run.buffer, "\n"+iconDone+pythonCall, "a program's write is no shell write: the line is the command's")
 		assert.Contains(t, run.buffer, pythonPrompt)
 		return run.buffer
 	}
 	t.Run("no filter", func(t *testing.T) {
 		buffer := chat(t)
+		assert.Contains(t, buffer, "\n"+iconDone+pythonCall)
 		assert.Contains(t, buffer, "\n"+iconRunning+heredocCall, "the call's line: its title, newlines and all, never rewritten")
 		assert.Contains(t, buffer, "**Approval Required**\n\n"+heredocCall, "the prompt names the command")
 		assert.NotContains(t, buffer, "Proposed edits")
@@ -300,6 +300,7 @@ func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 		assert.Contains(t, buffer, "**Proposed edits for `app.py`:**\n\n`````diff\n@@ -0,0 +1 @@\n+print('hello')\n`````",
 			"the prompt shows the diff in the chat (up to display.diff.threshold_for_chat, 6 changed lines)")
 		assert.NotContains(t, buffer, "cat > app.py")
+		assert.Contains(t, buffer, "\n"+iconDone+pythonCall, "a program's write is no shell write: the line is the command's")
 	}
 	t.Run("--shell-to-patch", func(t *testing.T) { shellToPatch(t, chat(t, "--shell-to-patch")) })
 	t.Run("doctor's flags", func(t *testing.T) { shellToPatch(t, chat(t, "--shell-to-patch", "--terminal-output")) })
