@@ -141,8 +141,10 @@ const chatAnswer = "The file is written."
 // 0.16's codex-api-key reads CODEX_API_KEY, and the chat starts no session
 // and says the authentication failed; codex-acp 2.6's api-key takes the
 // placeholder, and a session starts (the mock model asks no key; a real
-// provider refuses that one). claude-agent-acp advertises no method: doctor
-// names none, codecompanion sends no authenticate, and a session starts.
+// provider refuses that one). The method doctor named before in that case,
+// codex's own ChatGPT sign-in, starts no session with no login stored.
+// claude-agent-acp advertises no method: doctor names none, codecompanion
+// sends no authenticate, and a session starts.
 func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 	n := codecompanionInNeovim(t, "codecompanion's chat on doctor's configs")
 	cases := []struct {
@@ -155,13 +157,16 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 		// no key set; noKeySession says a session starts then.
 		placeholder  string
 		noKeySession bool
+		// login is the agent's own sign-in method, which needs a stored
+		// login ("" for none).
+		login string
 	}{
 		{"codex-acp 0.16", "codex-0.16", "untrusted", []string{"codex-acp"}, "CODEX_API_KEY", "codex-api-key",
-			"OPENAI_API_KEY=OPENAI_API_KEY", false},
+			"OPENAI_API_KEY=OPENAI_API_KEY", false, "chatgpt"},
 		{"codex-acp 2.6", "codex-2.6", "workspace-write", []string{"codex-acp"}, "OPENAI_API_KEY", "api-key",
-			"OPENAI_API_KEY=OPENAI_API_KEY", true},
+			"OPENAI_API_KEY=OPENAI_API_KEY", true, "chat-gpt"},
 		{"claude-agent-acp 0.101", "claude-0.101", "", []string{"claude-agent-acp"}, "ANTHROPIC_API_KEY", "",
-			"CLAUDE_CODE_OAUTH_TOKEN=CLAUDE_CODE_OAUTH_TOKEN", true},
+			"CLAUDE_CODE_OAUTH_TOKEN=CLAUDE_CODE_OAUTH_TOKEN", true, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -199,6 +204,23 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 				assert.Zero(t, run.approvals)
 				assert.NotContains(t, run.buffer, "## CodeCompanion", "no answer: the chat holds only the user's message")
 				assert.NoFileExists(t, filepath.Join(dir, "hello.txt"))
+			})
+			// What doctor named before, with no key and no login: the
+			// agent's own sign-in waits for a login that never comes (the
+			// chat's connection, as it opens, waits with no time limit),
+			// and the prompt sent after 30 s fails: no session.
+			t.Run("no key set, the agent's own sign-in", func(t *testing.T) {
+				if c.login == "" {
+					t.Skip("the agent advertises no sign-in method")
+				}
+				dir, env, setup := start()
+				auth := `auth_method = "` + c.method + `"`
+				require.Contains(t, setup, auth)
+				setup = strings.Replace(setup, auth, `auth_method = "`+c.login+`"`, 1)
+				run := runCodecompanionChat(t, n, dir, env, setup, "write hello.txt")
+				assert.False(t, run.session)
+				assert.Contains(t, run.log, "[acp::_authenticate] Failed to authenticate with method "+c.login, "what the user is told")
+				assert.NotContains(t, run.buffer, "## CodeCompanion", "no answer: the chat holds only the user's message")
 			})
 			t.Run("the key set, as doctor says", func(t *testing.T) {
 				dir, env, setup := start()
