@@ -130,18 +130,18 @@ const chatAnswer = "The file is written."
 
 // Each codecompanion config doctor prints, pasted into init.lua, starts a
 // session in codecompanion itself (v19.22 in Neovim 0.11) for the user it
-// was printed for. A user with no API key set gets the agent's API-key
-// method and is told which variable to set; with it set, the config runs a
-// whole turn: the model (the mock) runs a command that writes a file, the
+// was printed for. For a user with the agent's API key set, the config runs
+// a whole turn: the model (the mock) runs a command that writes a file, the
 // chat asks permission (with doctor's --shell-to-patch, showing the diff),
 // the user presses codecompanion's Accept key, the file is written and the
-// answer is shown. Without it, what happens depends on codecompanion's
-// preset, whose env hands the agent a variable set to its own name when
-// Neovim has no such variable (OPENAI_API_KEY=OPENAI_API_KEY): codex-acp
-// 0.16's codex-api-key reads CODEX_API_KEY, and the chat starts no session
-// and says the authentication failed; codex-acp 2.6's api-key takes the
-// placeholder, and a session starts (the mock model asks no key; a real
-// provider refuses that one). The method doctor named before in that case,
+// answer is shown. A user with no key set gets the agent's API-key method
+// and is told which variable to set; what happens before it is set depends
+// on codecompanion's preset, whose env hands the agent a variable set to its
+// own name when Neovim has no such variable (OPENAI_API_KEY=OPENAI_API_KEY):
+// codex-acp 0.16's codex-api-key reads CODEX_API_KEY, and the chat starts no
+// session and says the authentication failed; codex-acp 2.6's api-key takes
+// the placeholder, and a session starts (its key is then the variable's
+// name; the mock model checks none). What doctor named before in that case,
 // codex's own ChatGPT sign-in, starts no session with no login stored.
 // claude-agent-acp advertises no method: doctor names none, codecompanion
 // sends no authenticate, and a session starts.
@@ -170,28 +170,31 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			// start is a new project and agent with no key set, and the
-			// setup call doctor prints there.
-			start := func() (dir string, env []string, setup string) {
+			// start is a new project and agent, with the key set or none,
+			// and the setup call doctor prints there.
+			start := func(keyed bool) (dir string, env []string, setup string) {
 				s := launchScript(t, c.agent, mockmodel.Script{Commands: []string{"echo hello > hello.txt"}, Answer: chatAnswer}, false, c.policy)
 				for _, kv := range s.agent.Env {
 					if !strings.HasPrefix(kv, c.key+"=") {
 						env = append(env, kv)
 					}
 				}
+				if keyed {
+					env = append(env, c.key+"=dummy")
+				}
 				s.agent.Env = env
 				out, stderr, err := runDoctor(t, s.agent, c.argv...)
 				require.NoError(t, err, "stderr: %s", stderr)
 				_, method := codecompanionConfig(t, out)
-				require.Equal(t, c.method, method, "the auth_method doctor names with no key set")
-				if c.method != "" {
+				require.Equal(t, c.method, method, "the auth_method doctor names")
+				if c.method != "" && !keyed {
 					words := strings.Join(strings.Fields(out), " ")
 					assert.Regexp(t, `With (\S+ or )?`+c.key+`( or \S+)? set where the editor sees it, `+c.method, words)
 				}
 				return s.agent.Dir, withPath(env, filepath.Join(nodeModules(t, s.agent), ".bin")), codecompanionSetupCall(t, out)
 			}
 			t.Run("no key set", func(t *testing.T) {
-				dir, env, setup := start()
+				dir, env, setup := start(false)
 				run := runCodecompanionChat(t, n, dir, env, setup, "write hello.txt")
 				assert.Contains(t, run.log, "\nenv "+c.placeholder+"\n", "the preset's env, with no such variable in Neovim's")
 				if c.noKeySession {
@@ -213,7 +216,7 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 				if c.login == "" {
 					t.Skip("the agent advertises no sign-in method")
 				}
-				dir, env, setup := start()
+				dir, env, setup := start(false)
 				auth := `auth_method = "` + c.method + `"`
 				require.Contains(t, setup, auth)
 				setup = strings.Replace(setup, auth, `auth_method = "`+c.login+`"`, 1)
@@ -222,9 +225,9 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 				assert.Contains(t, run.log, "[acp::_authenticate] Failed to authenticate with method "+c.login, "what the user is told")
 				assert.NotContains(t, run.buffer, "## CodeCompanion", "no answer: the chat holds only the user's message")
 			})
-			t.Run("the key set, as doctor says", func(t *testing.T) {
-				dir, env, setup := start()
-				run := runCodecompanionChat(t, n, dir, append(env, c.key+"=dummy"), setup, "write hello.txt")
+			// turn checks a whole turn in the chat.
+			turn := func(t *testing.T, dir string, env []string, setup string) {
+				run := runCodecompanionChat(t, n, dir, env, setup, "write hello.txt")
 				assert.True(t, run.session, "a session before the prompt")
 				assert.Equal(t, 1, run.approvals, "one permission prompt, accepted")
 				assert.Contains(t, run.buffer, "**Proposed edits for `hello.txt`:**\n\n`````diff\n@@ -0,0 +1 @@\n+hello\n`````",
@@ -235,6 +238,14 @@ func TestCodecompanionChatStartsASessionOnDoctorsConfig(t *testing.T) {
 				got, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
 				require.NoError(t, err, "the command ran")
 				assert.Equal(t, "hello\n", string(got))
+			}
+			t.Run("the key set", func(t *testing.T) {
+				dir, env, setup := start(true)
+				turn(t, dir, env, setup)
+			})
+			t.Run("no key set, then the variable doctor names", func(t *testing.T) {
+				dir, env, setup := start(false)
+				turn(t, dir, append(env, c.key+"=dummy"), setup)
 			})
 		})
 	}
