@@ -313,22 +313,26 @@ func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 	outputCall := "\n" + iconDone + "Execute: " + codecompanionFilterCommands[0] + "\n"
 	// chat is a turn through flags: codex asks before the writes, not
 	// before echo; the command's output is never shown.
-	chat := func(t *testing.T, flags ...string) string {
+	chat := func(t *testing.T, flags ...string) codecompanionChat {
 		run := codecompanionFilterChat(t, n, flags...)
 		assert.Equal(t, 2, run.approvals)
 		assert.Contains(t, run.buffer, outputCall)
 		assert.NotContains(t, run.buffer, commandOutput, "a call's output")
 		assert.Contains(t, run.buffer, pythonPrompt)
-		return run.buffer
+		return run
 	}
 	t.Run("no filter", func(t *testing.T) {
-		buffer := chat(t)
+		run := chat(t)
+		buffer := run.buffer
+		assert.NotContains(t, run.log, "\nedited: ", "no file joins the files the agent edited")
 		assert.Contains(t, buffer, "\n"+iconDone+pythonCall)
 		assert.Contains(t, buffer, "\n"+iconRunning+heredocCall, "the call's line: its title, newlines and all, never rewritten")
 		assert.Contains(t, buffer, "**Approval Required**\n\n"+heredocCall, "the prompt names the command")
 		assert.NotContains(t, buffer, "Proposed edits")
 	})
-	shellToPatch := func(t *testing.T, buffer string) {
+	shellToPatch := func(t *testing.T, run codecompanionChat) {
+		buffer := run.buffer
+		assert.Regexp(t, `\nedited: /\S+/app\.py\n`, run.log, "the file joins the files the agent edited (FileEdited)")
 		assert.Contains(t, buffer, "\n"+iconDone+"Edit: app.py\n", "the call's line names the file")
 		assert.Contains(t, buffer, "**Proposed edits for `app.py`:**\n\n`````diff\n@@ -0,0 +1 @@\n+print('hello')\n`````",
 			"the prompt shows the diff in the chat (up to display.diff.threshold_for_chat, 6 changed lines)")
@@ -338,7 +342,7 @@ func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 	t.Run("--shell-to-patch", func(t *testing.T) { shellToPatch(t, chat(t, "--shell-to-patch")) })
 	t.Run("doctor's flags", func(t *testing.T) { shellToPatch(t, chat(t, "--shell-to-patch", "--terminal-output")) })
 	t.Run("--show-changes", func(t *testing.T) {
-		assert.Contains(t, chat(t, "--show-changes"), "**Approval Required**\n\n"+heredocCall)
+		assert.Contains(t, chat(t, "--show-changes").buffer, "**Approval Required**\n\n"+heredocCall)
 	})
 }
 

@@ -14,7 +14,8 @@
 -- of an error); once the connection has had its time (or failed, saying
 -- so), "session=<id>" or "session=nil" and "env NAME=value" for each
 -- variable the adapter's env hands the agent on top of Neovim's; "approval:
--- <n>" for each prompt answered; "done" or "timeout"; then the buffer
+-- <n>" for each prompt answered; "edited: <path>" for each file codecompanion
+-- adds to the files the agent edited; "done" or "timeout"; then the buffer
 -- between "=== buffer" and "=== end".
 -- Exits 0; any error in this script exits non-zero.
 local function say(s)
@@ -115,6 +116,12 @@ vim.api.nvim_create_autocmd("User", {
     vim.defer_fn(function()
       xpcall(accept, fail)
     end, 200)
+  end,
+})
+vim.api.nvim_create_autocmd("User", {
+  pattern = "CodeCompanionFileEdited",
+  callback = function(args)
+    say("edited: " .. tostring(args.data and args.data.path))
   end,
 })
 vim.api.nvim_create_autocmd("User", {
