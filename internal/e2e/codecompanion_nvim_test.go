@@ -35,10 +35,7 @@ func TestCodecompanionItselfConnectsWithDoctorsConfig(t *testing.T) {
 	agent.Env = append(agent.Env, "CODEX_API_KEY=dummy")
 	out, stderr, err := runDoctor(t, agent, "codex-acp")
 	require.NoError(t, err, "stderr: %s", stderr)
-	_, block, ok := strings.Cut(out, "  require(\"codecompanion\").setup({\n")
-	require.True(t, ok)
-	block, _, _ = strings.Cut(block, "\n  })\n")
-	setup := "require(\"codecompanion\").setup({\n" + strings.ReplaceAll(block, "\n  ", "\n")[2:] + "\n})\n"
+	setup := codecompanionSetupCall(t, out)
 
 	t.Run("doctor's auth_method", func(t *testing.T) {
 		got, err := codecompanionConnect(t, nvim, dir, agent, setup)
