@@ -17,6 +17,7 @@ type callKey struct{ session, id string }
 type call struct {
 	key     callKey
 	title   string
+	kind    string // the latest kind the agent gave it
 	cwd     string
 	execute bool
 	started int64 // the filter's clock when it started
@@ -76,13 +77,19 @@ func (c *call) ranWith(o *call) {
 // maxContentBytes bounds the content kept per call to send again.
 const maxContentBytes = 4 << 20
 
-// update follows one tool_call or tool_call_update.
-func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
+// forget lets go of what c kept to send again: its update is sent.
+func (c *call) forget() { c.content, c.others = nil, nil }
+
+// update follows one tool_call or tool_call_update; when u ends a command
+// whose report it queued, and its update can carry the report's diffs (it
+// has content, or the call's content is small enough to send again), it
+// returns the report.
+func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) *pending {
 	f.clock.Add(1)
 	c := f.follow(m, sid, u)
 	shows := f.noteDiffs(sid, u.Content)
 	if c == nil {
-		return
+		return nil
 	}
 	c.writes = c.writes || shows || u.Kind == "edit" || u.Kind == "delete" || u.Kind == "move"
 	if u.Content != nil {
@@ -93,9 +100,13 @@ func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
 			c.content = append(c.content[:0], u.Content...)
 		}
 	}
-	if u.Final() {
-		f.end(c, u.Status)
+	if !u.Final() {
+		return nil
 	}
+	if p := f.end(c, u.Status); p != nil && (u.Content != nil || !c.bigContent) {
+		return p
+	}
+	return nil
 }
 
 // follow returns the call u names, starting to follow it (and, for a
@@ -120,6 +131,9 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 	}
 	if u.Title != "" { // the latest: claude's first is "Terminal", its next the command
 		c.title = u.Title
+	}
+	if u.Kind != "" {
+		c.kind = u.Kind
 	}
 	if !c.execute && isExecute(u) {
 		c.execute = true
@@ -150,11 +164,13 @@ func (f *Filter) startSnapshot(c *call) {
 
 // end stops following c, which ended with status; a command's report is
 // queued, then the rest after it: the end of the turn waits for the one,
-// the next command only when it starts before the other is taken.
-func (f *Filter) end(c *call, status string) {
+// the next command only when it starts before the other is taken. It
+// returns the report queued, if any.
+func (f *Filter) end(c *call, status string) *pending {
 	delete(f.calls, c.key)
+	var p *pending
 	if c.execute && c.cwd != "" {
-		f.queueReport(c, status)
+		p = f.queueReport(c, status)
 	}
 	if c.cwd != "" && (c.execute || c.writes) && f.idle(c.key.session) {
 		// What it changed is not the next command's: the next compares
@@ -165,10 +181,12 @@ func (f *Filter) end(c *call, status string) {
 		}
 		f.rest(c.key.session, c.cwd, since)
 	}
+	return p
 }
 
-// queueReport queues the report of command c, ended with status.
-func (f *Filter) queueReport(c *call, status string) {
+// queueReport queues the report of command c, ended with status; nil when
+// too many wait.
+func (f *Filter) queueReport(c *call, status string) *pending {
 	if c.own {
 		f.taking--
 	}
@@ -178,15 +196,16 @@ func (f *Filter) queueReport(c *call, status string) {
 		if c.before != nil {
 			c.before.release()
 		}
-		return
+		return nil
 	}
 	p := newPending(c, status)
 	f.queue.addReport(p)
 	if f.Replaying {
 		close(p.done) // the trace holds the report
-		return
+		return p
 	}
 	f.scans.report(p)
+	return p
 }
 
 // idle reports whether no command of session sid is running.

@@ -27,6 +27,11 @@ type pending struct {
 	// pump's, as call is.
 	later     []*call
 	moreLater int
+	// end is the agent's update that ended the call, held (a copy) to
+	// carry the report's diffs, since endAt; nil once it left, or when
+	// none can carry them.
+	end   []byte
+	endAt time.Time
 }
 
 func newPending(c *call, status string) *pending {

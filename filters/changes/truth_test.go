@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -142,17 +143,43 @@ func TestFilesGitIsToldNotToLookAtAreNamed(t *testing.T) {
 	}
 }
 
-// A command whose output is too large to send again beside its changes
-// (an update's content replaces the call's) has them shown on a call of
-// their own, named after it.
+// A command whose output is too large to send again (an update's content
+// replaces the call's) has its changes on the update that ends it, its
+// output sent once; when the report is late, on a call of their own, named
+// after it.
 func TestAChangeOfACallWithALargeOutputReachesTheClient(t *testing.T) {
+	big := strings.Repeat("x", maxContentBytes+1)
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
 	s.agent(started("c1", "big"))
 	s.run("echo a > a.txt")
-	s.agent(ended("c1", "completed", strings.Repeat("x", maxContentBytes+1)))
+	s.agent(ended("c1", "completed", big))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], `"toolCallId":"c1","status":"completed"`)
+	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.Equal(t, 1, sentContaining(s, "xxxx"), "the output is sent once")
+
+	gate := make(chan struct{})
+	s = newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
+	s.agent(started("c1", "big"))
+	s.run("echo a > a.txt")
+	s.agent(ended("c1", "completed", big))
+	s.tick(time.Unix(0, 0).Add(maxCallHold))
+	close(gate)
 	s.settle()
 	require.Len(t, s.added(), 1)
 	assert.Contains(t, s.added()[0], `"sessionUpdate":"tool_call","toolCallId":"c1-acp-proxy-changes","title":"Files changed by big","kind":"edit","status":"completed"`)
 	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
-	assert.NotContains(t, s.added()[0], "xxxx", "the output is not sent again")
+	assert.Equal(t, 1, sentContaining(s, "xxxx"), "the output is sent once")
+}
+
+// sentContaining counts the lines the client got that hold text.
+func sentContaining(s *session, text string) int {
+	n := 0
+	for _, l := range s.sent {
+		if strings.Contains(l.Raw, text) {
+			n++
+		}
+	}
+	return n
 }

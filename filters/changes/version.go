@@ -21,10 +21,13 @@ type Limits struct {
 	MaxFiles int
 	// MaxShown bounds the files one update shows; the rest are counted.
 	MaxShown int
+	// MaxUpdateBytes bounds the bytes of diffs one update carries; a diff
+	// past it is left out, its file named with why (zero: the default).
+	MaxUpdateBytes int64
 }
 
 // DefaultLimits are the limits of --show-changes.
-var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 200_000, MaxShown: 50}
+var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 200_000, MaxShown: 50, MaxUpdateBytes: 24 << 20}
 
 // kind is what a path is.
 type kind uint8
