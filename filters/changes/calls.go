@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -21,6 +22,10 @@ type call struct {
 	cwd     string
 	execute bool
 	started int64 // the filter's clock when it started
+	// announced and ended are when the proxy saw it start and end (Unix
+	// nanoseconds; 0: not known): a file's time before the one or after
+	// the other is not the command's.
+	announced, ended int64
 	// content is the last content the client was sent for the call, which
 	// the filter's update carries again: an update's content replaces the
 	// call's.
@@ -60,6 +65,15 @@ func (f *Filter) startedDuringReports(c *call) {
 			p.moreLater++
 		}
 	}
+}
+
+// unixNano is t in Unix nanoseconds, 0 for the zero time or the epoch (a
+// test's clock that stands still).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // maxOthers bounds the calls a call names as run beside it.
@@ -103,6 +117,7 @@ func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) *pendi
 	if !u.Final() {
 		return nil
 	}
+	c.ended = unixNano(m.Time)
 	if p := f.end(c, u.Status); p != nil && (u.Content != nil || !c.bigContent) {
 		return p
 	}
@@ -119,7 +134,7 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 		if u.Final() && !isExecute(u) || len(f.calls) >= maxCalls {
 			return nil // a call that ends as it starts is followed only when it is a command
 		}
-		c = &call{key: k, started: f.clock.Load(), cwd: m.Caps.Cwd(sid)}
+		c = &call{key: k, started: f.clock.Load(), cwd: m.Caps.Cwd(sid), announced: unixNano(m.Time)}
 		for _, o := range f.calls {
 			if o.key.session == sid {
 				o.ranWith(c)

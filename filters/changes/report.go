@@ -53,6 +53,16 @@ type Change struct {
 	// Why says why the diff is not shown ("" when it is, or when only the
 	// mode changed).
 	Why string `json:"why,omitempty"`
+	// When places the change against the call's run, by the file's time
+	// (a deletion: its folder's): "before" the call was announced, "as" it
+	// was (too close to tell), "after" it ended; "" while it ran. The
+	// update says it: a change made before is not the command's.
+	When string `json:"when,omitempty"`
+	// mtime is the file's modification time after (its folder's for a
+	// deletion, dirTime), 0 when not known; the report's maker sets When
+	// from it.
+	mtime   int64
+	dirTime bool
 }
 
 // deletedMark is a deleted file's Hash.
@@ -77,7 +87,7 @@ func compare(path string, before, after version) (Change, bool) {
 	case !(before.read && after.read) && before.sameStat(after):
 		return Change{}, false
 	}
-	c := Change{Path: path, Op: Modified}
+	c := Change{Path: path, Op: Modified, mtime: after.mtime}
 	switch {
 	case before.kind == absent:
 		c.Op = Created

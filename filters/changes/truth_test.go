@@ -9,6 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
 // Two calls from one model response compare with the same before-state: a
@@ -182,4 +186,59 @@ func sentContaining(s *session, text string) int {
 		}
 	}
 	return n
+}
+
+// agentAt sends lines from the agent read at at, keeping what reaches the
+// client.
+func (s *session) agentAt(at time.Time, lines ...string) {
+	s.t.Helper()
+	clock := filters.NewManualClock(at)
+	sink := func(l filters.Line) error {
+		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw), Original: l.Original})
+		return nil
+	}
+	dr := filters.NewDriver(s.chain, clock, sink)
+	for _, l := range lines {
+		require.NoError(s.t, dr.Process(filters.NewMessage(acp.AgentToClient, []byte(l), at, nil), sink))
+		require.NoError(s.t, dr.Tick(acp.AgentToClient))
+	}
+}
+
+// A change whose file's time is before the command was announced (a
+// user's save between commands, a background writer of an earlier call)
+// is said as made before it started, not as the command's; one after the
+// command ended, as made after it. A deletion is placed by its folder's
+// time.
+func TestAChangeMadeBeforeACommandStartedIsNotSaidAsItsOwn(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n", "old.txt": "o\n", "gone/g.txt": "g\n"}, git: git}, &Filter{})
+		now := time.Now()
+		s.agentAt(now, started("A", "echo A > A.txt"))
+		s.run("echo A > A.txt")
+		s.agentAt(now, ended("A", "completed", ""))
+		s.settle()
+		s.run("echo n > notes.md && rm old.txt && mkdir -p gone && rm gone/g.txt") // the user, or a writer A left behind
+		later := time.Now().Add(time.Second)
+		s.agentAt(later, started("B", "ls; echo B > B.txt"))
+		s.agentAt(later, ended("B", "completed", ""))
+		s.drain()
+		require.Len(t, s.added(), 2, "git %v", git)
+		second := s.added()[1]
+		for _, before := range []string{"created notes.md", "deleted old.txt", "deleted gone/g.txt"} {
+			assert.Contains(t, second, "- "+before+" (changed before this command started, by you or another program)", "git %v", git)
+		}
+	}
+}
+
+// A change made after the command ended (as its update came), before the
+// report looked, is said as such.
+func TestAChangeMadeAfterACommandEndedIsSaidSo(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+	earlier := time.Now().Add(-2 * time.Second)
+	s.agentAt(earlier, started("A", "x"))
+	s.agentAt(earlier.Add(time.Second), ended("A", "completed", ""))
+	s.run("echo x > x.txt")
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], "- created x.txt (changed after this command ended: by you, another program, or one it left running)")
 }

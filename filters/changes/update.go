@@ -180,6 +180,12 @@ func (f *Filter) note(p *pending, shown []Change, r Report) string {
 		if ch.Mode != "" {
 			b.WriteString(" (mode " + ch.Mode + ")")
 		}
+		switch ch.When {
+		case whenBefore:
+			b.WriteString(" (changed before this command started, by you or another program)")
+		case whenAfter:
+			b.WriteString(" (changed after this command ended: by you, another program, or one it left running)")
+		}
 		if ch.Why != "" {
 			b.WriteString(": no diff, " + ch.Why)
 		}
