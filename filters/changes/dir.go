@@ -44,9 +44,10 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}
 	}
 	defer d.Close()
-	racy := time.Now().Add(-racyWindow).UnixNano()
+	racy, start := time.Now().Add(-racyWindow).UnixNano(), takeStart()
 	files, note := scanDir(ctx, resolved, d, lim)
 	copyBefore(d, files, lim)
+	markDuring(files, start)
 	return &dirSnap{root: root, real: resolved, lim: lim, files: files, note: note, racy: racy}
 }
 
@@ -151,7 +152,7 @@ func (s *dirSnap) Changes(ctx context.Context) Report {
 	var cands []candidate
 	for _, p := range unionKeys(s.files, now) {
 		before, after := s.files[p], now[p]
-		if before.sameStat(after) && !(before.read && before.mtime >= s.racy) {
+		if before.sameStat(after) && !(before.read && before.mtime >= s.racy) && !before.during {
 			continue
 		}
 		if differs(d, p, before, after, s.lim.MaxFileBytes) {

@@ -73,6 +73,9 @@ const (
 	Created  = "created"
 	Modified = "modified"
 	Deleted  = "deleted"
+	// Written: created or modified, the before-state having seen the
+	// write as it was taken.
+	Written = "written"
 )
 
 // compare is the change of path from before to after, and whether there is
@@ -82,6 +85,8 @@ func compare(path string, before, after version) (Change, bool) {
 	switch {
 	case before.kind == absent && after.kind == absent:
 		return Change{}, false
+	case before.during && after.kind != absent:
+		return writtenDuring(path, after), true
 	case before.read && after.read && before.kind == after.kind && before.hash == after.hash && gitMode(before) == gitMode(after):
 		return Change{}, false
 	case !(before.read && after.read) && before.sameStat(after):
@@ -120,6 +125,22 @@ func compare(path string, before, after version) (Change, bool) {
 	now := string(after.content) // "" for a deleted file
 	c.New = &now
 	return c, true
+}
+
+// whyDuring says why a file written while its before-state was taken has
+// no diff.
+const whyDuring = "it was written while the proxy was taking the state before this command, so its text before is not known (written before the command started, or by it)"
+
+// writtenDuring is the change of a file written while its before-state was
+// taken, after: named, its text before not known.
+func writtenDuring(path string, after version) Change {
+	c := Change{Path: path, Op: Written, mtime: after.mtime, Why: whyDuring}
+	if after.read {
+		c.Hash = hex.EncodeToString(after.hash[:])
+	} else {
+		c.Hash = fmt.Sprintf("stat:%d:%d", after.size, after.mtime)
+	}
+	return c
 }
 
 // gitMode is v's mode as git records it: 100644, 100755 (executable),

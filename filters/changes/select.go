@@ -37,7 +37,7 @@ func differs(d *beneath.Dir, rel string, before, after version, max int64) bool 
 	switch {
 	case before.kind == absent && after.kind == absent:
 		return false
-	case before.kind != after.kind:
+	case before.during || before.kind != after.kind:
 		return true
 	case before.read && after.kind == regular:
 		if h, ok := hashFile(d, rel, max); ok {

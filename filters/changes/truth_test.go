@@ -242,3 +242,19 @@ func TestAChangeMadeAfterACommandEndedIsSaidSo(t *testing.T) {
 	require.Len(t, s.added(), 1)
 	assert.Contains(t, s.added()[0], "- created x.txt (changed after this command ended: by you, another program, or one it left running)")
 }
+
+// A before-state still being taken when a command starts does not absorb
+// the command's writes: a file written while it was taken (its time past
+// the take's start; here, set so) is named, its text before not known,
+// rather than taken for the state before.
+func TestAWriteWhileTheStateBeforeIsTakenIsNotAbsorbed(t *testing.T) {
+	future := `touch -d "$(date -d '+2 sec' '+%Y-%m-%d %H:%M:%S')" w.txt`
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git, afterGit: "echo w > w.txt && " + future}, &Filter{})
+		s.agent(started("c1", "echo w > w.txt"))
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Contains(t, s.added()[0], "- written w.txt: no diff, "+whyDuring, "git %v", git)
+	}
+}

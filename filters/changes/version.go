@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"syscall"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
@@ -54,7 +55,29 @@ type version struct {
 	content []byte
 	hash    [sha256.Size]byte
 	why     string
+	// during: a before-state saw it written while it was being taken (its
+	// time is past the take's start): the write may be a command's that
+	// had started, so what it held before is not known.
+	during bool
 }
+
+// markDuring marks the versions of files whose time is at or past start
+// (Unix nanoseconds) as written while the before-state was taken.
+func markDuring(files map[string]version, start int64) {
+	for p, v := range files {
+		if v.kind != absent && v.mtime >= start {
+			v.during = true
+			files[p] = v
+		}
+	}
+}
+
+// takeStart is the moment a before-state taken now starts from: a file
+// whose time is at or past it was written while it was taken. The kernel
+// stamps files with a clock that lags by up to a tick, so a write in the
+// tick after may still pass for one before; no file written before is
+// taken for one during.
+func takeStart() int64 { return time.Now().UnixNano() }
 
 // sameStat reports whether two versions look the same without their
 // content: what git's index and a stat scan compare.
