@@ -415,3 +415,22 @@ func TestASessionInASymlinkedDirectoryIsShownItsChanges(t *testing.T) {
 		assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
 	}
 }
+
+// With --shell-to-patch, a heredoc the agent ran before the proxy read
+// its call (codex-acp 2.6's default mode; codex's shape here) is not shown as an empty diff:
+// shell-to-patch cannot know the file's text before and shows none, and
+// show-changes shows the file created.
+func TestAWriteShellToPatchCouldNotShowIsShownByShowChanges(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{}, &shellpatch.Filter{})
+	script := "cat > hello.py <<'EOF'\nprint(\"hi\")\nEOF"
+	s.run(script) // it ran as the agent announced it
+	now := time.Now()
+	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", script})
+	s.agentAt(now, update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":%q,"kind":"execute","status":"in_progress","rawInput":{"command":%s,"cwd":%q}}`, script, argv, s.dir)))
+	assert.NotContains(t, s.sent[len(s.sent)-1].Raw, `"type":"diff"`, "no diff whose text before is not known")
+	s.agentAt(now, ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], "- created hello.py")
+	assert.Equal(t, map[string][2]any{"hello.py": {nil, "print(\"hi\")\n"}}, diffs(t, s.dir, s.added()[0]))
+}

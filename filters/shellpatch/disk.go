@@ -3,6 +3,9 @@ package shellpatch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/shellwrite"
@@ -11,7 +14,12 @@ import (
 // checkTarget is shellwrite.CheckTarget read through the message's Disk, so
 // that a trace carries the answer (filters.Disk): where the write lands, and
 // the existing file's text, which becomes the diff's oldText.
-func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, root string, outside bool, max int64) (shellwrite.Target, error) {
+//
+// ranSince is set when the command may have run already (the call was
+// first seen running): an existing file changed since then may hold the
+// command's write, so what it held before is not known, and the read
+// fails, the trace keeping why.
+func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, root string, outside bool, max int64, ranSince time.Time) (shellwrite.Target, error) {
 	args, err := json.Marshal(targetArgs{Script: script, Dir: dir, Root: root, OutsideCwd: outside, MaxBytes: max})
 	if err != nil {
 		return shellwrite.Target{}, err
@@ -20,6 +28,9 @@ func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, roo
 	answer, err := m.ReadDisk(q, func() ([]byte, error) {
 		t, err := shellwrite.CheckTarget(w, root, outside, max)
 		if err != nil {
+			return nil, err
+		}
+		if err := writtenSince(t.Path, t.Exists, ranSince); err != nil {
 			return nil, err
 		}
 		rt := recordedTarget{Target: t}
@@ -50,13 +61,19 @@ func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, roo
 // the answer (filters.Disk): each file the script's shown writes change, with its text before
 // (the diff's oldText) and after, and whether that is everything the script does. One read stands
 // for all the script checks and reads: the targets, the directories mkdir makes, sed's output.
-func scriptEdits(m *filters.Message, script, dir string, s shellwrite.Script, root string, outside bool, max int64) (files []shellwrite.FileEdit, complete bool, err error) {
+// ranSince is as checkTarget's.
+func scriptEdits(m *filters.Message, script, dir string, s shellwrite.Script, root string, outside bool, max int64, ranSince time.Time) (files []shellwrite.FileEdit, complete bool, err error) {
 	args, err := json.Marshal(targetArgs{Script: script, Dir: dir, Root: root, OutsideCwd: outside, MaxBytes: max})
 	if err != nil {
 		return nil, false, err
 	}
 	answer, err := m.ReadDisk(filters.DiskRead{Kind: "script-edits", Path: dir, Args: args}, func() ([]byte, error) {
 		files, cut := s.Edits(root, outside, max)
+		for _, f := range files {
+			if err := writtenSince(f.Path, f.Exists, ranSince); err != nil {
+				return nil, err
+			}
+		}
 		rec := recordedEdits{Files: []recordedEdit{}}
 		if cut != nil {
 			rec.Cut = cut.Error()
@@ -89,6 +106,29 @@ func scriptEdits(m *filters.Message, script, dir string, s shellwrite.Script, ro
 		files = append(files, f)
 	}
 	return files, rec.Cut == "", nil
+}
+
+// ranWindow is how long before the message that first shows a command
+// running the command may have started writing: an agent reports a
+// command as it starts it, and the report may wait in a pipe.
+const ranWindow = 2 * time.Second
+
+// errWrittenSince is why a write's file is not shown: it changed as its
+// command may have been running.
+var errWrittenSince = errors.New("the file changed as its command may already have been running: its text before the command is not known")
+
+// writtenSince fails when path exists and changed at or after ranSince
+// less ranWindow (no check for a zero ranSince, nor a test's clock at the
+// epoch).
+func writtenSince(path string, exists bool, ranSince time.Time) error {
+	if !exists || ranSince.IsZero() || ranSince.Unix() == 0 {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.ModTime().Before(ranSince.Add(-ranWindow)) {
+		return fmt.Errorf("%s: %w", path, errWrittenSince)
+	}
+	return nil
 }
 
 // recordedEdits is what scriptEdits' answer holds, as text a reader of the trace sees: the files

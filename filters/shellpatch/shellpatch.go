@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -63,6 +64,9 @@ type Filter struct {
 	opened   toolcall.List[bool]
 	sessions sessions
 	held     int64    // bytes of the edits in calls
+	// ranSince is when the command of the message being judged may have
+	// started running; zero when it provably has not (see writtenSince).
+	ranSince time.Time
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
 	// approvals: what permission requests showed, until the client answers (approval.go); the
@@ -420,6 +424,12 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 		// A command that has not run yet can start an edit: the existing
 		// file is still the one it will replace.
 		fresh := announces && !final || status == "" || status == "pending"
+		// One reported running may have written already: a file it
+		// changed is not read as its state before (ranSince).
+		s.ranSince = time.Time{}
+		if !(status == "pending" || isPermission(path) || announces && status == "") {
+			s.ranSince = m.Time
+		}
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
 	if final {
@@ -658,9 +668,9 @@ func (s *Filter) recognise(m *filters.Message, sess *session, sid string, cmd co
 func (s *Filter) scriptFiles(m *filters.Message, script, dir string, parsed shellwrite.Script, root string) ([]shellwrite.FileEdit, bool, error) {
 	w, err := shellwrite.Parse(script, dir)
 	if err != nil {
-		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit())
+		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit(), s.ranSince)
 	}
-	t, err := checkTarget(m, script, dir, w, root, s.OutsideCwd, s.limit())
+	t, err := checkTarget(m, script, dir, w, root, s.OutsideCwd, s.limit(), s.ranSince)
 	if err != nil {
 		return nil, false, err
 	}

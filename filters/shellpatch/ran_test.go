@@ -1,0 +1,68 @@
+package shellpatch
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/chaintest"
+)
+
+// runAt processes lines from the agent read at at, as the relay does.
+func runAt(t *testing.T, c *filters.Chain, at time.Time, lines ...string) []chaintest.Sent {
+	t.Helper()
+	var out []chaintest.Sent
+	sink := func(l filters.Line) error {
+		out = append(out, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw), Original: l.Original})
+		return nil
+	}
+	dr := filters.NewDriver(c, filters.NewManualClock(at), sink)
+	for _, l := range lines {
+		require.NoError(t, dr.Process(filters.NewMessage(acp.AgentToClient, []byte(l), at, nil), sink))
+	}
+	return out
+}
+
+// A command first seen running (codex-acp 2.6's default mode runs a
+// heredoc without asking, its tool_call in_progress) may have written its
+// file before the proxy reads it: a file changed since it may have started
+// is not read as its text before, and no edit is shown — never a diff whose
+// old text is the new. A file older than that is read as before.
+func TestAWriteSeenRunningIsShownOnlyWhenItsTextBeforeIsKnown(t *testing.T) {
+	script := "cat > hello.py <<'EOF'\nprint(\"hi\")\nEOF"
+	for _, tc := range []struct {
+		name, setup string
+		shown       bool
+	}{
+		{"written by the command already", `cat > hello.py <<'EOF'
+print("hi")
+EOF`, false},
+		{"untouched for a minute", `echo old > hello.py && touch -d '-1 min' hello.py`, true},
+		{"not there yet", "", true},
+	} {
+		c, dir := shellPatchSession(t, &Filter{})
+		if tc.setup != "" {
+			cmd := exec.Command("bash", "-c", tc.setup)
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+		}
+		got := runAt(t, c, time.Now(), codexCall("call_1", script, dir))
+		require.Len(t, got, 1)
+		if !tc.shown {
+			assert.True(t, got[0].Original, "%s: left alone: %s", tc.name, got[0].Raw)
+			continue
+		}
+		assert.Contains(t, got[0].Raw, fmt.Sprintf(`"type":"diff","path":%q`, filepath.Join(dir, "hello.py")), tc.name)
+		old, _ := os.ReadFile(filepath.Join(dir, "hello.py"))
+		assert.NotContains(t, got[0].Raw, `"oldText":"print(\"hi\")\n"`, "%s: was %q", tc.name, old)
+	}
+}
