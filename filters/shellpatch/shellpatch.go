@@ -63,7 +63,7 @@ type Filter struct {
 	// opened are the v2 calls whose opening update was seen, until they end (v2.go).
 	opened   toolcall.List[bool]
 	sessions sessions
-	held     int64    // bytes of the edits in calls
+	held     int64 // bytes of the edits in calls
 	// ranSince is when the command of the message being judged may have
 	// started running; zero when it provably has not (see writtenSince).
 	ranSince time.Time
