@@ -44,7 +44,7 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 		return failed{fmt.Sprintf("cannot open %s: %v", root, err)}
 	}
 	defer d.Close()
-	racy, start := time.Now().Add(-racyWindow).UnixNano(), takeStart()
+	racy, start := time.Now().Add(-racyWindow).UnixNano(), takeStart(ctx)
 	files, note := scanDir(ctx, resolved, d, lim)
 	copyBefore(d, files, lim)
 	markDuring(files, start)

@@ -204,7 +204,7 @@ func takeOrNot(w scanWork) Snapshot {
 	if ctx.Err() != nil {
 		return failed{"not looked at: " + context.Cause(ctx).Error()}
 	}
-	return w.using(ctx, w.take.root, w.lim)
+	return w.using(withAsked(ctx, w.take.asked.Load()), w.take.root, w.lim)
 }
 
 // sameBefore reports whether p and q compare with the same before-state,

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,11 +234,13 @@ func TestAChangeMadeBeforeACommandStartedIsNotSaidAsItsOwn(t *testing.T) {
 // A change made after the command ended (as its update came), before the
 // report looked, is said as such.
 func TestAChangeMadeAfterACommandEndedIsSaidSo(t *testing.T) {
-	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
+	gate := make(chan struct{})
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
 	earlier := time.Now().Add(-2 * time.Second)
 	s.agentAt(earlier, started("A", "x"))
 	s.agentAt(earlier.Add(time.Second), ended("A", "completed", ""))
-	s.run("echo x > x.txt")
+	s.run("echo x > x.txt") // before the report looks
+	close(gate)
 	s.settle()
 	require.Len(t, s.added(), 1)
 	assert.Contains(t, s.added()[0], "- created x.txt (changed after this command ended: by you, another program, or one it left running)")
@@ -256,5 +259,26 @@ func TestAWriteWhileTheStateBeforeIsTakenIsNotAbsorbed(t *testing.T) {
 		s.settle()
 		require.Len(t, s.added(), 1, "git %v", git)
 		assert.Contains(t, s.added()[0], "- written w.txt: no diff, "+whyDuring, "git %v", git)
+	}
+}
+
+// A before-state stands for the moment it was asked for (the prompt sent,
+// the last command ended), however long it waits for its turn: a write
+// after that moment, before the scan began, is named on the next command,
+// not absorbed.
+func TestAWriteBeforeTheStateBeforeIsTakenIsNotAbsorbed(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		f := &Filter{}
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git}, f)
+		gate := make(chan struct{})
+		f.Take = func(ctx context.Context, root string, lim Limits) Snapshot { <-gate; return Take(ctx, root, lim) }
+		chaintestPrompt(s) // the next prompt's state before waits for the gate
+		s.run("echo u > u.txt")
+		close(gate)
+		s.rested()
+		s.agent(started("c1", "true"), ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Contains(t, s.added()[0], "- written u.txt: no diff, "+whyDuring, "git %v", git)
 	}
 }

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -72,12 +73,29 @@ func markDuring(files map[string]version, start int64) {
 	}
 }
 
-// takeStart is the moment a before-state taken now starts from: a file
-// whose time is at or past it was written while it was taken. The kernel
-// stamps files with a clock that lags by up to a tick, so a write in the
-// tick after may still pass for one before; no file written before is
-// taken for one during.
-func takeStart() int64 { return time.Now().UnixNano() }
+// takeStart is the moment a before-state taken now stands for: when it
+// was asked for (the prompt sent, the last command ended), as ctx says,
+// else now. A file whose time is at or past it was written after that
+// moment, while the before-state waited its turn or was being taken. The
+// kernel stamps files with a clock that lags by up to a tick, so a write
+// in the tick after may still pass for one before; no file written before
+// is taken for one after.
+func takeStart(ctx context.Context) int64 {
+	if at, ok := ctx.Value(askedKey{}).(int64); ok && at != 0 {
+		return at
+	}
+	return time.Now().UnixNano()
+}
+
+// askedKey is the context key of when a before-state was asked for (Unix
+// nanoseconds).
+type askedKey struct{}
+
+// withAsked is ctx saying that the before-state taken with it was asked
+// for at (Unix nanoseconds).
+func withAsked(ctx context.Context, at int64) context.Context {
+	return context.WithValue(ctx, askedKey{}, at)
+}
 
 // sameStat reports whether two versions look the same without their
 // content: what git's index and a stat scan compare.
