@@ -24,9 +24,8 @@ const (
 	// agentShell draws a call's body from each update's own content, and
 	// keeps the last diffs an update carried.
 	agentShell clientModel = "agent-shell"
-	// codecompanion forgets a call once it is completed or failed: a later
-	// update of its id is drawn as a new call, of the kind it says (else
-	// "other").
+	// codecompanion forgets a call once it is completed: a later update of
+	// its id is drawn as a new call, of the kind it says (else "other").
 	codecompanion clientModel = "codecompanion"
 )
 
@@ -66,7 +65,7 @@ func draw(t *testing.T, m clientModel, sent []chaintest.Sent) []*drawnCall {
 			continue
 		}
 		c := byID[u.ToolCallID]
-		done := c != nil && (c.status == "completed" || c.status == "failed")
+		done := c != nil && c.status == "completed"
 		if c == nil || u.SessionUpdate == "tool_call" || m == codecompanion && done {
 			c = &drawnCall{id: u.ToolCallID, kind: "other", diffs: map[string]string{}}
 			byID[u.ToolCallID] = c
