@@ -110,8 +110,11 @@ func scriptEdits(m *filters.Message, script, dir string, s shellwrite.Script, ro
 
 // ranWindow is how long before the message that first shows a command
 // running the command may have started writing: an agent reports a
-// command as it starts it, and the report may wait in a pipe.
-const ranWindow = 2 * time.Second
+// command as it starts it, and the report reaches the proxy through a
+// pipe within milliseconds unless the relay is held up. A file changed
+// that recently is not shown (the safe side: --show-changes shows it);
+// one the user saved a moment earlier is shown as before.
+const ranWindow = 500 * time.Millisecond
 
 // errWrittenSince is why a write's file is not shown: it changed as its
 // command may have been running.
@@ -121,7 +124,7 @@ var errWrittenSince = errors.New("the file changed as its command may already ha
 // less ranWindow (no check for a zero ranSince, nor a test's clock at the
 // epoch).
 func writtenSince(path string, exists bool, ranSince time.Time) error {
-	if !exists || ranSince.IsZero() || ranSince.Unix() == 0 {
+	if !exists || !checksRan(ranSince) {
 		return nil
 	}
 	fi, err := os.Lstat(path)
@@ -130,6 +133,10 @@ func writtenSince(path string, exists bool, ranSince time.Time) error {
 	}
 	return nil
 }
+
+// checksRan reports whether reads check files against ranSince: it is set,
+// and not a test's clock standing at the epoch.
+func checksRan(ranSince time.Time) bool { return !ranSince.IsZero() && ranSince.Unix() != 0 }
 
 // recordedEdits is what scriptEdits' answer holds, as text a reader of the trace sees: the files
 // in the order written (old is null for a new file), and why the rest of the script is not shown

@@ -66,3 +66,21 @@ EOF`, false},
 		assert.NotContains(t, got[0].Raw, `"oldText":"print(\"hi\")\n"`, "%s: was %q", tc.name, old)
 	}
 }
+
+// A command seen running whose text before is not known is shown once a
+// message shows it waiting: a permission request (codex-acp 2.6 reports a
+// command in_progress before it asks to run it).
+func TestAWriteNotShownWhileRunningIsShownWhenItAsks(t *testing.T) {
+	c, dir := v2Session(t, "@agentclientprotocol/codex-acp")
+	cmd := exec.Command("bash", "-c", "echo old > a.txt")
+	cmd.Dir = dir
+	require.NoError(t, cmd.Run())
+	v2 := codexV2Call("c1", "echo new >> a.txt", "echo new >> a.txt", dir)
+	now := time.Now()
+	got := runAt(t, c, now, v2.open)
+	require.Len(t, got, 1)
+	assert.True(t, got[0].Original, "running, the file just written: left alone")
+	got = runAt(t, c, now, v2.permission)
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0].Raw, `"patch"`, "asked: the edit is shown")
+}

@@ -138,10 +138,16 @@ type judged struct {
 }
 
 // judgedKey stands for what a recognition depends on besides the disk: the rawInput, the
-// directory the command runs in, and the session's.
-func judgedKey(rawInput []byte, cmd command, shellCwd, root string) [sha256.Size]byte {
+// directory the command runs in, the session's, and whether the command may have run (a
+// message that shows it waiting, a permission request, may show what one that showed it
+// running could not).
+func judgedKey(rawInput []byte, cmd command, shellCwd, root string, mayHaveRun bool) [sha256.Size]byte {
 	h := sha256.New()
-	for _, part := range [][]byte{rawInput, []byte(cmd.dir), []byte(shellCwd), []byte(root)} {
+	ran := []byte{0}
+	if mayHaveRun {
+		ran[0] = 1
+	}
+	for _, part := range [][]byte{rawInput, []byte(cmd.dir), []byte(shellCwd), []byte(root), ran} {
 		h.Write(part)
 		h.Write([]byte{0})
 	}
@@ -545,7 +551,7 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 // messages. A write another live call shows pending stands aside. It returns the call's state (one
 // is kept for a refusal, to remember it) and what was recognised.
 func (s *Filter) recogniseOnce(m *filters.Message, sess *session, sid, id string, c *call, claude bool, rawInput []byte, cmd command) (*call, recognised) {
-	key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid))
+	key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid), checksRan(s.ranSince))
 	if c != nil && c.judged != nil && c.judged.key == key {
 		return c, c.judged.r
 	}
