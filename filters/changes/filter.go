@@ -90,6 +90,9 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 		}
 		return nil
 	}
+	if !f.queue.holding() && !matters(m.Raw) {
+		return nil // a command's output streaming, an agent's message: nothing ends or starts
+	}
 	f.disk, f.now = m.Disk, m.Time
 	if f.calls == nil {
 		f.calls, f.shown = map[callKey]*call{}, map[string]*ledger{}
