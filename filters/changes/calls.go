@@ -253,6 +253,22 @@ func (f *Filter) endTurn(sid string) {
 // newText (its hash), and when.
 type ledger struct {
 	last map[string]shownText
+	// aside: the client was told the flag stands aside for the session's
+	// directory.
+	aside bool
+}
+
+// saidAside reports whether session sid's client was told the flag stands
+// aside for its directory, and notes that it now is.
+func (f *Filter) saidAside(sid string) bool {
+	l := f.shown[sid]
+	if l == nil {
+		l = &ledger{last: map[string]shownText{}}
+		f.shown[sid] = l
+	}
+	said := l.aside
+	l.aside = true
+	return said
 }
 
 type shownText struct {

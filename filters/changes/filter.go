@@ -161,6 +161,9 @@ func (f *Filter) take(sid, cwd string) *shared {
 	if take == nil {
 		take = Take
 	}
+	if why := refused(cwd); why != "" {
+		take = func(context.Context, string, Limits) Snapshot { return aside{why} }
+	}
 	return f.scans.take(sid, cwd, take, f.limits())
 }
 

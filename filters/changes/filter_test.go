@@ -32,7 +32,11 @@ type session struct {
 }
 
 func newSession(t *testing.T, tr tree, f *Filter, before ...filters.Filter) *session {
-	dir := tr.make(t)
+	return newSessionIn(t, tr.make(t), f, before...)
+}
+
+// newSessionIn is newSession in the directory dir.
+func newSessionIn(t *testing.T, dir string, f *Filter, before ...filters.Filter) *session {
 	c := filters.NewChain(capabilities.New(), append(before, f)...)
 	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
 	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)

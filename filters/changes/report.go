@@ -28,6 +28,10 @@ type Report struct {
 	// ended but before its report was made: the report may hold their
 	// first writes.
 	Later string `json:"later,omitempty"`
+	// Aside: the flag stands aside for the session's directory (the root,
+	// your home folder), as Note says; said on the session's first update
+	// only.
+	Aside bool `json:"aside,omitempty"`
 }
 
 // Change is one file that changed.

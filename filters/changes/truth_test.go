@@ -282,3 +282,31 @@ func TestAWriteBeforeTheStateBeforeIsTakenIsNotAbsorbed(t *testing.T) {
 		assert.Contains(t, s.added()[0], "- written u.txt: no diff, "+whyDuring, "git %v", git)
 	}
 }
+
+// Your home folder, or the root, as the session's directory: the flag
+// stands aside, says so on the first command's update, once, and scans
+// nothing.
+func TestTheHomeFolderIsRefusedWithANoteOnce(t *testing.T) {
+	dir := tree{files: map[string]string{"a": "a\n"}}.make(t)
+	t.Setenv("HOME", dir)
+	s := newSessionIn(t, dir, &Filter{})
+	for _, id := range []string{"c1", "c2"} {
+		s.agent(started(id, "echo x > "+id))
+		s.run("echo x > " + id)
+		s.agent(ended(id, "completed", ""))
+		s.settle()
+	}
+	var notes []string
+	for _, l := range s.sent {
+		if strings.Contains(l.Raw, "stands aside") {
+			notes = append(notes, l.Raw)
+		}
+	}
+	require.Len(t, notes, 1, "said once")
+	assert.Contains(t, notes[0], `"toolCallId":"c1"`)
+	assert.Contains(t, notes[0], "the session's directory is your home folder ("+dir+"), not a project: --show-changes stands aside for this session")
+	assert.NotContains(t, notes[0], "created c1", "nothing scanned")
+	assert.NotContains(t, notes[0], "changed since", "no count of files it did not look at")
+	assert.Equal(t, "", refused("/work/project"))
+	assert.Contains(t, refused("/"), "the whole filesystem")
+}

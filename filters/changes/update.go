@@ -20,6 +20,9 @@ func (f *Filter) shownItems(p *pending, r Report) []byte {
 	if r.Earlier && !c.earlier { // a replay: the live proxy took the rest before
 		from = c.prevFrom
 	}
+	if r.Aside && f.saidAside(c.key.session) {
+		return nil
+	}
 	var shown []Change
 	for _, ch := range r.Files {
 		if f.wasShown(c.key.session, ch.Path, ch.Hash, from) {
@@ -150,6 +153,9 @@ func appendOwnCall(raw []byte, c *call) []byte {
 // note is the text that says what changed while p's call ran.
 func (f *Filter) note(p *pending, shown []Change, r Report) string {
 	c := p.call
+	if r.Aside {
+		return "acp-proxy: " + r.Note
+	}
 	var b strings.Builder
 	n := len(shown) + r.More
 	b.WriteString("acp-proxy: ")
