@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -125,8 +126,19 @@ func copyBefore(d *beneath.Dir, files map[string]version, lim Limits) {
 		if !read.text {
 			read.content = nil
 		}
+		read.content = fitted(read.content)
 		files[p] = read
 	}
+}
+
+// fitted is content in an array of its own size: a read buffer starts at
+// 512 bytes, and a before-state outside git keeps a copy of every small
+// file (100,000 files of 80 bytes held 51 MB of buffers for 8 MB of text).
+func fitted(content []byte) []byte {
+	if cap(content)-len(content) <= len(content)/8 {
+		return content
+	}
+	return bytes.Clone(content)
 }
 
 // notCopied says why a file's text before the call was not copied.
