@@ -16,9 +16,9 @@ import (
 // the existing file's text, which becomes the diff's oldText.
 //
 // ranSince is set when the command may have run already (the call was
-// first seen running): an existing file changed since then may hold the
-// command's write, so what it held before is not known, and the read
-// fails, the trace keeping why.
+// first seen running): an existing file changed since then (see ranSince)
+// may hold the command's write, so what it held before is not known, and
+// the read fails, the trace keeping why.
 func checkTarget(m *filters.Message, script, dir string, w shellwrite.Write, root string, outside bool, max int64, ranSince time.Time) (shellwrite.Target, error) {
 	args, err := json.Marshal(targetArgs{Script: script, Dir: dir, Root: root, OutsideCwd: outside, MaxBytes: max})
 	if err != nil {
@@ -121,17 +121,31 @@ const ranWindow = 500 * time.Millisecond
 var errWrittenSince = errors.New("the file changed as its command may already have been running: its text before the command is not known")
 
 // writtenSince fails when path exists and changed at or after ranSince
-// less ranWindow (no check for a zero ranSince, nor a test's clock at the
-// epoch).
+// (no check for a zero ranSince, nor a test's clock at the epoch).
 func writtenSince(path string, exists bool, ranSince time.Time) error {
 	if !exists || !checksRan(ranSince) {
 		return nil
 	}
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.ModTime().Before(ranSince.Add(-ranWindow)) {
+	if err != nil || !fi.ModTime().Before(ranSince) {
 		return fmt.Errorf("%s: %w", path, errWrittenSince)
 	}
 	return nil
+}
+
+// ranSince is the moment from which a command a message read at now shows
+// running may have written: ranWindow before now, or, when later, the end
+// of the session's last call (a file the command before wrote is not this
+// one's: an agent runs one command of a session after another).
+func ranSince(now, lastEnd time.Time) time.Time {
+	if !checksRan(now) {
+		return time.Time{}
+	}
+	since := now.Add(-ranWindow)
+	if lastEnd.After(since) {
+		return lastEnd
+	}
+	return since
 }
 
 // checksRan reports whether reads check files against ranSince: it is set,

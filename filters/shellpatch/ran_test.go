@@ -84,3 +84,18 @@ func TestAWriteNotShownWhileRunningIsShownWhenItAsks(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0].Raw, `"patch"`, "asked: the edit is shown")
 }
+
+// A file the session's previous command wrote a moment ago is that
+// command's: the next command, seen running, is shown with the file's
+// text as it left it.
+func TestAFileThePreviousCommandWroteIsReadAsBefore(t *testing.T) {
+	c, dir := shellPatchSession(t, &Filter{})
+	cmd := exec.Command("bash", "-c", "echo first > log.txt")
+	cmd.Dir = dir
+	require.NoError(t, cmd.Run())
+	now := time.Now()
+	runAt(t, c, now, codexCall("c0", "echo first > log.txt", dir), patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"c0","status":"completed"}`))
+	got := runAt(t, c, now.Add(10*time.Millisecond), codexCall("c1", "echo more >> log.txt", dir))
+	require.Len(t, got, 1)
+	assert.Contains(t, got[0].Raw, `"oldText":"first\n","newText":"first\nmore\n"`)
+}

@@ -208,6 +208,9 @@ type session struct {
 	// does not follow is not judged unless it says it is claude's, as the
 	// session may be claude's.
 	forgotten bool
+	// lastEnd is when the session's last call was seen to end: a file
+	// changed before it was not changed by a command that starts after.
+	lastEnd time.Time
 }
 
 var _ filters.Filter = (*Filter)(nil)
@@ -434,12 +437,13 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 		// changed is not read as its state before (ranSince).
 		s.ranSince = time.Time{}
 		if !(status == "pending" || isPermission(path) || announces && status == "") {
-			s.ranSince = m.Time
+			s.ranSince = ranSince(m.Time, s.session(m, sid).lastEnd)
 		}
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
 	if final {
 		s.opened.Remove(sid, id) // a v2 call's id is no longer open
+		s.session(m, sid).lastEnd = m.Time
 	}
 	if c == nil {
 		return nil, nil
