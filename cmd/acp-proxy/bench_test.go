@@ -31,6 +31,7 @@ func BenchmarkTerminalOutputStream(b *testing.B) {
 		{"deltas", &filterset.Config{Deltas: true}},
 		{"shell-to-patch", &filterset.Config{ShellToPatch: true}},
 		{"expand-persisted-output", &filterset.Config{ExpandPersistedOutput: true}},
+		{"show-changes", &filterset.Config{ShowChanges: true}},
 		{"all", &filterset.Config{TerminalOutput: true, Deltas: true, ShellToPatch: true, ExpandPersistedOutput: true}},
 	}
 	head, line := terminalStream(10 << 10)

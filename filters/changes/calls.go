@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -17,9 +18,14 @@ type callKey struct{ session, id string }
 type call struct {
 	key     callKey
 	title   string
+	kind    string // the latest kind the agent gave it
 	cwd     string
 	execute bool
 	started int64 // the filter's clock when it started
+	// announced and ended are when the proxy saw it start and end (Unix
+	// nanoseconds; 0: not known): a file's time before the one or after
+	// the other is not the command's.
+	announced, ended int64
 	// content is the last content the client was sent for the call, which
 	// the filter's update carries again: an update's content replaces the
 	// call's.
@@ -61,6 +67,15 @@ func (f *Filter) startedDuringReports(c *call) {
 	}
 }
 
+// unixNano is t in Unix nanoseconds, 0 for the zero time or the epoch (a
+// test's clock that stands still).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
 // maxOthers bounds the calls a call names as run beside it.
 const maxOthers = 8
 
@@ -76,13 +91,19 @@ func (c *call) ranWith(o *call) {
 // maxContentBytes bounds the content kept per call to send again.
 const maxContentBytes = 4 << 20
 
-// update follows one tool_call or tool_call_update.
-func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
+// forget lets go of what c kept to send again: its update is sent.
+func (c *call) forget() { c.content, c.others = nil, nil }
+
+// update follows one tool_call or tool_call_update; when u ends a command
+// whose report it queued, and its update can carry the report's diffs (it
+// has content, or the call's content is small enough to send again), it
+// returns the report.
+func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) *pending {
 	f.clock.Add(1)
 	c := f.follow(m, sid, u)
 	shows := f.noteDiffs(sid, u.Content)
 	if c == nil {
-		return
+		return nil
 	}
 	c.writes = c.writes || shows || u.Kind == "edit" || u.Kind == "delete" || u.Kind == "move"
 	if u.Content != nil {
@@ -93,9 +114,14 @@ func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) {
 			c.content = append(c.content[:0], u.Content...)
 		}
 	}
-	if u.Final() {
-		f.end(c, u.Status)
+	if !u.Final() {
+		return nil
 	}
+	c.ended = unixNano(m.Time)
+	if p := f.end(c, u.Status); p != nil && (u.Content != nil || !c.bigContent) {
+		return p
+	}
+	return nil
 }
 
 // follow returns the call u names, starting to follow it (and, for a
@@ -108,7 +134,7 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 		if u.Final() && !isExecute(u) || len(f.calls) >= maxCalls {
 			return nil // a call that ends as it starts is followed only when it is a command
 		}
-		c = &call{key: k, started: f.clock.Load(), cwd: m.Caps.Cwd(sid)}
+		c = &call{key: k, started: f.clock.Load(), cwd: m.Caps.Cwd(sid), announced: unixNano(m.Time)}
 		for _, o := range f.calls {
 			if o.key.session == sid {
 				o.ranWith(c)
@@ -120,6 +146,9 @@ func (f *Filter) follow(m *filters.Message, sid string, u acp.ToolUpdate) *call 
 	}
 	if u.Title != "" { // the latest: claude's first is "Terminal", its next the command
 		c.title = u.Title
+	}
+	if u.Kind != "" {
+		c.kind = u.Kind
 	}
 	if !c.execute && isExecute(u) {
 		c.execute = true
@@ -150,11 +179,13 @@ func (f *Filter) startSnapshot(c *call) {
 
 // end stops following c, which ended with status; a command's report is
 // queued, then the rest after it: the end of the turn waits for the one,
-// the next command only when it starts before the other is taken.
-func (f *Filter) end(c *call, status string) {
+// the next command only when it starts before the other is taken. It
+// returns the report queued, if any.
+func (f *Filter) end(c *call, status string) *pending {
 	delete(f.calls, c.key)
+	var p *pending
 	if c.execute && c.cwd != "" {
-		f.queueReport(c, status)
+		p = f.queueReport(c, status)
 	}
 	if c.cwd != "" && (c.execute || c.writes) && f.idle(c.key.session) {
 		// What it changed is not the next command's: the next compares
@@ -165,10 +196,12 @@ func (f *Filter) end(c *call, status string) {
 		}
 		f.rest(c.key.session, c.cwd, since)
 	}
+	return p
 }
 
-// queueReport queues the report of command c, ended with status.
-func (f *Filter) queueReport(c *call, status string) {
+// queueReport queues the report of command c, ended with status; nil when
+// too many wait.
+func (f *Filter) queueReport(c *call, status string) *pending {
 	if c.own {
 		f.taking--
 	}
@@ -178,15 +211,16 @@ func (f *Filter) queueReport(c *call, status string) {
 		if c.before != nil {
 			c.before.release()
 		}
-		return
+		return nil
 	}
 	p := newPending(c, status)
 	f.queue.addReport(p)
 	if f.Replaying {
 		close(p.done) // the trace holds the report
-		return
+		return p
 	}
 	f.scans.report(p)
+	return p
 }
 
 // idle reports whether no command of session sid is running.
@@ -219,6 +253,22 @@ func (f *Filter) endTurn(sid string) {
 // newText (its hash), and when.
 type ledger struct {
 	last map[string]shownText
+	// aside: the client was told the flag stands aside for the session's
+	// directory.
+	aside bool
+}
+
+// saidAside reports whether session sid's client was told the flag stands
+// aside for its directory, and notes that it now is.
+func (f *Filter) saidAside(sid string) bool {
+	l := f.shown[sid]
+	if l == nil {
+		l = &ledger{last: map[string]shownText{}}
+		f.shown[sid] = l
+	}
+	said := l.aside
+	l.aside = true
+	return said
 }
 
 type shownText struct {

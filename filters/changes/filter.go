@@ -40,6 +40,7 @@ type Filter struct {
 	taking int          // before-states taken by calls that found no rest, held
 	rests  rests        // each session's before-state at rest (both pumps)
 	scans  scanners     // the sessions' scans (both pumps ask for them)
+	now    time.Time    // the time of the last agent line or Tick
 }
 
 var (
@@ -89,33 +90,43 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 		}
 		return nil
 	}
-	f.disk = m.Disk
+	if !f.queue.holding() && !matters(m.Raw) {
+		return nil // a command's output streaming, an agent's message: nothing ends or starts
+	}
+	f.disk, f.now = m.Disk, m.Time
 	if f.calls == nil {
 		f.calls, f.shown = map[callKey]*call{}, map[string]*ledger{}
 	}
 	if sid, ok := m.Caps.TurnEnded(&m.Message); ok {
 		f.endTurn(sid)
-		if f.queue.awaiting() {
-			return f.hold(m)
+		if f.queue.awaiting() || f.queue.holding() {
+			return f.hold(m, true)
 		}
 		return nil
 	}
-	f.follow1(m)
+	if p := f.follow1(m); p != nil {
+		// The update that ends a command waits a moment for its report,
+		// to carry its diffs: a client that forgets a call once it
+		// completes (codecompanion) draws a later update as a new call.
+		f.queue.holdEnd(p, m.Raw, m.Time)
+		return filters.Drop
+	}
 	if f.queue.holding() {
-		return f.hold(m)
+		return f.hold(m, false)
 	}
 	return nil
 }
 
-// follow1 follows the tool call m shows, if any.
-func (f *Filter) follow1(m *filters.Message) {
+// follow1 follows the tool call m shows, if any; when m ends a command
+// whose report it queued, and can carry that report, it returns it.
+func (f *Filter) follow1(m *filters.Message) *pending {
 	switch m.Method() {
 	case "session/update":
 		if m.Caps.Loading(m.SessionID()) {
-			return // a session/load replays history: those commands ran before
+			return nil // a session/load replays history: those commands ran before
 		}
 		if u, ok := m.ToolUpdate(); ok {
-			f.update(m, m.SessionID(), u)
+			return f.update(m, m.SessionID(), u)
 		}
 	case "session/request_permission":
 		if u, ok := m.PermissionCall(); ok && u.ID != "" {
@@ -123,6 +134,7 @@ func (f *Filter) follow1(m *filters.Message) {
 			f.follow(m, m.SessionID(), u)
 		}
 	}
+	return nil
 }
 
 // prompted takes the session's rest as its prompt goes to the agent: the
@@ -148,6 +160,9 @@ func (f *Filter) take(sid, cwd string) *shared {
 	take := f.Take
 	if take == nil {
 		take = Take
+	}
+	if why := refused(cwd); why != "" {
+		take = func(context.Context, string, Limits) Snapshot { return aside{why} }
 	}
 	return f.scans.take(sid, cwd, take, f.limits())
 }

@@ -32,7 +32,11 @@ type session struct {
 }
 
 func newSession(t *testing.T, tr tree, f *Filter, before ...filters.Filter) *session {
-	dir := tr.make(t)
+	return newSessionIn(t, tr.make(t), f, before...)
+}
+
+// newSessionIn is newSession in the directory dir.
+func newSessionIn(t *testing.T, dir string, f *Filter, before ...filters.Filter) *session {
 	c := filters.NewChain(capabilities.New(), append(before, f)...)
 	chaintest.Run(t, c, acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
 	chaintest.Run(t, c, acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
@@ -414,4 +418,23 @@ func TestASessionInASymlinkedDirectoryIsShownItsChanges(t *testing.T) {
 		require.Len(t, s.added(), 1, "git %v", git)
 		assert.Equal(t, map[string][2]any{"b": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
 	}
+}
+
+// With --shell-to-patch, a heredoc the agent ran before the proxy read
+// its call (codex-acp 2.6's default mode; codex's shape here) is not shown as an empty diff:
+// shell-to-patch cannot know the file's text before and shows none, and
+// show-changes shows the file created.
+func TestAWriteShellToPatchCouldNotShowIsShownByShowChanges(t *testing.T) {
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{}, &shellpatch.Filter{})
+	script := "cat > hello.py <<'EOF'\nprint(\"hi\")\nEOF"
+	s.run(script) // it ran as the agent announced it
+	now := time.Now()
+	argv, _ := json.Marshal([]string{"/bin/bash", "-lc", script})
+	s.agentAt(now, update(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":%q,"kind":"execute","status":"in_progress","rawInput":{"command":%s,"cwd":%q}}`, script, argv, s.dir)))
+	assert.NotContains(t, s.sent[len(s.sent)-1].Raw, `"type":"diff"`, "no diff whose text before is not known")
+	s.agentAt(now, ended("c1", "completed", ""))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], "- created hello.py")
+	assert.Equal(t, map[string][2]any{"hello.py": {nil, "print(\"hi\")\n"}}, diffs(t, s.dir, s.added()[0]))
 }

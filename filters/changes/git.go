@@ -39,6 +39,7 @@ func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
 	if err != nil || len(lines) < 3 || lines[0] != "true" {
 		return nil, false
 	}
+	start := takeStart(ctx)
 	s := &gitSnap{root: root, top: lines[2], lim: lim}
 	if len(lines) > 3 {
 		s.prefix = lines[3]
@@ -73,6 +74,7 @@ func takeGit(ctx context.Context, root string, lim Limits) (Snapshot, bool) {
 		}
 		s.dirty[rel] = v
 	}
+	markDuring(s.dirty, start)
 	s.flagged = flaggedFiles(ctx, root, s.prefix, r)
 	return s, true
 }

@@ -3,21 +3,28 @@ package changes
 import "time"
 
 // holdQueue is what waits, in order, to be sent to the client: each ended
-// command's report (being made, then sent), and the agent's lines held
-// behind the end of a turn that awaits those reports. Only the
+// command's report (being made, then sent) with the agent's update that
+// ended the call, held a moment so that the diffs reach the client on it;
+// and the agent's lines held behind those, or behind the end of a turn
+// that awaits the reports. A report whose call's end had to go without it
+// is late: its follow-up leaves whenever it is made. Only the
 // agent→client pump and its Tick touch it.
 type holdQueue struct {
 	items   []queued
-	reports int // items that are reports
-	lines   int // items that are held lines, their bytes, and when the first was held
+	late    []*pending // reports whose call's end went without them
+	reports int        // reports in items and late
+	lines   int        // lines held in items (a report's end included), and their bytes
 	bytes   int
-	since   time.Time
 }
 
-// queued is a report or a held line.
+// queued is a report (its call's end held with it, or none) or a held line.
 type queued struct {
 	report *pending
-	line   []byte // the agent's line, as it arrived
+	line   []byte    // the agent's line, as it arrived
+	at     time.Time // when the line was held
+	// turnEnd: the line ends a turn; it waits for every report ahead of
+	// it, the late ones included, up to maxHold.
+	turnEnd bool
 }
 
 func (q *holdQueue) addReport(p *pending) {
@@ -25,12 +32,18 @@ func (q *holdQueue) addReport(p *pending) {
 	q.reports++
 }
 
+// holdEnd holds a copy of raw, the agent's update that ended p's call,
+// which arrived at t, with p: it leaves with p's diffs, or alone once
+// maxCallHold has passed.
+func (q *holdQueue) holdEnd(p *pending, raw []byte, t time.Time) {
+	p.end, p.endAt = append([]byte(nil), raw...), t
+	q.lines++
+	q.bytes += len(raw)
+}
+
 // addLine holds a copy of raw, which arrived at t.
-func (q *holdQueue) addLine(raw []byte, t time.Time) {
-	if q.lines == 0 {
-		q.since = t
-	}
-	q.items = append(q.items, queued{line: append([]byte(nil), raw...)})
+func (q *holdQueue) addLine(raw []byte, t time.Time, turnEnd bool) {
+	q.items = append(q.items, queued{line: append([]byte(nil), raw...), at: t, turnEnd: turnEnd})
 	q.lines++
 	q.bytes += len(raw)
 }
@@ -38,16 +51,39 @@ func (q *holdQueue) addLine(raw []byte, t time.Time) {
 func (q *holdQueue) empty() bool   { return len(q.items) == 0 }
 func (q *holdQueue) front() queued { return q.items[0] }
 
-// pop takes the front item off.
+// pop takes the front item off; a report's end held with it goes with it.
 func (q *holdQueue) pop() {
-	if it := q.items[0]; it.report != nil {
+	it := q.items[0]
+	switch {
+	case it.report != nil && it.report.end != nil:
+		q.lines--
+		q.bytes -= len(it.report.end)
 		q.reports--
-	} else {
+	case it.report != nil:
+		q.reports--
+	default:
 		q.lines--
 		q.bytes -= len(it.line)
 	}
 	q.items[0] = queued{}
 	q.items = q.items[1:]
+}
+
+// popLate takes the front report off, its end (released apart) with it,
+// and keeps it as late.
+func (q *holdQueue) popLate() *pending {
+	p := q.front().report
+	q.pop()
+	p.end = nil
+	q.late = append(q.late, p)
+	q.reports++
+	return p
+}
+
+// dropLate forgets the late report at i.
+func (q *holdQueue) dropLate(i int) {
+	q.late = append(q.late[:i], q.late[i+1:]...)
+	q.reports--
 }
 
 // holding reports whether agent lines are held: what comes after them
@@ -57,27 +93,21 @@ func (q *holdQueue) holding() bool { return q.lines > 0 }
 // awaiting reports whether a report is being made or waits to be sent.
 func (q *holdQueue) awaiting() bool { return q.reports > 0 }
 
-// overdue reports whether the lines held have waited long enough at now:
-// past maxHold, or past maxHeldBytes; the reports they wait for are then
-// given up.
-func (q *holdQueue) overdue(now time.Time) bool {
-	return q.lines > 0 && (!now.Before(q.deadline()) || q.bytes > maxHeldBytes)
-}
+// overfull reports whether the lines held are past maxHeldBytes: what
+// they wait for is then not waited for.
+func (q *holdQueue) overfull() bool { return q.bytes > maxHeldBytes }
 
-// deadline is when the lines held are overdue; zero when none is held.
-func (q *holdQueue) deadline() time.Time {
-	if q.lines == 0 {
-		return time.Time{}
-	}
-	return q.since.Add(maxHold)
-}
-
-// waiting are the reports in the queue not made yet.
+// waiting are the reports not made yet, in the queue and late.
 func (q *holdQueue) waiting() []*pending {
 	var ps []*pending
 	for _, it := range q.items {
 		if it.report != nil && !it.report.made() {
 			ps = append(ps, it.report)
+		}
+	}
+	for _, p := range q.late {
+		if !p.made() {
+			ps = append(ps, p)
 		}
 	}
 	return ps

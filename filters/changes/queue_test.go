@@ -81,26 +81,29 @@ func TestLinesHeldBehindAReportLeaveAsTheyCame(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
-// While a report is being made, Tick asks to run again only when the
-// lines held behind it are overdue; the report, once made, wakes the
-// driver, which sends it.
+// While a report is being made, Tick asks to run again only when what
+// waits stops waiting: the call's end after maxCallHold, then the end of
+// the turn after maxHold; the report, once made, wakes the driver, which
+// sends it on a follow-up before the end of the turn.
 func TestAReportWakesTheDriverAndNothingPolls(t *testing.T) {
 	gate := make(chan struct{})
 	f := &Filter{Take: gatedTake(gate)}
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, f)
 	s.agent(started("c1", "cp a b"))
 	s.run("cp a b")
-	s.agent(ended("c1", "completed", ""))
 	t0 := time.Unix(0, 0)
-	assert.Zero(t, s.tick(t0), "nothing held: no wake asked for")
+	s.agent(ended("c1", "completed", ""))
+	assert.Equal(t, t0.Add(maxCallHold), s.tick(t0), "the call's end held: a wake when it goes alone")
+	assert.Zero(t, s.tick(t0.Add(maxCallHold)), "the call's end gone, the report late: no wake asked for")
+	assert.Equal(t, ended("c1", "completed", ""), s.sent[len(s.sent)-1].Raw, "the call's end went as it came")
 	s.agent(endTurn)
-	assert.Equal(t, t0.Add(maxHold), s.tick(t0), "the end of the turn held: a wake when it is overdue")
+	assert.Equal(t, t0.Add(maxHold), s.tick(t0.Add(maxCallHold)), "the end of the turn held: a wake when it is overdue")
 
 	sent := make(chan string, 4)
 	dr := filters.NewDriver(s.chain, filters.NewTimerClock(nil), func(l filters.Line) error { sent <- string(l.Raw); return nil })
 	defer dr.Stop(acp.AgentToClient)
 	close(gate)
-	for _, want := range []string{" changed since ", "end_turn"} {
+	for _, want := range []string{`"toolCallId":"c1","title":"cp a b","kind":"execute","status":"completed","content"`, "end_turn"} {
 		select {
 		case l := <-sent:
 			assert.Contains(t, l, want)

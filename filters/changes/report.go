@@ -28,6 +28,10 @@ type Report struct {
 	// ended but before its report was made: the report may hold their
 	// first writes.
 	Later string `json:"later,omitempty"`
+	// Aside: the flag stands aside for the session's directory (the root,
+	// your home folder), as Note says; said on the session's first update
+	// only.
+	Aside bool `json:"aside,omitempty"`
 }
 
 // Change is one file that changed.
@@ -53,6 +57,16 @@ type Change struct {
 	// Why says why the diff is not shown ("" when it is, or when only the
 	// mode changed).
 	Why string `json:"why,omitempty"`
+	// When places the change against the call's run, by the file's time
+	// (a deletion: its folder's): "before" the call was announced, "as" it
+	// was (too close to tell), "after" it ended; "" while it ran. The
+	// update says it: a change made before is not the command's.
+	When string `json:"when,omitempty"`
+	// mtime is the file's modification time after (its folder's for a
+	// deletion, dirTime), 0 when not known; the report's maker sets When
+	// from it.
+	mtime   int64
+	dirTime bool
 }
 
 // deletedMark is a deleted file's Hash.
@@ -63,6 +77,9 @@ const (
 	Created  = "created"
 	Modified = "modified"
 	Deleted  = "deleted"
+	// Written: created or modified, the before-state having seen the
+	// write as it was taken.
+	Written = "written"
 )
 
 // compare is the change of path from before to after, and whether there is
@@ -72,12 +89,14 @@ func compare(path string, before, after version) (Change, bool) {
 	switch {
 	case before.kind == absent && after.kind == absent:
 		return Change{}, false
+	case before.during && after.kind != absent:
+		return writtenDuring(path, after), true
 	case before.read && after.read && before.kind == after.kind && before.hash == after.hash && gitMode(before) == gitMode(after):
 		return Change{}, false
 	case !(before.read && after.read) && before.sameStat(after):
 		return Change{}, false
 	}
-	c := Change{Path: path, Op: Modified}
+	c := Change{Path: path, Op: Modified, mtime: after.mtime}
 	switch {
 	case before.kind == absent:
 		c.Op = Created
@@ -110,6 +129,22 @@ func compare(path string, before, after version) (Change, bool) {
 	now := string(after.content) // "" for a deleted file
 	c.New = &now
 	return c, true
+}
+
+// whyDuring says why a file written while its before-state was taken has
+// no diff.
+const whyDuring = "it was written while the proxy was taking the state before this command, so its text before is not known (written before the command started, or by it)"
+
+// writtenDuring is the change of a file written while its before-state was
+// taken, after: named, its text before not known.
+func writtenDuring(path string, after version) Change {
+	c := Change{Path: path, Op: Written, mtime: after.mtime, Why: whyDuring}
+	if after.read {
+		c.Hash = hex.EncodeToString(after.hash[:])
+	} else {
+		c.Hash = fmt.Sprintf("stat:%d:%d", after.size, after.mtime)
+	}
+	return c
 }
 
 // gitMode is v's mode as git records it: 100644, 100755 (executable),

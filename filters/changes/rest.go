@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // shared is a before-state that several calls may compare with: taken by
@@ -15,6 +16,7 @@ type shared struct {
 	ctx     context.Context // cancelled when the last holder lets go, or the filter closes
 	cancel  context.CancelCauseFunc
 	started atomic.Bool   // the scanner began taking it
+	asked   atomic.Int64  // when it was last asked for (Unix nanoseconds): the moment it stands for
 	done    chan struct{} // closed once snap is set
 	snap    Snapshot
 	refs    atomic.Int32
@@ -28,6 +30,7 @@ func newShared(parent context.Context, root string) *shared {
 	s := &shared{root: root, done: make(chan struct{})}
 	s.ctx, s.cancel = context.WithCancelCause(parent)
 	s.refs.Store(1)
+	s.asked.Store(time.Now().UnixNano())
 	return s
 }
 
@@ -143,6 +146,7 @@ func (r *rests) ask(sid, root, since string, at int64, start func() *shared) {
 	cur := r.m[sid]
 	if cur != nil && cur.snap != nil && cur.snap.waitingFor(root) {
 		cur.since, cur.at = since, at
+		cur.snap.asked.Store(time.Now().UnixNano())
 		return
 	}
 	next := &rest{since: since, at: at}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,11 @@ type pending struct {
 	// pump's, as call is.
 	later     []*call
 	moreLater int
+	// end is the agent's update that ended the call, held (a copy) to
+	// carry the report's diffs, since endAt; nil once it left, or when
+	// none can carry them.
+	end   []byte
+	endAt time.Time
 }
 
 func newPending(c *call, status string) *pending {
@@ -198,7 +204,7 @@ func takeOrNot(w scanWork) Snapshot {
 	if ctx.Err() != nil {
 		return failed{"not looked at: " + context.Cause(ctx).Error()}
 	}
-	return w.using(ctx, w.take.root, w.lim)
+	return w.using(withAsked(ctx, w.take.asked.Load()), w.take.root, w.lim)
 }
 
 // sameBefore reports whether p and q compare with the same before-state,
@@ -224,13 +230,45 @@ func makeReports(ctx context.Context, ps []scanWork) {
 	for _, w := range ps {
 		p := w.report
 		r.Since, r.Earlier = p.call.since, p.call.earlier
-		p.report, p.err = json.Marshal(r)
+		mine := r
+		mine.Files = placed(r.Files, p.call)
+		p.report, p.err = json.Marshal(mine)
 		close(p.done)
 		if before != nil {
 			before.release()
 		}
 	}
 }
+
+// clockSlack is how far a file's time may stand from the moment the proxy
+// saw a call start or end and still be the call's: the kernel stamps files
+// with a coarse clock, and an agent may start a command a moment before
+// its notification is read.
+const clockSlack = 100 * time.Millisecond
+
+// placed is files, each placed against c's run by its time (When): before
+// c was announced, or after it ended; a copy, as other calls share files.
+func placed(files []Change, c *call) []Change {
+	out := slices.Clone(files)
+	slack := clockSlack.Nanoseconds()
+	for i := range out {
+		ch := &out[i]
+		switch {
+		case ch.mtime == 0:
+		case c.announced != 0 && ch.mtime < c.announced-slack:
+			ch.When = whenBefore
+		case !ch.dirTime && c.ended != 0 && ch.mtime > c.ended+slack:
+			ch.When = whenAfter
+		}
+	}
+	return out
+}
+
+// The moments a change is placed at (Change.When).
+const (
+	whenBefore = "before"
+	whenAfter  = "after"
+)
 
 // close stops the scans: what runs is cancelled, what is queued is done
 // at once as not looked at; it returns once every scanner has stopped.

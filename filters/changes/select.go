@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ func differs(d *beneath.Dir, rel string, before, after version, max int64) bool 
 	switch {
 	case before.kind == absent && after.kind == absent:
 		return false
-	case before.kind != after.kind:
+	case before.during || before.kind != after.kind:
 		return true
 	case before.read && after.kind == regular:
 		if h, ok := hashFile(d, rel, max); ok {
@@ -114,6 +115,9 @@ func changesOf(root string, d *beneath.Dir, shown []candidate, blobs map[string]
 		ch, ok := compare(filepath.Join(root, filepath.FromSlash(c.rel)), before, after)
 		if !ok {
 			continue // the same text after all (a file written back as it was)
+		}
+		if ch.Op == Deleted { // when it left, its folder's time tells at best
+			ch.mtime, ch.dirTime = stat(d, path.Dir(c.rel)).mtime, true
 		}
 		if n := textBytes(ch); n > budget {
 			ch.Old, ch.New, ch.Why = nil, nil, leftOut(lim)

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 )
 
@@ -33,3 +34,27 @@ type failed struct{ why string }
 
 func (f failed) Changes(context.Context) Report { return Report{Files: []Change{}, Note: f.why} }
 func (failed) Close()                           {}
+
+// refused says why the flag stands aside for the session directory cwd,
+// "" when it does not: the root, or your home folder, holds far more than
+// a project, and what a command changed there is not one project's change.
+func refused(cwd string) string {
+	clean := filepath.Clean(cwd)
+	home, err := os.UserHomeDir()
+	switch {
+	case clean == "/":
+		return "the session's directory is / (the whole filesystem): --show-changes stands aside for this session"
+	case err == nil && home != "" && clean == filepath.Clean(home):
+		return "the session's directory is your home folder (" + clean + "), not a project: --show-changes stands aside for this session"
+	}
+	return ""
+}
+
+// aside is the before-state of a directory the flag stands aside for: its
+// report says why, once per session (Report.Aside).
+type aside struct{ why string }
+
+func (a aside) Changes(context.Context) Report {
+	return Report{Files: []Change{}, Note: a.why, Aside: true}
+}
+func (aside) Close() {}

@@ -17,76 +17,132 @@ func (p *pending) question() filters.DiskRead {
 	return filters.DiskRead{Kind: "changes", Path: p.call.cwd, Args: args}
 }
 
-// Tick sends the updates of the calls whose report is made, and the lines
-// held behind them, in order. It never asks to be called just to look: the
+// maxCallHold bounds how long the agent's update that ends a command (and
+// what comes after it) waits for the command's report: made by then, the
+// diffs leave on that update; not, it leaves alone and a follow-up brings
+// them.
+const maxCallHold = 200 * time.Millisecond
+
+// Tick sends what the queue holds, in order, up to what still waits: a
+// call's end whose report is not made (until maxCallHold), the end of a
+// turn whose reports are not sent (until maxHold); and the follow-ups of
+// the late reports made. It never asks to be called just to look: the
 // scanner wakes the clock when a report is made; it asks for the moment
-// the lines held are overdue, when the reports they wait for are given up.
+// what waits stops waiting.
 func (f *Filter) Tick(d acp.Direction, now time.Time, out filters.Emitter) time.Time {
 	if d != acp.AgentToClient {
 		return time.Time{}
 	}
-	return f.release(now, out, f.queue.overdue(now))
+	f.now = now
+	return f.release(now, out, f.queue.overfull())
 }
 
-// release sends what the queue holds up to the first report not made (all
-// of it when giveUp: a report not made is given up) and returns when it
-// next wants to be called.
+// release sends what the queue holds up to the first item that waits (none
+// waits when giveUp) and returns when it next wants to be called.
 func (f *Filter) release(now time.Time, out filters.Emitter, giveUp bool) time.Time {
-	for !f.queue.empty() {
-		it := f.queue.front()
-		if it.line != nil {
-			f.queue.pop()
-			if err := filters.EmitHeld(out, acp.AgentToClient, it.line); err != nil {
-				return time.Time{}
-			}
-			continue
+	for {
+		if err := f.sendLate(now, out); err != nil || f.queue.empty() {
+			return time.Time{}
 		}
-		p := it.report
-		if !p.made() {
-			if !giveUp {
-				return f.queue.deadline()
+		it := f.queue.front()
+		var wait time.Time
+		var err error
+		switch {
+		case it.report != nil:
+			wait, err = f.releaseReport(it.report, now, out, giveUp)
+		case it.turnEnd && len(f.queue.late) > 0 && !giveUp && now.Before(it.at.Add(maxHold)):
+			wait = it.at.Add(maxHold)
+		default:
+			if it.turnEnd && len(f.queue.late) > 0 {
+				f.log().Warn("show-changes: the end of a turn went before the reports of its commands; they follow it", "calls", len(f.queue.late))
 			}
 			f.queue.pop()
-			f.gaveUp(p) // its fields are the scanner's until it is made: not read
+			err = filters.EmitHeld(out, acp.AgentToClient, it.line)
+		}
+		if err != nil || !wait.IsZero() {
+			return wait
+		}
+	}
+}
+
+// releaseReport sends the queue's front report p on its call's end, once
+// made; past maxCallHold (or giving up), the end leaves alone and p is
+// late. A report without an end (its call ended with its turn) is late at
+// once. It returns when to look again, while p waits.
+func (f *Filter) releaseReport(p *pending, now time.Time, out filters.Emitter, giveUp bool) (time.Time, error) {
+	end, deadline := p.end, p.endAt.Add(maxCallHold)
+	if end == nil {
+		f.queue.popLate()
+		return time.Time{}, nil
+	}
+	if giveUp || !now.Before(deadline) {
+		f.queue.popLate()
+		return time.Time{}, filters.EmitHeld(out, acp.AgentToClient, end)
+	}
+	if !p.made() {
+		return deadline, nil
+	}
+	r, err := f.read(p, now)
+	if errors.Is(err, filters.ErrNotRead) {
+		return deadline, nil // a replay: the trace's read record comes later
+	}
+	f.queue.pop()
+	defer p.call.forget()
+	if err != nil {
+		f.log().Warn("show-changes: no report for a command", "toolCallId", p.call.key.id, "err", err)
+	} else if line := f.endWith(p, end, r); line != nil {
+		return time.Time{}, out.Emit(acp.AgentToClient, line)
+	}
+	return time.Time{}, filters.EmitHeld(out, acp.AgentToClient, end)
+}
+
+// sendLate sends the follow-ups of the late reports made.
+func (f *Filter) sendLate(now time.Time, out filters.Emitter) error {
+	for i := 0; i < len(f.queue.late); {
+		p := f.queue.late[i]
+		if !p.made() {
+			i++
 			continue
 		}
 		r, err := f.read(p, now)
-		if errors.Is(err, filters.ErrNotRead) && !giveUp {
-			return f.queue.deadline() // a replay: the trace's read record comes later
+		if errors.Is(err, filters.ErrNotRead) {
+			i++
+			continue
 		}
-		f.queue.pop()
-		if err := f.send(p, r, err, out); err != nil {
-			return time.Time{}
+		f.queue.dropLate(i)
+		if err := f.sendFollowUp(p, r, err, out); err != nil {
+			return err
 		}
 	}
-	return time.Time{}
+	return nil
 }
 
 // gaveUp notes that p's report was not waited for.
 func (f *Filter) gaveUp(p *pending) {
 	f.log().Warn("show-changes: a command's report was not made in time; its changes are not shown",
 		"toolCallId", p.call.key.id)
-	p.call.content, p.call.others = nil, nil
+	p.call.forget()
 }
 
-// send emits p's update for report r (read with err).
-func (f *Filter) send(p *pending, r Report, err error, out filters.Emitter) error {
-	defer func() { p.call.content, p.call.others = nil, nil }() // sent: what other calls name of it is its title
+// sendFollowUp emits the update that brings report r (read with err) to
+// p's call after the call's end went without it.
+func (f *Filter) sendFollowUp(p *pending, r Report, err error, out filters.Emitter) error {
+	defer p.call.forget()
 	if err != nil {
 		f.log().Warn("show-changes: no report for a command", "toolCallId", p.call.key.id, "err", err)
 		return nil
 	}
-	if line := f.updateFor(p, r); line != nil {
+	if line := f.followUp(p, r); line != nil {
 		return out.Emit(acp.AgentToClient, line)
 	}
 	return nil
 }
 
-// hold queues a copy of m behind the reports being made: the end of a
-// turn must not overtake the updates of its commands, nor anything after
-// it the end of the turn.
-func (f *Filter) hold(m *filters.Message) error {
-	f.queue.addLine(m.Raw, m.Time)
+// hold queues a copy of m behind what is held: the end of a turn must not
+// overtake the updates of its commands, nor anything after a held line
+// that line.
+func (f *Filter) hold(m *filters.Message, turnEnd bool) error {
+	f.queue.addLine(m.Raw, m.Time, turnEnd)
 	return filters.Drop
 }
 
@@ -125,15 +181,21 @@ func (f *Filter) Drain(d acp.Direction, out filters.Emitter) {
 		return
 	}
 	deadline := time.Now().Add(drainWait)
-	for !f.queue.empty() {
-		if it := f.queue.front(); !f.Replaying && it.report != nil {
-			it.report.wait(deadline)
+	if !f.Replaying {
+		for _, p := range f.queue.waiting() {
+			p.wait(deadline)
 		}
-		before := len(f.queue.items)
-		f.release(time.Now(), out, false)
-		if len(f.queue.items) == before {
-			f.log().Warn("show-changes: reports not sent at the end of the agent's output", "calls", f.queue.reports)
-			f.release(time.Now(), out, true)
+	}
+	// The time of the last line or Tick: what waited for its report
+	// until now waited on it, as a replay of the trace does.
+	now := f.now
+	f.release(now, out, false)
+	f.release(now, out, true)
+	if n := len(f.queue.late); n > 0 {
+		f.log().Warn("show-changes: reports not sent at the end of the agent's output", "calls", n)
+		for len(f.queue.late) > 0 {
+			f.gaveUp(f.queue.late[0]) // its fields are the scanner's until it is made: not read
+			f.queue.dropLate(0)
 		}
 	}
 }

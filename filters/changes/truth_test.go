@@ -1,13 +1,19 @@
 package changes
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
+	"github.com/acp-proxy/acp-proxy/internal/chaintest"
 )
 
 // Two calls from one model response compare with the same before-state: a
@@ -142,17 +148,165 @@ func TestFilesGitIsToldNotToLookAtAreNamed(t *testing.T) {
 	}
 }
 
-// A command whose output is too large to send again beside its changes
-// (an update's content replaces the call's) has them shown on a call of
-// their own, named after it.
+// A command whose output is too large to send again (an update's content
+// replaces the call's) has its changes on the update that ends it, its
+// output sent once; when the report is late, on a call of their own, named
+// after it.
 func TestAChangeOfACallWithALargeOutputReachesTheClient(t *testing.T) {
+	big := strings.Repeat("x", maxContentBytes+1)
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{})
 	s.agent(started("c1", "big"))
 	s.run("echo a > a.txt")
-	s.agent(ended("c1", "completed", strings.Repeat("x", maxContentBytes+1)))
+	s.agent(ended("c1", "completed", big))
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], `"toolCallId":"c1","status":"completed"`)
+	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
+	assert.Equal(t, 1, sentContaining(s, "xxxx"), "the output is sent once")
+
+	gate := make(chan struct{})
+	s = newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
+	s.agent(started("c1", "big"))
+	s.run("echo a > a.txt")
+	s.agent(ended("c1", "completed", big))
+	s.tick(time.Unix(0, 0).Add(maxCallHold))
+	close(gate)
 	s.settle()
 	require.Len(t, s.added(), 1)
 	assert.Contains(t, s.added()[0], `"sessionUpdate":"tool_call","toolCallId":"c1-acp-proxy-changes","title":"Files changed by big","kind":"edit","status":"completed"`)
 	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
-	assert.NotContains(t, s.added()[0], "xxxx", "the output is not sent again")
+	assert.Equal(t, 1, sentContaining(s, "xxxx"), "the output is sent once")
+}
+
+// sentContaining counts the lines the client got that hold text.
+func sentContaining(s *session, text string) int {
+	n := 0
+	for _, l := range s.sent {
+		if strings.Contains(l.Raw, text) {
+			n++
+		}
+	}
+	return n
+}
+
+// agentAt sends lines from the agent read at at, keeping what reaches the
+// client.
+func (s *session) agentAt(at time.Time, lines ...string) {
+	s.t.Helper()
+	clock := filters.NewManualClock(at)
+	sink := func(l filters.Line) error {
+		s.sent = append(s.sent, chaintest.Sent{Dir: l.Dir, Raw: string(l.Raw), Original: l.Original})
+		return nil
+	}
+	dr := filters.NewDriver(s.chain, clock, sink)
+	for _, l := range lines {
+		require.NoError(s.t, dr.Process(filters.NewMessage(acp.AgentToClient, []byte(l), at, nil), sink))
+		require.NoError(s.t, dr.Tick(acp.AgentToClient))
+	}
+}
+
+// A change whose file's time is before the command was announced (a
+// user's save between commands, a background writer of an earlier call)
+// is said as made before it started, not as the command's; one after the
+// command ended, as made after it. A deletion is placed by its folder's
+// time.
+func TestAChangeMadeBeforeACommandStartedIsNotSaidAsItsOwn(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n", "old.txt": "o\n", "gone/g.txt": "g\n"}, git: git}, &Filter{})
+		now := time.Now()
+		s.agentAt(now, started("A", "echo A > A.txt"))
+		s.run("echo A > A.txt")
+		s.agentAt(now, ended("A", "completed", ""))
+		s.settle()
+		s.run("echo n > notes.md && rm old.txt && mkdir -p gone && rm gone/g.txt") // the user, or a writer A left behind
+		later := time.Now().Add(time.Second)
+		s.agentAt(later, started("B", "ls; echo B > B.txt"))
+		s.agentAt(later, ended("B", "completed", ""))
+		s.drain()
+		require.Len(t, s.added(), 2, "git %v", git)
+		second := s.added()[1]
+		for _, before := range []string{"created notes.md", "deleted old.txt", "deleted gone/g.txt"} {
+			assert.Contains(t, second, "- "+before+" (changed before this command started, by you or another program)", "git %v", git)
+		}
+	}
+}
+
+// A change made after the command ended (as its update came), before the
+// report looked, is said as such.
+func TestAChangeMadeAfterACommandEndedIsSaidSo(t *testing.T) {
+	gate := make(chan struct{})
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
+	earlier := time.Now().Add(-2 * time.Second)
+	s.agentAt(earlier, started("A", "x"))
+	s.agentAt(earlier.Add(time.Second), ended("A", "completed", ""))
+	s.run("echo x > x.txt") // before the report looks
+	close(gate)
+	s.settle()
+	require.Len(t, s.added(), 1)
+	assert.Contains(t, s.added()[0], "- created x.txt (changed after this command ended: by you, another program, or one it left running)")
+}
+
+// A before-state still being taken when a command starts does not absorb
+// the command's writes: a file written while it was taken (its time past
+// the take's start; here, set so) is named, its text before not known,
+// rather than taken for the state before.
+func TestAWriteWhileTheStateBeforeIsTakenIsNotAbsorbed(t *testing.T) {
+	future := `touch -d "$(date -d '+2 sec' '+%Y-%m-%d %H:%M:%S')" w.txt`
+	for _, git := range []bool{true, false} {
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git, afterGit: "echo w > w.txt && " + future}, &Filter{})
+		s.agent(started("c1", "echo w > w.txt"))
+		s.agent(ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Contains(t, s.added()[0], "- written w.txt: no diff, "+whyDuring, "git %v", git)
+	}
+}
+
+// A before-state stands for the moment it was asked for (the prompt sent,
+// the last command ended), however long it waits for its turn: a write
+// after that moment, before the scan began, is named on the next command,
+// not absorbed.
+func TestAWriteBeforeTheStateBeforeIsTakenIsNotAbsorbed(t *testing.T) {
+	for _, git := range []bool{true, false} {
+		f := &Filter{}
+		s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: git}, f)
+		gate := make(chan struct{})
+		f.Take = func(ctx context.Context, root string, lim Limits) Snapshot { <-gate; return Take(ctx, root, lim) }
+		chaintestPrompt(s) // the next prompt's state before waits for the gate
+		s.run("echo u > u.txt")
+		close(gate)
+		s.rested()
+		s.agent(started("c1", "true"), ended("c1", "completed", ""))
+		s.settle()
+		require.Len(t, s.added(), 1, "git %v", git)
+		assert.Contains(t, s.added()[0], "- written u.txt: no diff, "+whyDuring, "git %v", git)
+	}
+}
+
+// Your home folder, or the root, as the session's directory: the flag
+// stands aside, says so on the first command's update, once, and scans
+// nothing.
+func TestTheHomeFolderIsRefusedWithANoteOnce(t *testing.T) {
+	dir := tree{files: map[string]string{"a": "a\n"}}.make(t)
+	t.Setenv("HOME", dir)
+	s := newSessionIn(t, dir, &Filter{})
+	for _, id := range []string{"c1", "c2"} {
+		s.agent(started(id, "echo x > "+id))
+		s.run("echo x > " + id)
+		s.agent(ended(id, "completed", ""))
+		s.settle()
+	}
+	var notes []string
+	for _, l := range s.sent {
+		if strings.Contains(l.Raw, "stands aside") {
+			notes = append(notes, l.Raw)
+		}
+	}
+	require.Len(t, notes, 1, "said once")
+	assert.Contains(t, notes[0], `"toolCallId":"c1"`)
+	assert.Contains(t, notes[0], "the session's directory is your home folder ("+dir+"), not a project: --show-changes stands aside for this session")
+	assert.NotContains(t, notes[0], "created c1", "nothing scanned")
+	assert.NotContains(t, notes[0], "changed since", "no count of files it did not look at")
+	assert.Equal(t, "", refused("/work/project"))
+	assert.Contains(t, refused("/"), "the whole filesystem")
 }

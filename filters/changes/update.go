@@ -9,19 +9,19 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
-// updateFor is the tool_call_update that shows r on p's call: the content
-// the client holds for the call, then a note saying what changed (and, for
-// a file without a diff, why), then a diff per file. nil when there is
-// nothing to show: no change, or only changes a diff already showed.
-//
-// A call whose content is too large to send again (an update's content
-// replaces the call's) has its changes shown on a call of their own, named
-// after it, rather than not at all.
-func (f *Filter) updateFor(p *pending, r Report) []byte {
+// shownItems are the content items that show r on p's call, each followed
+// by a comma: a note saying what changed (and, for a file without a diff,
+// why), then a diff per file, within Limits.MaxUpdateBytes of diffs. nil
+// when there is nothing to show: no change, or only changes a diff
+// already showed.
+func (f *Filter) shownItems(p *pending, r Report) []byte {
 	c := p.call
 	from := c.from
 	if r.Earlier && !c.earlier { // a replay: the live proxy took the rest before
 		from = c.prevFrom
+	}
+	if r.Aside && f.saidAside(c.key.session) {
+		return nil
 	}
 	var shown []Change
 	for _, ch := range r.Files {
@@ -38,28 +38,101 @@ func (f *Filter) updateFor(p *pending, r Report) []byte {
 			f.remember(c.key.session, ch.Path, ch.Hash)
 		}
 	}
-	items := []byte{'['}
-	if !c.bigContent {
-		items = appendItems(items, c.content)
+	diffs := f.appendDiffs(nil, shown)
+	items := appendText(nil, f.note(p, shown, r))
+	return append(append(items, ','), diffs...)
+}
+
+// appendDiffs appends a diff item, then a comma, per change of shown that
+// has one, while they fit in Limits.MaxUpdateBytes; a diff past it is
+// left out, its change saying why.
+func (f *Filter) appendDiffs(dst []byte, shown []Change) []byte {
+	budget := f.limits().MaxUpdateBytes
+	if budget == 0 {
+		budget = DefaultLimits.MaxUpdateBytes
 	}
-	items = appendText(items, f.note(p, shown, r))
-	for _, ch := range shown {
-		if ch.New != nil {
-			items = append(items, ',')
-			items = acp.AppendDiff(items, ch.Path, ch.Old, *ch.New) // no oldText: created; empty newText: deleted
+	for i := range shown {
+		ch := &shown[i]
+		if ch.New == nil {
+			continue
+		}
+		n := len(dst)
+		dst = append(acp.AppendDiff(dst, ch.Path, ch.Old, *ch.New), ',') // no oldText: created; empty newText: deleted
+		if int64(len(dst)) > budget {
+			dst = dst[:n]
+			ch.Old, ch.New = nil, nil
+			ch.Why = fmt.Sprintf("its diff is left out: one update carries at most %s of diffs", sizeWords(budget))
 		}
 	}
-	items = append(items, ']')
+	return dst
+}
+
+// endWith is end, the agent's update that ended p's call, carrying r too:
+// its content, or the call's last when it has none, then r's items. nil
+// when r shows nothing.
+func (f *Filter) endWith(p *pending, end []byte, r Report) []byte {
+	items := f.shownItems(p, r)
+	if items == nil {
+		return nil
+	}
+	content := []byte{'['}
+	if own, ok := rawjson.Get(end, "params", "update", "content"); ok && string(own) != "null" {
+		content = appendItems(content, own)
+	} else {
+		content = appendItems(content, p.call.content)
+	}
+	content = append(content, items...) // items end in a comma
+	content[len(content)-1] = ']'
+	line, err := rawjson.Set(end, content, "params", "update", "content")
+	if err != nil {
+		f.log().Warn("show-changes: the end of a call cannot carry its changes", "toolCallId", p.call.key.id, "err", err)
+		return nil
+	}
+	return line
+}
+
+// followUp is the update that brings r to p's call after the call's end
+// went without it: the call's kind, title and status, which a client that
+// forgot the call draws it with, and its last content, which the update
+// replaces, then r's items. A call whose content is too large to send
+// again has them shown on a call of their own, named after it. nil when r
+// shows nothing.
+func (f *Filter) followUp(p *pending, r Report) []byte {
+	c := p.call
+	items := f.shownItems(p, r)
+	if items == nil {
+		return nil
+	}
 	raw := rawjson.AppendQuote([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`), c.key.session)
+	content := []byte{'['}
 	if c.bigContent {
 		raw = appendOwnCall(raw, c)
 	} else {
 		raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
 		raw = rawjson.AppendQuote(raw, c.key.id)
+		raw = appendCallFields(raw, c, p.status)
+		content = appendItems(content, c.content)
 	}
+	content = append(content, items...)
+	content[len(content)-1] = ']'
 	raw = append(raw, `,"content":`...)
-	raw = append(raw, items...)
+	raw = append(raw, content...)
 	return append(raw, "}}}"...)
+}
+
+// appendCallFields appends c's title, kind and status (an ACP status; a
+// call the end of its turn ended keeps the client's).
+func appendCallFields(raw []byte, c *call, status string) []byte {
+	if c.title != "" {
+		raw = rawjson.AppendQuote(append(raw, `,"title":`...), c.title)
+	}
+	if c.kind != "" {
+		raw = rawjson.AppendQuote(append(raw, `,"kind":`...), c.kind)
+	}
+	if status == "completed" || status == "failed" {
+		raw = rawjson.AppendQuote(append(raw, `,"status":`...), status)
+	}
+	return raw
 }
 
 // appendOwnCall appends the start of the tool_call that shows the changes
@@ -80,6 +153,9 @@ func appendOwnCall(raw []byte, c *call) []byte {
 // note is the text that says what changed while p's call ran.
 func (f *Filter) note(p *pending, shown []Change, r Report) string {
 	c := p.call
+	if r.Aside {
+		return "acp-proxy: " + r.Note
+	}
 	var b strings.Builder
 	n := len(shown) + r.More
 	b.WriteString("acp-proxy: ")
@@ -109,6 +185,12 @@ func (f *Filter) note(p *pending, shown []Change, r Report) string {
 		}
 		if ch.Mode != "" {
 			b.WriteString(" (mode " + ch.Mode + ")")
+		}
+		switch ch.When {
+		case whenBefore:
+			b.WriteString(" (changed before this command started, by you or another program)")
+		case whenAfter:
+			b.WriteString(" (changed after this command ended: by you, another program, or one it left running)")
 		}
 		if ch.Why != "" {
 			b.WriteString(": no diff, " + ch.Why)

@@ -1,11 +1,13 @@
 package changes
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"syscall"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
@@ -21,10 +23,13 @@ type Limits struct {
 	MaxFiles int
 	// MaxShown bounds the files one update shows; the rest are counted.
 	MaxShown int
+	// MaxUpdateBytes bounds the bytes of diffs one update carries; a diff
+	// past it is left out, its file named with why (zero: the default).
+	MaxUpdateBytes int64
 }
 
 // DefaultLimits are the limits of --show-changes.
-var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 200_000, MaxShown: 50}
+var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 200_000, MaxShown: 50, MaxUpdateBytes: 24 << 20}
 
 // kind is what a path is.
 type kind uint8
@@ -51,6 +56,45 @@ type version struct {
 	content []byte
 	hash    [sha256.Size]byte
 	why     string
+	// during: a before-state saw it written while it was being taken (its
+	// time is past the take's start): the write may be a command's that
+	// had started, so what it held before is not known.
+	during bool
+}
+
+// markDuring marks the versions of files whose time is at or past start
+// (Unix nanoseconds) as written while the before-state was taken.
+func markDuring(files map[string]version, start int64) {
+	for p, v := range files {
+		if v.kind != absent && v.mtime >= start {
+			v.during = true
+			files[p] = v
+		}
+	}
+}
+
+// takeStart is the moment a before-state taken now stands for: when it
+// was asked for (the prompt sent, the last command ended), as ctx says,
+// else now. A file whose time is at or past it was written after that
+// moment, while the before-state waited its turn or was being taken. The
+// kernel stamps files with a clock that lags by up to a tick, so a write
+// in the tick after may still pass for one before; no file written before
+// is taken for one after.
+func takeStart(ctx context.Context) int64 {
+	if at, ok := ctx.Value(askedKey{}).(int64); ok && at != 0 {
+		return at
+	}
+	return time.Now().UnixNano()
+}
+
+// askedKey is the context key of when a before-state was asked for (Unix
+// nanoseconds).
+type askedKey struct{}
+
+// withAsked is ctx saying that the before-state taken with it was asked
+// for at (Unix nanoseconds).
+func withAsked(ctx context.Context, at int64) context.Context {
+	return context.WithValue(ctx, askedKey{}, at)
 }
 
 // sameStat reports whether two versions look the same without their

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
@@ -62,7 +63,10 @@ type Filter struct {
 	// opened are the v2 calls whose opening update was seen, until they end (v2.go).
 	opened   toolcall.List[bool]
 	sessions sessions
-	held     int64    // bytes of the edits in calls
+	held     int64 // bytes of the edits in calls
+	// ranSince is when the command of the message being judged may have
+	// started running; zero when it provably has not (see writtenSince).
+	ranSince time.Time
 	pending  [][]byte // updates of the filter's own, sent before the message being filtered
 
 	// approvals: what permission requests showed, until the client answers (approval.go); the
@@ -134,10 +138,16 @@ type judged struct {
 }
 
 // judgedKey stands for what a recognition depends on besides the disk: the rawInput, the
-// directory the command runs in, and the session's.
-func judgedKey(rawInput []byte, cmd command, shellCwd, root string) [sha256.Size]byte {
+// directory the command runs in, the session's, and whether the command may have run (a
+// message that shows it waiting, a permission request, may show what one that showed it
+// running could not).
+func judgedKey(rawInput []byte, cmd command, shellCwd, root string, mayHaveRun bool) [sha256.Size]byte {
 	h := sha256.New()
-	for _, part := range [][]byte{rawInput, []byte(cmd.dir), []byte(shellCwd), []byte(root)} {
+	ran := []byte{0}
+	if mayHaveRun {
+		ran[0] = 1
+	}
+	for _, part := range [][]byte{rawInput, []byte(cmd.dir), []byte(shellCwd), []byte(root), ran} {
 		h.Write(part)
 		h.Write([]byte{0})
 	}
@@ -198,6 +208,9 @@ type session struct {
 	// does not follow is not judged unless it says it is claude's, as the
 	// session may be claude's.
 	forgotten bool
+	// lastEnd is when the session's last call was seen to end: a file
+	// changed before it was not changed by a command that starts after.
+	lastEnd time.Time
 }
 
 var _ filters.Filter = (*Filter)(nil)
@@ -420,10 +433,17 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 		// A command that has not run yet can start an edit: the existing
 		// file is still the one it will replace.
 		fresh := announces && !final || status == "" || status == "pending"
+		// One reported running may have written already: a file it
+		// changed is not read as its state before (ranSince).
+		s.ranSince = time.Time{}
+		if !(status == "pending" || isPermission(path) || announces && status == "") {
+			s.ranSince = ranSince(m.Time, s.session(m, sid).lastEnd)
+		}
 		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
 	}
 	if final {
 		s.opened.Remove(sid, id) // a v2 call's id is no longer open
+		s.session(m, sid).lastEnd = m.Time
 	}
 	if c == nil {
 		return nil, nil
@@ -535,7 +555,7 @@ func (s *Filter) judge(m *filters.Message, sid, id string, c *call, rawInput []b
 // messages. A write another live call shows pending stands aside. It returns the call's state (one
 // is kept for a refusal, to remember it) and what was recognised.
 func (s *Filter) recogniseOnce(m *filters.Message, sess *session, sid, id string, c *call, claude bool, rawInput []byte, cmd command) (*call, recognised) {
-	key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid))
+	key := judgedKey(rawInput, cmd, sess.shellCwd, m.Caps.Cwd(sid), checksRan(s.ranSince))
 	if c != nil && c.judged != nil && c.judged.key == key {
 		return c, c.judged.r
 	}
@@ -658,9 +678,9 @@ func (s *Filter) recognise(m *filters.Message, sess *session, sid string, cmd co
 func (s *Filter) scriptFiles(m *filters.Message, script, dir string, parsed shellwrite.Script, root string) ([]shellwrite.FileEdit, bool, error) {
 	w, err := shellwrite.Parse(script, dir)
 	if err != nil {
-		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit())
+		return scriptEdits(m, script, dir, parsed, root, s.OutsideCwd, s.limit(), s.ranSince)
 	}
-	t, err := checkTarget(m, script, dir, w, root, s.OutsideCwd, s.limit())
+	t, err := checkTarget(m, script, dir, w, root, s.OutsideCwd, s.limit(), s.ranSince)
 	if err != nil {
 		return nil, false, err
 	}

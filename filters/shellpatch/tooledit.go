@@ -3,6 +3,7 @@ package shellpatch
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
@@ -220,7 +221,7 @@ func (s *Filter) askToolEdit(m *filters.Message, path []string, callRaw []byte, 
 	if !onlyKeys(rawInput, opencodeAskKeys) || asked != target || !filepath.IsAbs(root) || filepath.Clean(target) != target {
 		return nil, nil
 	}
-	t, err := checkTarget(m, "", "", shellwrite.Write{Path: target}, filepath.Clean(root), s.OutsideCwd, s.limit())
+	t, err := checkTarget(m, "", "", shellwrite.Write{Path: target}, filepath.Clean(root), s.OutsideCwd, s.limit(), time.Time{})
 	if err != nil {
 		return nil, nil
 	}

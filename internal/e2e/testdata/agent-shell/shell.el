@@ -3,7 +3,11 @@
 ;; Loads agent-shell (from the checkouts $AGENT_SHELL_DIR, $ACP_EL_DIR and
 ;; $SHELL_MAKER_DIR) and the `setq' doctor printed for it ($CONFIG), starts
 ;; a Codex shell as M-x agent-shell-openai-start-codex does (its default
-;; login authentication), waits for its session, submits $PROMPT as a user
+;; login authentication; with START=claude, a Claude shell as
+;; M-x agent-shell-anthropic-start-claude-code does, with the key
+;; $ANTHROPIC_API_KEY), answers every permission request with its
+;; allow-once option (agent-shell's own agent-shell-permission-allow-always),
+;; waits for its session, submits $PROMPT as a user
 ;; would at the prompt, waits for the turn to end, and prints the shell
 ;; buffer: all its text, then only what is visible (tool calls start
 ;; collapsed, under a collapsed activity header; expanded with EXPAND=1:
@@ -20,7 +24,11 @@
       agent-shell-header-style 'text
       agent-shell-openai-authentication (agent-shell-openai-make-authentication :login t)
       agent-shell-tool-use-expand-by-default (equal (getenv "EXPAND") "1")
-      agent-shell-activity-group-expand-by-default (equal (getenv "EXPAND") "1"))
+      agent-shell-activity-group-expand-by-default (equal (getenv "EXPAND") "1")
+      agent-shell-permission-responder-function #'agent-shell-permission-allow-always)
+(when (equal (getenv "START") "claude")
+  (setq agent-shell-anthropic-authentication
+        (agent-shell-anthropic-make-authentication :api-key (getenv "ANTHROPIC_API_KEY"))))
 
 (defvar shell-test-wait (string-to-number (or (getenv "WAIT") "120")))
 
@@ -55,7 +63,9 @@
       (princ (shell-test-visible (point-min) (point-max)))
       (princ "\n=== end\n"))))
 
-(setq shell-test-buffer (agent-shell-start :config (agent-shell-openai-make-codex-config)))
+(setq shell-test-buffer (agent-shell-start :config (if (equal (getenv "START") "claude")
+                                                         (agent-shell-anthropic-make-claude-code-config)
+                                                       (agent-shell-openai-make-codex-config))))
 (shell-test-until "a session"
                   (lambda () (with-current-buffer shell-test-buffer
                                (map-nested-elt (agent-shell--state) '(:session :id)))))
