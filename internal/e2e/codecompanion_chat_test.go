@@ -348,16 +348,13 @@ func TestCodecompanionChatShowsToolCallsThroughTheFilters(t *testing.T) {
 
 // codecompanion forgets a call once it has completed (its handler drops
 // the call's state), so an update for that call that comes later is drawn
-// as a call of its own. On main before issue 32's Delivery, --show-changes'
-// update after each command is drawn so, "Other: app.py", "Other:
-// data.txt", drawn running (the update has no kind and no status), and the
-// deletion of old.txt is named nowhere. Issue 32 asks that the changes
-// arrive on the call that made them in codecompanion too: each call is one
-// line, drawn done, that names a file it changed, and no change is drawn
-// as a call of its own.
+// as a call of its own. An update sent after the call completed was drawn
+// so, "Other: app.py", "Other: data.txt", drawn running (the update had no
+// kind and no status), and the deletion of old.txt was named nowhere. The
+// changes arrive on the call that made them: each call is one line, drawn
+// done, that names a file it changed, and no change is drawn as a call of
+// its own.
 func TestCodecompanionChatShowsChangesOnTheCallThatMadeThem(t *testing.T) {
-	t.Skip("issue 32 (Delivery): --show-changes does not yet deliver on the call; this test fails until it does " +
-		"(delete this line when it does)")
 	n := codecompanionInNeovim(t, "codecompanion's chat with --show-changes")
 	run := codecompanionFilterChat(t, n, "--show-changes")
 	assert.NotContains(t, run.buffer, "Other: ", "a change drawn as a call of its own")
