@@ -1,6 +1,10 @@
 package changes
 
-import "time"
+import (
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+)
 
 // holdQueue is what waits, in order, to be sent to the client: each ended
 // command's report (being made, then sent), and the agent's lines held
@@ -17,7 +21,7 @@ type holdQueue struct {
 // queued is a report or a held line.
 type queued struct {
 	report *pending
-	line   []byte // the agent's line, as it arrived
+	line   *filters.Held // the agent's line, as it arrived
 }
 
 func (q *holdQueue) addReport(p *pending) {
@@ -25,14 +29,14 @@ func (q *holdQueue) addReport(p *pending) {
 	q.reports++
 }
 
-// addLine holds a copy of raw, which arrived at t.
-func (q *holdQueue) addLine(raw []byte, t time.Time) {
+// addLine holds h, a copy of a line that arrived at h.Time.
+func (q *holdQueue) addLine(h *filters.Held) {
 	if q.lines == 0 {
-		q.since = t
+		q.since = h.Time
 	}
-	q.items = append(q.items, queued{line: append([]byte(nil), raw...)})
+	q.items = append(q.items, queued{line: h})
 	q.lines++
-	q.bytes += len(raw)
+	q.bytes += len(h.Raw)
 }
 
 func (q *holdQueue) empty() bool   { return len(q.items) == 0 }
@@ -44,7 +48,7 @@ func (q *holdQueue) pop() {
 		q.reports--
 	} else {
 		q.lines--
-		q.bytes -= len(it.line)
+		q.bytes -= len(it.line.Raw)
 	}
 	q.items[0] = queued{}
 	q.items = q.items[1:]

@@ -36,7 +36,7 @@ func (f *Filter) release(now time.Time, out filters.Emitter, giveUp bool) time.T
 		it := f.queue.front()
 		if it.line != nil {
 			f.queue.pop()
-			if err := filters.EmitHeld(out, acp.AgentToClient, it.line); err != nil {
+			if err := filters.EmitHeld(out, it.line); err != nil {
 				return time.Time{}
 			}
 			continue
@@ -86,7 +86,7 @@ func (f *Filter) send(p *pending, r Report, err error, out filters.Emitter) erro
 // turn must not overtake the updates of its commands, nor anything after
 // it the end of the turn.
 func (f *Filter) hold(m *filters.Message) error {
-	f.queue.addLine(m.Raw, m.Time)
+	f.queue.addLine(m.Hold())
 	return filters.Drop
 }
 

@@ -60,7 +60,7 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	if t.q.full(size) {
 		return
 	}
-	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL, JSON: p.Valid, HasOut: changed}
+	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL, JSON: p.Valid, HasOut: changed, Held: p.Held}
 	var out []proxy.Sent
 	if changed {
 		out = p.Out
@@ -75,6 +75,16 @@ func (t *Tap) Added(d acp.Direction, when time.Time, line []byte, _ bool) {
 	}
 	out := [1]proxy.Sent{{Line: line}}
 	t.q.put(trace.Record{T: t.at(when), Dir: d, HasOut: true}, out[:], int64(len(line)))
+}
+
+// Released queues a held line leaving, unchanged, as its trace record
+// has it.
+func (t *Tap) Released(p *proxy.Passage) {
+	if t.q.full(int64(len(p.Line))) {
+		return
+	}
+	t.q.put(trace.Record{T: t.at(p.Left), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL,
+		Released: true, HeldSince: t.at(p.Time)}, nil, int64(len(p.Line)))
 }
 
 // Long follows a line too long to filter: the page gets its first bytes.
