@@ -153,10 +153,10 @@ func TestAHeldLineIsReleasedAsTheOriginal(t *testing.T) {
 	c := filters.NewChain(capabilities.New(), &releasing{})
 	c.OnError = func(_ acp.Direction, _ string, err error) { errs = append(errs, err) }
 	type left struct {
-		Raw           string
-		Original      bool
-		Read          time.Time
-		NoEOL bool
+		Raw      string
+		Original bool
+		Read     time.Time
+		NoEOL    bool
 	}
 	var got []left
 	dr := filters.NewDriver(c, filters.NewManualClock(time.Unix(0, 0)), func(l filters.Line) error {
