@@ -42,6 +42,7 @@ type Conn struct {
 	// runs: a filter reads the direction (filters.Chain.Runs); the lines
 	// of one none reads pass as without filters.
 	runs [2]bool
+	held [2]heldOrder // each direction's held lines, told in order
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -169,6 +170,10 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) error {
 		}
 	} else {
 		err = c.filter(d, ln, now, p)
+	}
+	if p != nil && p.Held {
+		c.held[d].pass(c.taps, p)
+		return err
 	}
 	for _, t := range c.taps {
 		t.passed(p)
@@ -302,9 +307,7 @@ func (c *Conn) release(l filters.Line, now time.Time, flush bool) error {
 	if len(c.taps) > 0 {
 		p := &Passage{Dir: l.Dir, Time: l.Held.Time, Line: l.Raw, EOL: !l.Held.NoEOL, Held: true, Left: now,
 			Out: []Sent{{Line: l.Raw, Original: true}}}
-		for _, t := range c.taps {
-			t.released(p)
-		}
+		c.held[l.Dir].release(c.taps, p)
 	}
 	if err := c.write(l.Dir, l.Raw, !l.Held.NoEOL); err != nil {
 		return err

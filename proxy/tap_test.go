@@ -285,3 +285,23 @@ func TestAHeldLineLeavesAsItCame(t *testing.T) {
 		assert.Equal(t, want, toAgent.String(), "taps: %d", len(taps))
 	}
 }
+
+// A timer may release a held line after the chain held it and before the
+// pump has told the taps of it: the taps are told of the line, held, then
+// of its release, never the other way round.
+func TestTapsAreToldOfAHeldLineBeforeItsRelease(t *testing.T) {
+	t0 := time.Unix(7, 0)
+	tap := &eventTap{}
+	r := &Relay{Chain: filters.NewChain(capabilities.New(), &endHolder{}), Taps: []Tap{tap}, Now: func() time.Time { return t0 }}
+	var toAgent bytes.Buffer
+	c := r.Open(&toAgent, &bytes.Buffer{})
+	raw := []byte(`{"method":"hold"}`)
+	released := filters.NewMessage(acp.ClientToAgent, raw, t0, nil).Hold()
+	require.NoError(t, c.sink(filters.Line{Dir: acp.ClientToAgent, Raw: raw, Original: true, Held: released}))
+	require.NoError(t, c.process(acp.ClientToAgent, line{bytes: raw, terminated: true}, t0))
+	assert.Equal(t, []string{
+		`passed client->agent {"method":"hold"} eol=true changed=false held -> []`,
+		`released client->agent {"method":"hold"} eol=true read=7 left=7 original=true`,
+	}, tap.events)
+	assert.Equal(t, "{\"method\":\"hold\"}\n", toAgent.String())
+}
