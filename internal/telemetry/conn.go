@@ -143,11 +143,7 @@ func (c *Conn) handle(ev event) {
 	switch ev.kind {
 	case passed:
 		c.counts[ev.dir][0].Line(len(ev.line))
-		if ev.held { // counted after when it leaves (released)
-			c.counts[ev.dir][1].Messages += int64(len(ev.out))
-		} else {
-			c.counts[ev.dir][1].Messages += int64(max(len(ev.out), 1))
-		}
+		c.counts[ev.dir][1].Messages += ev.afterMessages()
 		c.counts[ev.dir][1].Bytes += int64(ev.outSize)
 		c.message(ev)
 	case added, released:

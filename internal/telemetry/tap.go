@@ -41,6 +41,16 @@ type event struct {
 	counts    [2]acp.Count
 }
 
+// afterMessages is how many lines were written for a line passed: what a
+// filter wrote, else the line itself; a held line's are counted when it
+// leaves (released).
+func (ev *event) afterMessages() int64 {
+	if ev.held {
+		return int64(len(ev.out))
+	}
+	return int64(max(len(ev.out), 1))
+}
+
 type eventKind uint8
 
 const (
