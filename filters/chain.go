@@ -99,6 +99,7 @@ func (c *Chain) Process(m *Message, sink Sink) error {
 		m.Disk = c.Disk
 	}
 	m.onNote = c.OnNote
+	m.read = true
 	c.observe(m)
 	if c.allStandAside() {
 		return sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true})

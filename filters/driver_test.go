@@ -125,45 +125,55 @@ func TestAManualClockDoesNotStopForAWakeAskedForThePast(t *testing.T) {
 }
 
 // releasing holds every line and releases it on Drain with EmitHeld.
-type releasing struct{ held [][]byte }
+type releasing struct{ held []*filters.Held }
 
 func (*releasing) Name() string { return "releasing" }
 
 func (r *releasing) Apply(m *filters.Message, _ filters.Emitter) error {
-	r.held = append(r.held, append([]byte(nil), m.Raw...))
+	r.held = append(r.held, m.Hold())
 	return filters.Drop
 }
 
 func (*releasing) Tick(acp.Direction, time.Time, filters.Emitter) time.Time { return time.Time{} }
 
 func (r *releasing) Drain(d acp.Direction, out filters.Emitter) {
-	for _, l := range r.held {
-		_ = filters.EmitHeld(out, d, l)
+	for _, h := range r.held {
+		_ = filters.EmitHeld(out, h)
 	}
 	r.held = nil
 }
 
 // A line a filter held back and releases later stays the line as read:
 // byte for byte, however little of JSON it is, where a line a filter wrote
-// is checked (and one that is not JSON reported and dropped).
+// is checked (and one that is not JSON reported and dropped). It leaves
+// as a held line: when it was read, and whether it ended in '\n'.
 func TestAHeldLineIsReleasedAsTheOriginal(t *testing.T) {
 	lines := []string{`{"jsonrpc":"2.0","method":"x"}`, "a log line on stdout", "{\"s\":\"bad \xff utf-8\"}"}
 	var errs []error
 	c := filters.NewChain(capabilities.New(), &releasing{})
 	c.OnError = func(_ acp.Direction, _ string, err error) { errs = append(errs, err) }
-	var got []filters.Line
+	type left struct {
+		Raw      string
+		Original bool
+		Read     time.Time
+		NoEOL    bool
+	}
+	var got []left
 	dr := filters.NewDriver(c, filters.NewManualClock(time.Unix(0, 0)), func(l filters.Line) error {
-		got = append(got, filters.Line{Dir: l.Dir, Raw: append([]byte(nil), l.Raw...), Original: l.Original})
+		require.NotNil(t, l.Held)
+		got = append(got, left{string(l.Raw), l.Original, l.Held.Time, l.Held.NoEOL})
 		return nil
 	})
-	for _, l := range lines {
-		require.NoError(t, dr.Process(filters.NewMessage(acp.AgentToClient, []byte(l), time.Unix(0, 0), nil), nil))
+	var want []left
+	for i, l := range lines {
+		at := time.Unix(int64(i), 0)
+		m := filters.NewMessage(acp.AgentToClient, []byte(l), at, nil)
+		m.NoEOL = i == len(lines)-1
+		require.NoError(t, dr.Process(m, func(filters.Line) error { t.Fatal("a held line left at once"); return nil }))
+		assert.True(t, m.Held(), "the relay is told the line is held")
+		want = append(want, left{l, true, at, m.NoEOL})
 	}
 	require.NoError(t, dr.Drain(acp.AgentToClient))
-	var want []filters.Line
-	for _, l := range lines {
-		want = append(want, filters.Line{Dir: acp.AgentToClient, Raw: []byte(l), Original: true})
-	}
 	assert.Equal(t, want, got)
 	assert.Empty(t, errs)
 }

@@ -111,6 +111,11 @@ type Line struct {
 	// filter changed: the relay writes it byte for byte, with its own
 	// ending.
 	Original bool
+	// Held, on an Original line, says it is a line a filter held back when
+	// it arrived and sends on now (EmitHeld): the relay writes it with its
+	// own ending and tells its observers the line read at Held.Time
+	// passed, late. Nil for every other line.
+	Held *Held
 }
 
 // Sink receives the lines that leave the chain.

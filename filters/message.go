@@ -20,9 +20,46 @@ type Message struct {
 	// Disk answers what the filters read from the filesystem (see Disk);
 	// nil: the OS.
 	Disk Disk
+	// NoEOL says the line did not end in '\n': the last line of a stream,
+	// cut short. A line a filter holds and sends on later (Hold) leaves
+	// as it came, without one.
+	NoEOL bool
 	// onNote is the chain's OnNote, which Note calls (nil: nobody listens).
 	onNote func(Note)
+	// read: m is the line as it was read (the chain's own message, not a
+	// line a filter wrote); held: a filter holds it (Hold).
+	read, held bool
 }
+
+// Held is a line a filter held back when it arrived, to send it on later,
+// unchanged, with EmitHeld: it stays the line as read, and the relay tells
+// its observers so (the line read at Time passes, late).
+type Held struct {
+	Dir   acp.Direction
+	Raw   []byte    // the line, the filter's own copy
+	Time  time.Time // when it was read
+	NoEOL bool      // it did not end in '\n' (see Message.NoEOL)
+	// read: Raw is the line as read; false for a line an earlier filter
+	// wrote, which EmitHeld sends on as the filter's own line.
+	read bool
+}
+
+// Hold holds m back: the filter keeps the Held (a copy of the line), returns
+// Drop from Apply, and sends the line on later with EmitHeld. The relay then
+// tells its observers the line is held (proxy.Passage.Held), and, when it
+// leaves, that it passed unchanged. What a filter holds it sends on, each
+// line once, in the order the lines came (by Drain at the latest): the
+// observers pair each line leaving with the line held by that order. A line
+// the filter may yet drop or replace (coalesced output) is not held this
+// way: the filter emits what it sends as its own.
+func (m *Message) Hold() *Held {
+	m.held = m.held || m.read
+	return &Held{Dir: m.Dir, Raw: append([]byte(nil), m.Raw...), Time: m.Time, NoEOL: m.NoEOL, read: m.read}
+}
+
+// Held reports whether a filter holds m, the line as read, to send it on
+// later (Hold): the relay asks after the chain has run.
+func (m *Message) Held() bool { return m.held }
 
 // NewMessage returns a filter's view of raw. The chain creates these;
 // tests may too.

@@ -44,25 +44,27 @@ func (s *stage) Emit(d acp.Direction, raw []byte) error {
 	return s.writeErr
 }
 
-// EmitHeld sends on raw, a line of direction d that the filter writing to
-// out held back when it arrived (its Apply returned Drop) and releases now,
-// from Tick or Drain, unchanged: it stays the line as read, passed byte for
-// byte and not checked, as it would have passed when it arrived, however
-// little of JSON it is. Any other Emitter is given it by Emit.
-func EmitHeld(out Emitter, d acp.Direction, raw []byte) error {
+// EmitHeld sends on h, a line the filter writing to out held back when it
+// arrived (Message.Hold) and releases now, from Tick, Drain or Apply: the
+// line as read passes byte for byte and unchecked, as it would have when it
+// arrived, however little of JSON it is, and leaves as that line, late
+// (Line.Held). A line an earlier filter wrote is sent on as the filter's
+// own (Emit); so is any line given to an Emitter that is not the chain's.
+func EmitHeld(out Emitter, h *Held) error {
 	s, ok := out.(*stage)
-	if !ok || d != s.m.Dir {
-		return out.Emit(d, raw)
+	if !ok || !h.read || h.Dir != s.m.Dir {
+		return out.Emit(h.Dir, h.Raw)
 	}
 	if s.writeErr != nil {
 		return s.writeErr
 	}
-	s.c.counts[s.i].Out[d].add(len(raw))
+	s.c.counts[s.i].Out[h.Dir].add(len(h.Raw))
 	was := *s.last
-	s.last.original, s.last.sentOriginal = raw, false
-	next := &Message{Message: acp.Message{Dir: d, Raw: raw, Time: s.m.Time}, Caps: s.m.Caps, Disk: s.m.Disk, onNote: s.m.onNote}
+	s.last.original, s.last.sentOriginal, s.last.held = h.Raw, false, h
+	next := &Message{Message: acp.Message{Dir: h.Dir, Raw: h.Raw, Time: h.Time}, NoEOL: h.NoEOL, read: true,
+		Caps: s.m.Caps, Disk: s.m.Disk, onNote: s.m.onNote}
 	s.writeErr = s.c.run(s.i+1, next, s.last)
-	s.last.original, s.last.sentOriginal = was.original, was.sentOriginal
+	s.last.original, s.last.sentOriginal, s.last.held = was.original, was.sentOriginal, was.held
 	return s.writeErr
 }
 
@@ -78,6 +80,7 @@ type lastStage struct {
 	sink         Sink
 	original     []byte
 	sentOriginal bool
+	held         *Held // original is a held line, sent on late (EmitHeld)
 }
 
 // lastStage returns direction d's last stage, reset for a line (original;
@@ -91,7 +94,7 @@ func (c *Chain) lastStage(d acp.Direction, original []byte, sink Sink) *lastStag
 func (l *lastStage) deliver(m *Message) error {
 	if sameBytes(m.Raw, l.original) {
 		l.sentOriginal = true
-		return l.sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true})
+		return l.sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true, Held: l.held})
 	}
 	if m.Checked() {
 		return l.sink(Line{Dir: m.Dir, Raw: m.Raw})
@@ -101,7 +104,7 @@ func (l *lastStage) deliver(m *Message) error {
 		return nil
 	}
 	l.sentOriginal = true
-	return l.sink(Line{Dir: m.Dir, Raw: l.original, Original: true})
+	return l.sink(Line{Dir: m.Dir, Raw: l.original, Original: true, Held: l.held})
 }
 
 // sameBytes reports whether a and b are the same slice (not merely equal):

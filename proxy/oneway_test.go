@@ -64,5 +64,6 @@ type timesTap struct{ times *[]time.Time }
 
 func (t timesTap) Passed(p *Passage)                          { *t.times = append(*t.times, p.Time) }
 func (timesTap) Added(acp.Direction, time.Time, []byte, bool) {}
+func (timesTap) Released(*Passage)                            {}
 func (timesTap) Long(acp.Direction) LongLine                  { return nil }
 func (timesTap) End(acp.Direction) error                      { return nil }

@@ -42,6 +42,7 @@ type Conn struct {
 	// runs: a filter reads the direction (filters.Chain.Runs); the lines
 	// of one none reads pass as without filters.
 	runs [2]bool
+	held [2]heldOrder // each direction's held lines, told in order
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -207,6 +208,10 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, 
 	} else {
 		err = c.filter(d, ln, now, p)
 	}
+	if p != nil && p.Held {
+		c.held[d].pass(c.taps, p)
+		return filtered, err
+	}
 	for _, t := range c.taps {
 		t.passed(p)
 	}
@@ -228,7 +233,11 @@ func (c *Conn) writeRead(d acp.Direction, ln line) error {
 // taps).
 func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error {
 	m := filters.NewMessage(d, ln.bytes, now, nil)
+	m.NoEOL = !ln.terminated
 	err := c.driver.Process(m, func(l filters.Line) error {
+		if l.Held != nil {
+			return c.release(l, now, false)
+		}
 		if l.Dir != d {
 			return c.sinkOther(l.Dir, l.Raw, now, false)
 		}
@@ -243,6 +252,9 @@ func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error
 		// is a whole message.
 		return c.write(l.Dir, l.Raw, ln.terminated || !l.Original)
 	})
+	if p != nil {
+		p.Held = m.Held()
+	}
 	if p != nil && m.Looked() {
 		// Only what a filter read already: a tap that needs to know
 		// checks a line nobody looked at itself (the recorder does), and
@@ -318,7 +330,32 @@ func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {
 
 // sink takes lines the chain emits outside of a read line: timers and drains.
 func (c *Conn) sink(l filters.Line) error {
+	if l.Held != nil {
+		return c.release(l, c.r.now(), true)
+	}
 	return c.sinkOther(l.Dir, l.Raw, c.r.now(), true)
+}
+
+// release writes a line a filter held back when it arrived and sends on
+// now: the line as read, with its own ending, which the taps are told
+// passed, late (Tap.Released). flush: the pump of its direction may be
+// idle (a timer or a drain released it).
+func (c *Conn) release(l filters.Line, now time.Time, flush bool) error {
+	if len(c.taps) > 0 {
+		p := &Passage{Dir: l.Dir, Time: l.Held.Time, Line: l.Raw, EOL: !l.Held.NoEOL, Held: true, Left: now,
+			Out: []Sent{{Line: l.Raw, Original: true}}}
+		c.held[l.Dir].release(c.taps, p)
+	}
+	if err := c.write(l.Dir, l.Raw, !l.Held.NoEOL); err != nil {
+		return err
+	}
+	if !flush {
+		return nil
+	}
+	if err := c.writers[l.Dir].flush(); err != nil {
+		return fmt.Errorf("%s: write: %w", l.Dir, err)
+	}
+	return nil
 }
 
 // sinkOther writes a line the proxy adds on its own, and flushes it: the

@@ -19,8 +19,8 @@ import (
 // one log line, and the relay goes on (see Fuse). A tap must not block: the
 // pump waits for each call.
 //
-// A direction's calls come from its pump, one at a time; Added may come
-// from the other pump or a timer meanwhile, so a tap that keeps state
+// A direction's calls come from its pump, one at a time; Added and
+// Released may come from the other pump or a timer meanwhile, so a tap that keeps state
 // across directions guards it. A Passage and every slice are valid only
 // during the call (the relay reuses them): a tap copies what it keeps.
 type Tap interface {
@@ -32,6 +32,13 @@ type Tap interface {
 	// released it; otherwise a filter wrote it while handling a line of
 	// the other direction (an answer, held output it sends first).
 	Added(d acp.Direction, t time.Time, line []byte, timed bool)
+	// Released is called when a line a filter held back (its Passage said
+	// Held) leaves, unchanged, at p.Left: p is the line as read (its time,
+	// its bytes, its ending), and Out is the line itself. It is not a line
+	// the proxy added: the line read passed, late. Held lines of a
+	// direction leave in the order they came; a timer may release one
+	// before the pump has told of its Passage.
+	Released(p *Passage)
 	// Long is called when a line too long to filter starts streaming
 	// through direction d; it is given the line's pieces and its end.
 	Long(d acp.Direction) LongLine
@@ -54,6 +61,11 @@ type Passage struct {
 	// Out is what was written for it, in order: nothing when a filter
 	// dropped it; the line itself (Original) when it passed unchanged.
 	Out []Sent
+	// Held says a filter held the line back, to send it on unchanged
+	// later (Released): Out is what was written for it meanwhile. Left,
+	// in a Passage given to Released, is when the line left.
+	Held bool
+	Left time.Time
 }
 
 // Sent is one line written for a Passage.
@@ -63,8 +75,14 @@ type Sent struct {
 }
 
 // Changed reports whether what was written differs from what was read:
-// changed, dropped or split.
-func (p *Passage) Changed() bool { return len(p.Out) != 1 || !p.Out[0].Original }
+// changed, dropped or split. A held line is not changed by being held: its
+// Passage says what was written besides it (Out), if anything.
+func (p *Passage) Changed() bool {
+	if p.Held {
+		return len(p.Out) > 0
+	}
+	return len(p.Out) != 1 || !p.Out[0].Original
+}
 
 // LongLine follows one line too long to filter as it streams through.
 type LongLine interface {
@@ -130,6 +148,14 @@ func (w *watcher) added(d acp.Direction, t time.Time, line []byte, timed bool) {
 	}
 	defer w.fuse.Recover("Added")
 	w.tap.Added(d, t, line, timed)
+}
+
+func (w *watcher) released(p *Passage) {
+	if w.fuse.Blown() {
+		return
+	}
+	defer w.fuse.Recover("Released")
+	w.tap.Released(p)
 }
 
 // long is the tap's LongLine for a line starting in direction d, behind

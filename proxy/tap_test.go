@@ -39,7 +39,16 @@ func (e *eventTap) Passed(p *Passage) {
 			out = append(out, string(s.Line))
 		}
 	}
-	e.note("passed %s %s eol=%v changed=%v -> [%s]", p.Dir, p.Line, p.EOL, p.Changed(), strings.Join(out, " "))
+	held := ""
+	if p.Held {
+		held = " held"
+	}
+	e.note("passed %s %s eol=%v changed=%v%s -> [%s]", p.Dir, p.Line, p.EOL, p.Changed(), held, strings.Join(out, " "))
+}
+
+func (e *eventTap) Released(p *Passage) {
+	e.note("released %s %s eol=%v read=%d left=%d original=%v", p.Dir, p.Line, p.EOL, p.Time.Unix(), p.Left.Unix(),
+		len(p.Out) == 1 && p.Out[0].Original && string(p.Out[0].Line) == string(p.Line))
 }
 
 func (e *eventTap) Added(d acp.Direction, _ time.Time, line []byte, timed bool) {
@@ -63,11 +72,20 @@ func (l *longEvents) End(_ time.Time, eol bool) {
 
 // endHolder holds "chunk" lines until its direction's input ends: a timed
 // filter whose timer never runs, so what it releases is known in advance.
-type endHolder struct{ held [][]byte }
+// It sends them on as lines of its own (Emit); "hold" lines, and lines
+// that are not JSON, it holds (Hold) and sends on as they came (EmitHeld).
+type endHolder struct {
+	held  [][]byte
+	lines []*filters.Held
+}
 
 func (h *endHolder) Name() string { return "end-holder" }
 func (h *endHolder) Apply(m *filters.Message, _ filters.Emitter) error {
-	if m.Method() == "chunk" {
+	switch {
+	case !m.Valid() || m.Method() == "hold":
+		h.lines = append(h.lines, m.Hold())
+		return filters.Drop
+	case m.Method() == "chunk":
 		h.held = append(h.held, append([]byte(nil), m.Raw...))
 		return filters.Drop
 	}
@@ -75,10 +93,13 @@ func (h *endHolder) Apply(m *filters.Message, _ filters.Emitter) error {
 }
 func (h *endHolder) Tick(acp.Direction, time.Time, filters.Emitter) time.Time { return time.Time{} }
 func (h *endHolder) Drain(d acp.Direction, out filters.Emitter) {
+	for _, l := range h.lines {
+		_ = filters.EmitHeld(out, l)
+	}
 	for _, b := range h.held {
 		_ = out.Emit(d, b)
 	}
-	h.held = nil
+	h.held, h.lines = nil, nil
 }
 
 // The relay tells its taps each line it read with what it wrote for it,
@@ -115,6 +136,21 @@ func TestTapsSeeEachLineWithWhatTheRelayWroteForIt(t *testing.T) {
 				`passed client->agent {"method":"ans"} eol=true changed=false -> [=]`,
 				`passed client->agent {"method":"chunk"} eol=true changed=true -> []`,
 				`added client->agent {"method":"chunk"} timed=true`,
+				`end client->agent`,
+			},
+		},
+		{
+			name:  "held lines",
+			relay: &Relay{Chain: filters.NewChain(capabilities.New(), &endHolder{}), Now: func() time.Time { return time.Unix(7, 0) }},
+			in:    "{\"method\":\"hold\"}\na log line\n{\"method\":\"a\"}\n{\"method\":\"hold\",\"last\":1}",
+			events: []string{
+				`passed client->agent {"method":"hold"} eol=true changed=false held -> []`,
+				`passed client->agent a log line eol=true changed=false held -> []`,
+				`passed client->agent {"method":"a"} eol=true changed=false -> [=]`,
+				`passed client->agent {"method":"hold","last":1} eol=false changed=false held -> []`,
+				`released client->agent {"method":"hold"} eol=true read=7 left=7 original=true`,
+				`released client->agent a log line eol=true read=7 left=7 original=true`,
+				`released client->agent {"method":"hold","last":1} eol=false read=7 left=7 original=true`,
 				`end client->agent`,
 			},
 		},
@@ -165,6 +201,7 @@ func (p *panicTap) Added(d acp.Direction, t time.Time, line []byte, timed bool) 
 	p.maybe("Added")
 	p.eventTap.Added(d, t, line, timed)
 }
+func (p *panicTap) Released(ps *Passage) { p.maybe("Released"); p.eventTap.Released(ps) }
 func (p *panicTap) Long(d acp.Direction) LongLine {
 	p.maybe("Long")
 	return &panicLong{p: p, LongLine: p.eventTap.Long(d)}
@@ -184,8 +221,8 @@ func (l *panicLong) End(t time.Time, eol bool) { l.p.maybe("LongEnd"); l.LongLin
 // other taps see every line, and the failed one is told nothing more.
 func TestATapThatPanicsIsSwitchedOffAndTheRelayGoesOn(t *testing.T) {
 	long := `{"method":"long","p":"` + strings.Repeat("x", 70<<10) + `"}` // past the read buffer
-	in := "{\"method\":\"a\"}\n{\"method\":\"ans\"}\n" + long + "\n{\"method\":\"b\"}\n{\"method\":\"chunk\"}\n{\"method\":\"c\"}\n"
-	for _, call := range []string{"Passed", "Added", "Long", "Piece", "LongEnd", "End"} {
+	in := "{\"method\":\"a\"}\n{\"method\":\"ans\"}\n" + long + "\n{\"method\":\"b\"}\n{\"method\":\"chunk\"}\n{\"method\":\"c\"}\n{\"method\":\"hold\"}\n"
+	for _, call := range []string{"Passed", "Added", "Released", "Long", "Piece", "LongEnd", "End"} {
 		t.Run(call, func(t *testing.T) {
 			var logged bytes.Buffer
 			bad := &panicTap{in: call, at: 1}
@@ -202,7 +239,7 @@ func TestATapThatPanicsIsSwitchedOffAndTheRelayGoesOn(t *testing.T) {
 			want := strings.Replace(in, "{\"method\":\"chunk\"}\n", "", 1) + "{\"method\":\"chunk\"}\n"
 			assert.True(t, want == toAgent.String(), "every byte relayed")
 			assert.Equal(t, "{\"id\":1,\"result\":{}}\n", toClient.String())
-			assert.Len(t, good.events, 9, "the other tap saw everything")
+			assert.Len(t, good.events, 11, "the other tap saw everything")
 			assert.Less(t, len(bad.events), len(good.events), "the failed tap was told nothing more")
 			lines := strings.Split(strings.TrimSpace(logged.String()), "\n")
 			require.Len(t, lines, 1, "one log line")
@@ -233,4 +270,39 @@ func TestATapWhoseEndFailsIsLoggedOnce(t *testing.T) {
 	assert.Equal(t, 1, tap.ends)
 	assert.Equal(t, 1, strings.Count(logged.String(), "\n"))
 	assert.Contains(t, logged.String(), `"err":"disk full"`)
+}
+
+// A line a filter holds and sends on later leaves as it came, byte for
+// byte: a line that is not JSON, bad UTF-8, and the last line of the
+// stream without its '\n'.
+func TestAHeldLineLeavesAsItCame(t *testing.T) {
+	in := "a log line\n{\"method\":\"hold\",\"s\":\"\xff\"}\n{\"method\":\"a\"}\n{\"method\":\"hold\",\"last\":true}"
+	for _, taps := range [][]Tap{nil, {&eventTap{}}} {
+		r := &Relay{Chain: filters.NewChain(capabilities.New(), &endHolder{}), Taps: taps}
+		var toAgent, toClient bytes.Buffer
+		require.NoError(t, r.Open(&toAgent, &toClient).Pump(acp.ClientToAgent, strings.NewReader(in)))
+		want := "{\"method\":\"a\"}\na log line\n{\"method\":\"hold\",\"s\":\"\xff\"}\n{\"method\":\"hold\",\"last\":true}"
+		assert.Equal(t, want, toAgent.String(), "taps: %d", len(taps))
+	}
+}
+
+// A timer may release a held line after the chain held it and before the
+// pump has told the taps of it: the taps are told of the line, held, then
+// of its release, never the other way round.
+func TestTapsAreToldOfAHeldLineBeforeItsRelease(t *testing.T) {
+	t0 := time.Unix(7, 0)
+	tap := &eventTap{}
+	r := &Relay{Chain: filters.NewChain(capabilities.New(), &endHolder{}), Taps: []Tap{tap}, Now: func() time.Time { return t0 }}
+	var toAgent bytes.Buffer
+	c := r.Open(&toAgent, &bytes.Buffer{})
+	raw := []byte(`{"method":"hold"}`)
+	released := filters.NewMessage(acp.ClientToAgent, raw, t0, nil).Hold()
+	require.NoError(t, c.sink(filters.Line{Dir: acp.ClientToAgent, Raw: raw, Original: true, Held: released}))
+	_, err := c.process(acp.ClientToAgent, line{bytes: raw, terminated: true}, t0)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		`passed client->agent {"method":"hold"} eol=true changed=false held -> []`,
+		`released client->agent {"method":"hold"} eol=true read=7 left=7 original=true`,
+	}, tap.events)
+	assert.Equal(t, "{\"method\":\"hold\"}\n", toAgent.String())
 }

@@ -216,7 +216,7 @@ func parseLive(args []string, stdout, stderr io.Writer) (opts options, agent []s
 	fs.SetInterspersed(false)
 	pathVarP(fs, &opts.logFile, "log-file", "", "write the proxy's logs (JSON lines) to this file, created readable by you only (it holds --serve's URL); without it only errors go to stderr")
 	fs.StringVar(&opts.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file, gzip'd when it ends in .gz (see README: Trace format; it holds your prompts, files and command output)")
+	pathVarP(fs, &opts.record, "record", "", "append a JSONL trace of every message to this file, created readable by you only, gzip'd when it ends in .gz (see README: Trace format; it holds your prompts, files and command output)")
 	addServeFlag(fs, &opts.serve)
 	fs.BoolVar(&opts.stats, "stats", false, "at exit, log messages and bytes per direction, in and out, and per filter")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
@@ -307,14 +307,26 @@ func openLog(path, level string, stderr io.Writer) (*slog.Logger, func(), error)
 		h := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError, ReplaceAttr: readableDuration})
 		return slog.New(h).With("src", "acp-proxy"), func() {}, nil
 	}
-	// Readable by its owner only: the log holds the live view's URL, and
-	// its token is the key to the session.
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// Private: the log holds the live view's URL, and its token is the
+	// key to the session.
+	f, err := appendPrivate(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log-file: %w", err)
 	}
 	logger := slog.New(slog.NewJSONHandler(f, &slog.HandlerOptions{Level: lvl, ReplaceAttr: readableDuration}))
 	return logger, func() { f.Close() }, nil
+}
+
+// privateMode is the mode of a file the proxy creates that holds what a
+// session holds (a trace, a page, a log with the live view's token):
+// readable by its owner only. A file that exists keeps its own mode: its
+// owner chose it.
+const privateMode = 0o600
+
+// appendPrivate opens the file at path for appending, creating it with
+// privateMode.
+func appendPrivate(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateMode)
 }
 
 // readableDuration writes a duration as people do ("1.5s"), not as
@@ -331,7 +343,7 @@ func readableDuration(_ []string, a slog.Attr) slog.Attr {
 // becomes one of relay's taps, the chain's disk, so that the trace
 // holds what the filters read, and a listener of its notes. done flushes and closes the file.
 func recordTo(relay *proxy.Relay, path string, start time.Time, info trace.ConnectionInfo) (done func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := appendPrivate(path) // it holds prompts, files and command output
 	if err != nil {
 		return nil, err
 	}

@@ -168,3 +168,34 @@ func TestHelpDescribesShellToPatchAsTheREADMEDoes(t *testing.T) {
 	assert.Equal(t, strings.ReplaceAll(string(m[1]), "`", ""), usage)
 	assert.Contains(t, strings.Join(strings.Fields(stdout.String()), " "), usage, "--help shows it")
 }
+
+// A trace and a page hold prompts, files and command output: the proxy
+// creates them readable by their owner only; a file that exists keeps the
+// mode its owner gave it.
+func TestTracesAndPagesAreCreatedReadableByTheirOwnerOnly(t *testing.T) {
+	dir := t.TempDir()
+	in := `{"jsonrpc":"2.0","method":"x"}` + "\n"
+	kept := filepath.Join(dir, "kept.jsonl")
+	require.NoError(t, os.WriteFile(kept, nil, 0o640))
+	require.NoError(t, os.Chmod(kept, 0o640)) // whatever the umask
+	for _, c := range []struct {
+		name string
+		mode os.FileMode
+	}{{"new.jsonl", 0o600}, {"new.jsonl.gz", 0o600}, {"kept.jsonl", 0o640}} {
+		path := filepath.Join(dir, c.name)
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run([]string{"--record", path, "--", "cat"}, strings.NewReader(in), &stdout, &stderr), stderr.String())
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Equal(t, c.mode, st.Mode().Perm(), c.name)
+	}
+	page := filepath.Join(dir, "page.html")
+	for _, mode := range []os.FileMode{0o600, 0o644} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, run([]string{"view", "-o", page, filepath.Join(dir, "new.jsonl")}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+		st, err := os.Stat(page)
+		require.NoError(t, err)
+		assert.Equal(t, mode, st.Mode().Perm(), "page")
+		require.NoError(t, os.Chmod(page, 0o644)) // the next page replaces one its owner shared
+	}
+}

@@ -29,7 +29,9 @@ Usage:
 The page goes to TRACE.html beside the trace (TRACE without its .jsonl or
 .jsonl.gz: a trace may be gzip'd),
 or to -o FILE; -o - writes it to stdout. A trace read from stdin writes
-the page to stdout unless -o says otherwise (never to a terminal).
+the page to stdout unless -o says otherwise (never to a terminal). It
+shows the session: a new page is readable by you only; a page it
+replaces keeps that file's mode.
 
 With --follow, no page is written: the page of TRACE is served while
 another proxy (acp-proxy --record TRACE) is still writing it, and updates
@@ -121,7 +123,7 @@ func writePage(dest string, stdout io.Writer, data *view.Data) error {
 	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
 	err = view.WriteHTML(tmp, data)
 	if err == nil {
-		err = tmp.Chmod(0o644)
+		err = tmp.Chmod(pageMode(dest))
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -133,6 +135,16 @@ func writePage(dest string, stdout io.Writer, data *view.Data) error {
 		return fmt.Errorf("-o %s: %w", dest, bareError(err))
 	}
 	return nil
+}
+
+// pageMode is the mode of the page written to dest: the mode of the file
+// it replaces, or privateMode (it shows the session: prompts, commands,
+// output).
+func pageMode(dest string) os.FileMode {
+	if info, err := os.Stat(dest); err == nil {
+		return info.Mode().Perm()
+	}
+	return privateMode
 }
 
 // bareError is err without the file names of a *fs.PathError or an

@@ -1,6 +1,10 @@
 package changes
 
-import "time"
+import (
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+)
 
 // holdQueue is what waits, in order, to be sent to the client: each ended
 // command's report (being made, then sent) with the agent's update that
@@ -20,8 +24,7 @@ type holdQueue struct {
 // queued is a report (its call's end held with it, or none) or a held line.
 type queued struct {
 	report *pending
-	line   []byte    // the agent's line, as it arrived
-	at     time.Time // when the line was held
+	line   *filters.Held // the agent's line, as it arrived (line.Time: when)
 	// turnEnd: the line ends a turn; it waits for every report ahead of
 	// it, the late ones included, up to maxHold.
 	turnEnd bool
@@ -34,18 +37,19 @@ func (q *holdQueue) addReport(p *pending) {
 
 // holdEnd holds a copy of raw, the agent's update that ended p's call,
 // which arrived at t, with p: it leaves with p's diffs, or alone once
-// maxCallHold has passed.
+// maxCallHold has passed. A copy, not Message.Hold: it may leave changed,
+// so what leaves is the filter's own line, whichever way it goes.
 func (q *holdQueue) holdEnd(p *pending, raw []byte, t time.Time) {
 	p.end, p.endAt = append([]byte(nil), raw...), t
 	q.lines++
 	q.bytes += len(raw)
 }
 
-// addLine holds a copy of raw, which arrived at t.
-func (q *holdQueue) addLine(raw []byte, t time.Time, turnEnd bool) {
-	q.items = append(q.items, queued{line: append([]byte(nil), raw...), at: t, turnEnd: turnEnd})
+// addLine holds h, a copy of a line that arrived at h.Time.
+func (q *holdQueue) addLine(h *filters.Held, turnEnd bool) {
+	q.items = append(q.items, queued{line: h, turnEnd: turnEnd})
 	q.lines++
-	q.bytes += len(raw)
+	q.bytes += len(h.Raw)
 }
 
 func (q *holdQueue) empty() bool   { return len(q.items) == 0 }
@@ -63,7 +67,7 @@ func (q *holdQueue) pop() {
 		q.reports--
 	default:
 		q.lines--
-		q.bytes -= len(it.line)
+		q.bytes -= len(it.line.Raw)
 	}
 	q.items[0] = queued{}
 	q.items = q.items[1:]

@@ -50,14 +50,14 @@ func (f *Filter) release(now time.Time, out filters.Emitter, giveUp bool) time.T
 		switch {
 		case it.report != nil:
 			wait, err = f.releaseReport(it.report, now, out, giveUp)
-		case it.turnEnd && len(f.queue.late) > 0 && !giveUp && now.Before(it.at.Add(maxHold)):
-			wait = it.at.Add(maxHold)
+		case it.turnEnd && len(f.queue.late) > 0 && !giveUp && now.Before(it.line.Time.Add(maxHold)):
+			wait = it.line.Time.Add(maxHold)
 		default:
 			if it.turnEnd && len(f.queue.late) > 0 {
 				f.log().Warn("show-changes: the end of a turn went before the reports of its commands; they follow it", "calls", len(f.queue.late))
 			}
 			f.queue.pop()
-			err = filters.EmitHeld(out, acp.AgentToClient, it.line)
+			err = filters.EmitHeld(out, it.line)
 		}
 		if err != nil || !wait.IsZero() {
 			return wait
@@ -77,7 +77,7 @@ func (f *Filter) releaseReport(p *pending, now time.Time, out filters.Emitter, g
 	}
 	if giveUp || !now.Before(deadline) {
 		f.queue.popLate()
-		return time.Time{}, filters.EmitHeld(out, acp.AgentToClient, end)
+		return time.Time{}, out.Emit(acp.AgentToClient, end)
 	}
 	if !p.made() {
 		return deadline, nil
@@ -93,7 +93,7 @@ func (f *Filter) releaseReport(p *pending, now time.Time, out filters.Emitter, g
 	} else if line := f.endWith(p, end, r); line != nil {
 		return time.Time{}, out.Emit(acp.AgentToClient, line)
 	}
-	return time.Time{}, filters.EmitHeld(out, acp.AgentToClient, end)
+	return time.Time{}, out.Emit(acp.AgentToClient, end)
 }
 
 // sendLate sends the follow-ups of the late reports made.
@@ -142,7 +142,7 @@ func (f *Filter) sendFollowUp(p *pending, r Report, err error, out filters.Emitt
 // overtake the updates of its commands, nor anything after a held line
 // that line.
 func (f *Filter) hold(m *filters.Message, turnEnd bool) error {
-	f.queue.addLine(m.Raw, m.Time, turnEnd)
+	f.queue.addLine(m.Hold(), turnEnd)
 	return filters.Drop
 }
 

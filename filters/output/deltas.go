@@ -429,7 +429,7 @@ func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 	_, snap := snapshotText(u.Content)
 	if snap && u.Others == 0 && u.Meta == nil && !u.Final() {
 		c.latest = append(c.latest[:0], m.Raw...)
-		return f.hold(c, interval(f.Interval), min(len(m.Raw), c.tail), len(u.Content), m.Time, out)
+		return f.hold(c, interval(f.Interval), min(len(m.Raw), c.tail), len(u.Content), m.Time, asRead{out, m})
 	}
 	if u.Content != nil {
 		// The agent's own content replaces what is held.
@@ -470,6 +470,21 @@ func (f *Deltas) coalesce(m *filters.Message, u *acp.ToolUpdate, out filters.Emi
 		return err
 	}
 	return out.Emit(m.Dir, msg)
+}
+
+// asRead is out, but for a line that is m's own, byte for byte (a snapshot
+// sent at once, as it came), which it sends as m itself: the line read
+// passes unchanged, and observers are told so.
+type asRead struct {
+	filters.Emitter
+	m *filters.Message
+}
+
+func (e asRead) Emit(d acp.Direction, raw []byte) error {
+	if d == e.m.Dir && bytes.Equal(raw, e.m.Raw) {
+		raw = e.m.Raw
+	}
+	return e.Emitter.Emit(d, raw)
 }
 
 // recoverContent is the content showing rawOutput's text, fenced as the

@@ -392,3 +392,15 @@ func FuzzDeltas(f *testing.F) {
 		}
 	})
 }
+
+// A snapshot a plain client is sent at once, as it came (the leading
+// edge, or no coalescing), is the agent's line passing unchanged, not a
+// line the filter wrote: observers count it passed, not changed.
+func TestDeltasASnapshotSentAsItCamePassesUnchanged(t *testing.T) {
+	for _, interval := range []time.Duration{0, NoCoalescing} {
+		h := newHarness(t, plainClient, codexAgent, &Deltas{Interval: interval})
+		h.run(fromAgent(execCall("t1")), fromAgent(snap("t1", "a\n")))
+		require.Equal(t, []string{execCall("t1"), snap("t1", "a\n")}, h.out)
+		assert.Equal(t, []bool{true, true}, h.orig, "interval %v", interval)
+	}
+}

@@ -113,6 +113,7 @@ type idleTap struct{}
 
 func (idleTap) Passed(*proxy.Passage)                        {}
 func (idleTap) Added(acp.Direction, time.Time, []byte, bool) {}
+func (idleTap) Released(*proxy.Passage)                      {}
 func (idleTap) Long(acp.Direction) proxy.LongLine            { return idleLong{} }
 func (idleTap) End(acp.Direction) error                      { return nil }
 

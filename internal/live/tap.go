@@ -61,7 +61,7 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	if t.q.full(size) {
 		return
 	}
-	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL, JSON: p.Valid, HasOut: changed}
+	rec := trace.Record{T: t.at(p.Time), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL, JSON: p.Valid, HasOut: changed, Held: p.Held}
 	var out []proxy.Sent
 	if changed {
 		out = p.Out
@@ -86,6 +86,16 @@ func (t *Tap) Note(n filters.Note) {
 		return
 	}
 	t.q.put(trace.Record{T: t.at(n.Time), Dir: n.Dir, Note: &n}, nil, size)
+}
+
+// Released queues a held line leaving, unchanged, as its trace record
+// has it.
+func (t *Tap) Released(p *proxy.Passage) {
+	if t.q.full(int64(len(p.Line))) {
+		return
+	}
+	t.q.put(trace.Record{T: t.at(p.Left), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL,
+		Released: true, HeldSince: t.at(p.Time)}, nil, int64(len(p.Line)))
 }
 
 // Long follows a line too long to filter: the page gets its first bytes.

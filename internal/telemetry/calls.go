@@ -20,7 +20,7 @@ func (c *Conn) update(m *acp.Message, ev event) {
 	sid := m.SessionID()
 	if s, _ := c.sessions.get(sid); s != nil && s.turn != nil {
 		s.turn.counts[0].Line(len(ev.line))
-		s.turn.counts[1].Messages += int64(max(len(ev.out), 1))
+		s.turn.counts[1].Messages += ev.afterMessages()
 		s.turn.counts[1].Bytes += int64(ev.outSize)
 	}
 	if !m.IsToolUpdate() { // a look at the kind alone: most updates are text chunks

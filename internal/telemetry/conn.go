@@ -143,10 +143,10 @@ func (c *Conn) handle(ev event) {
 	switch ev.kind {
 	case passed:
 		c.counts[ev.dir][0].Line(len(ev.line))
-		c.counts[ev.dir][1].Messages += int64(max(len(ev.out), 1))
+		c.counts[ev.dir][1].Messages += ev.afterMessages()
 		c.counts[ev.dir][1].Bytes += int64(ev.outSize)
 		c.message(ev)
-	case added:
+	case added, released:
 		c.counts[ev.dir][1].Line(len(ev.line))
 		c.addedLine(ev)
 	case long:

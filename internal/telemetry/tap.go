@@ -32,6 +32,7 @@ type event struct {
 	line    []byte   // the line as read (or as the proxy wrote it: added)
 	out     [][]byte // what was written for it, when a filter changed it
 	outSize int      // the bytes written for it, each line with its '\n'
+	held    bool     // passed: a filter held it (it leaves later: released)
 	note    filters.Note
 	// counted: the updates of session sid (and call, for its output) read
 	// in a row that a span only counts (see Passed), before and after the
@@ -40,11 +41,22 @@ type event struct {
 	counts    [2]acp.Count
 }
 
+// afterMessages is how many lines were written for a line passed: what a
+// filter wrote, else the line itself; a held line's are counted when it
+// leaves (released).
+func (ev *event) afterMessages() int64 {
+	if ev.held {
+		return int64(len(ev.out))
+	}
+	return int64(max(len(ev.out), 1))
+}
+
 type eventKind uint8
 
 const (
 	passed eventKind = iota
 	added
+	released // a held line leaving, unchanged
 	long
 	noted
 	ended
@@ -195,7 +207,7 @@ func (t *Tap) Passed(p *proxy.Passage) {
 		return
 	}
 	t.flush(p.Dir)
-	ev := event{kind: passed, dir: p.Dir, t: p.Time, line: append([]byte(nil), p.Line...)}
+	ev := event{kind: passed, dir: p.Dir, t: p.Time, line: append([]byte(nil), p.Line...), held: p.Held}
 	for _, s := range p.Out {
 		ev.outSize += len(s.Line) + 1
 	}
@@ -235,6 +247,13 @@ func (t *Tap) flush(d acp.Direction) {
 
 func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
 	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1}, false)
+}
+
+// Released counts a held line as it leaves, after the filters, as a line
+// the client gets at p.Left (not one the proxy added).
+func (t *Tap) Released(p *proxy.Passage) {
+	t.flush(p.Dir)
+	t.put(event{kind: released, dir: p.Dir, t: p.Left, line: append([]byte(nil), p.Line...), outSize: len(p.Line) + 1}, false)
 }
 
 // Long counts a line too long to filter; nothing of it is read.

@@ -36,7 +36,7 @@ func (c *Connections) N() int { return c.n }
 
 // isInitialize reports whether rec is the client's initialize request.
 func isInitialize(rec Record) bool {
-	if rec.Dir != acp.ClientToAgent || !rec.HasLine || !bytes.Contains(rec.Line, []byte(`"initialize"`)) {
+	if rec.Dir != acp.ClientToAgent || !rec.HasLine || rec.Released || !bytes.Contains(rec.Line, []byte(`"initialize"`)) {
 		return false
 	}
 	m := acp.NewMessage(rec.Dir, rec.Line, time.Time{})

@@ -24,6 +24,9 @@ type Delivered struct {
 	r     *Recorder
 	marks bool
 	line  int // the received lines seen, less one
+	// held are the numbers of the received lines a filter holds, per
+	// direction, in the order they came (and leave: see proxy.Tap).
+	held [2][]int
 }
 
 // NewDelivered writes to w; times are those of the trace replayed.
@@ -41,7 +44,7 @@ func (o *Delivered) Record(now time.Time, rec Record) {
 		o.r.connection(now, rec.Conn)
 	case rec.Read != nil:
 		o.r.read(now, rec.Dir, *rec.Read)
-	case rec.HasLine:
+	case rec.HasLine && !rec.Released: // a held line leaving was received before
 		o.line++
 	}
 }
@@ -49,6 +52,9 @@ func (o *Delivered) Record(now time.Time, rec Record) {
 // Passed writes the lines made of a received line. The line itself keeps
 // its ending; the lines a filter wrote are whole.
 func (o *Delivered) Passed(p *proxy.Passage) {
+	if p.Held {
+		o.held[p.Dir] = append(o.held[p.Dir], o.line)
+	}
 	for _, s := range p.Out {
 		o.r.emitted(p.Time, p.Dir, s.Line, p.EOL || !s.Original, o.source(false))
 	}
@@ -58,6 +64,19 @@ func (o *Delivered) Passed(p *proxy.Passage) {
 // trace holds it (Recorder.Note). The recording's own notes are not
 // copied: they are the recording's filters', as its added lines are.
 func (o *Delivered) Note(n filters.Note) { o.r.Note(n) }
+
+// Released writes a held line as it leaves, made from itself: the line
+// received, passed late.
+func (o *Delivered) Released(p *proxy.Passage) {
+	var src *lineSource
+	if q := &o.held[p.Dir]; len(*q) > 0 {
+		if o.marks {
+			src = &lineSource{line: (*q)[0]}
+		}
+		*q = (*q)[1:]
+	}
+	o.r.emitted(p.Left, p.Dir, p.Line, p.EOL, src)
+}
 
 // Added writes a line the chain sent on its own.
 func (o *Delivered) Added(d acp.Direction, t time.Time, line []byte, timed bool) {

@@ -26,6 +26,14 @@ type Record struct {
 	EOL     bool     // the line ended in '\n'
 	Out     [][]byte // what was sent instead, when a filter changed it
 	HasOut  bool
+	// Held says a filter held the line back when it arrived: it left
+	// later, unchanged, in a record of its own (Released) at the time it
+	// left; Out, if any, is what was sent meanwhile.
+	Held bool
+	// Released says the record is a held line leaving, unchanged, at T:
+	// not a line received (it was, at HeldSince, in its "held" record).
+	Released  bool
+	HeldSince time.Duration
 	// Src, in the output of a replay that marks sources (ReplayOptions),
 	// is the number of the received line (from 0 over the trace's lines)
 	// this delivered line was made from, -1 when not marked; Timer says a
@@ -143,7 +151,7 @@ func parseRecord(b []byte) (Record, error) {
 		switch k := string(key); k {
 		case "t":
 			haveT = true
-			rec.T, err = parseSeconds(val)
+			rec.T, err = parseSeconds(k, val)
 		case "dir":
 			haveDir = true
 			rec.Dir, err = parseDirection(val)
@@ -173,11 +181,11 @@ func parseRecord(b []byte) (Record, error) {
 	return rec, nil
 }
 
-// parseSeconds reads "t".
-func parseSeconds(val []byte) (time.Duration, error) {
+// parseSeconds reads a time since the start: "t", "heldSince".
+func parseSeconds(key string, val []byte) (time.Duration, error) {
 	var secs float64
 	if err := json.Unmarshal(val, &secs); err != nil || secs < 0 || math.IsInf(secs, 0) || math.IsNaN(secs) {
-		return 0, fmt.Errorf(`"t" must be seconds since the start, got %s`, val)
+		return 0, fmt.Errorf(`%q must be seconds since the start, got %s`, key, val)
 	}
 	return time.Duration(math.Round(secs*1e6)) * time.Microsecond, nil
 }
@@ -242,6 +250,11 @@ func (rec *Record) parseField(key string, val []byte) error {
 		rec.Timer = string(val) == "true"
 	case "eol":
 		rec.EOL = string(val) != "false"
+	case "held":
+		rec.Held = string(val) == "true"
+	case "heldSince":
+		rec.Released = true
+		rec.HeldSince, err = parseSeconds(key, val)
 	case "out":
 		rec.HasOut = true
 		err = rawjson.Elements(val, func(_ int, el []byte) bool {

@@ -26,6 +26,8 @@ import (
 //	{"t":…,"dir":…,"b64":"…"}                              other bytes, or a line too long to filter
 //	"eol":false                                            the line had no '\n' (last line of a stream)
 //	"out":[…]                                              a filter changed it: what was sent on instead
+//	"held":true                                            a filter held it back: it left later, unchanged
+//	{"t":…,"dir":…,"msg":{…},"heldSince":…}                that held line leaving, as it came ("t": when)
 //	{"t":…,"dir":…,"out":[…]}                              lines the proxy itself added
 //	{"t":…,"dir":…,"read":{…}}                             what a filter read from the disk (Disk)
 //	{"t":…,"dir":…,"note":{…}}                             a decision a filter took (Note)
@@ -67,7 +69,24 @@ var _ proxy.Tap = (*Recorder)(nil)
 // Passed records a line as it arrived, and what was sent in its place when
 // that differs.
 func (r *Recorder) Passed(p *proxy.Passage) {
-	r.received(p.Time, p.Dir, p.Line, p.EOL, p.Valid, p.Changed(), p.Out)
+	rec := r.lineRecord(p.Time, p)
+	if p.Held {
+		rec = append(rec, `,"held":true`...)
+	}
+	if p.Changed() {
+		rec = appendOut(rec, p.Out)
+	}
+	r.write(p.Dir, append(rec, '}', '\n'))
+}
+
+// Released records a held line leaving, unchanged: the line's own record
+// (byte for byte, as its "held" record has it), at the time it left, with
+// the time it arrived.
+func (r *Recorder) Released(p *proxy.Passage) {
+	rec := r.lineRecord(p.Left, p)
+	rec = append(rec, `,"heldSince":`...)
+	rec = appendSeconds(rec, p.Time.Sub(r.start))
+	r.write(p.Dir, append(rec, '}', '\n'))
 }
 
 // Added records a line the proxy sent on its own.
@@ -110,27 +129,28 @@ func embeddable(b []byte) bool {
 
 // AppendHeader appends `{"t":SECONDS,"dir":"…"` for a record at t.
 func AppendHeader(dst []byte, elapsed time.Duration, d acp.Direction) []byte {
-	dst = append(dst, `{"t":`...)
-	dst = strconv.AppendFloat(dst, elapsed.Seconds(), 'f', 6, 64)
+	dst = appendSeconds(append(dst, `{"t":`...), elapsed)
 	dst = append(dst, `,"dir":"`...)
 	dst = append(dst, d.String()...)
 	return append(dst, '"')
 }
 
-// received records a line as it arrived, and, when changed, what was sent
-// in its place. knownValid says b is a valid JSON object, as the filters'
-// view found.
-func (r *Recorder) received(t time.Time, d acp.Direction, b []byte, eol, knownValid, changed bool, out []proxy.Sent) {
-	rec := AppendHeader(nil, t.Sub(r.start), d)
+// appendSeconds appends a time since the start, as "t" has it.
+func appendSeconds(dst []byte, elapsed time.Duration) []byte {
+	return strconv.AppendFloat(dst, elapsed.Seconds(), 'f', 6, 64)
+}
+
+// lineRecord begins the record of p's line at t, left open: its header,
+// the line ("msg", "text" or "b64": Valid says the filters' view found a
+// valid JSON object) and its ending.
+func (r *Recorder) lineRecord(t time.Time, p *proxy.Passage) []byte {
+	rec := AppendHeader(nil, t.Sub(r.start), p.Dir)
 	rec = append(rec, ',')
-	rec = appendLine(rec, b, knownValid)
-	if !eol {
+	rec = appendLine(rec, p.Line, p.Valid)
+	if !p.EOL {
 		rec = append(rec, `,"eol":false`...)
 	}
-	if changed {
-		rec = appendOut(rec, out)
-	}
-	r.write(d, append(rec, '}', '\n'))
+	return rec
 }
 
 // added records a line the proxy sent on its own (timers, answers).

@@ -76,6 +76,12 @@ func appendRedacted(dst []byte, rec Record) []byte {
 	if !rec.EOL { // kept as read, line or not: a redacted record has its record's shape
 		dst = append(dst, `,"eol":false`...)
 	}
+	if rec.Held {
+		dst = append(dst, `,"held":true`...)
+	}
+	if rec.Released {
+		dst = appendSeconds(append(dst, `,"heldSince":`...), rec.HeldSince)
+	}
 	if rec.HasOut {
 		dst = append(dst, `,"out":[`...)
 		for i, o := range rec.Out {

@@ -41,7 +41,8 @@ type Connection struct {
 //
 // Records without a received line (lines the recording proxy added, its
 // filters' notes) go to the sinks' Record only: the chain adds its own, and
-// its notes go to the sinks that take them (NoteSink). What the recording's filters read from
+// its notes go to the sinks that take them (NoteSink); so do the records of
+// held lines leaving (the chain sends on what it holds). What the recording's filters read from
 // the disk ("read" records) answers the chain's filters (see Disk).
 func Replay(ctx context.Context, tr *Reader, newConn func(n int) Connection) error {
 	rp := &replayer{newConn: newConn}
@@ -119,8 +120,8 @@ func (rp *replayer) record(at time.Time, rec Record) error {
 		// relay, --show-changes) sends what it waited for.
 		return rp.driver.Tick(rec.Dir)
 	}
-	if !rec.HasLine {
-		return nil
+	if !rec.HasLine || rec.Released {
+		return nil // the chain adds its own lines, and sends on what it holds
 	}
 	if err := rp.pass(now, rec); err != nil {
 		return err
@@ -134,7 +135,12 @@ func (rp *replayer) pass(now time.Time, rec Record) error {
 	p := &rp.passage
 	*p = proxy.Passage{Dir: rec.Dir, Time: now, Line: rec.Line, EOL: rec.EOL, Valid: rec.JSON, Out: p.Out[:0]}
 	m := filters.NewMessage(rec.Dir, rec.Line, now, nil)
+	m.NoEOL = !rec.EOL
 	err := rp.driver.Process(m, func(l filters.Line) error {
+		if l.Held != nil {
+			rp.release(now, l)
+			return nil
+		}
 		if l.Dir != rec.Dir {
 			rp.added(now, l, false)
 			return nil
@@ -146,6 +152,7 @@ func (rp *replayer) pass(now time.Time, rec Record) error {
 		p.Out = append(p.Out, proxy.Sent{Line: kept, Original: l.Original})
 		return nil
 	})
+	p.Held = m.Held()
 	for _, s := range rp.conn.Sinks {
 		s.Passed(p)
 	}
@@ -170,8 +177,22 @@ func (rp *replayer) note(n filters.Note) {
 // released takes what the filters emit on their own (due, or drained), at
 // the recorded clock's time.
 func (rp *replayer) released(l filters.Line) error {
+	if l.Held != nil {
+		rp.release(rp.clock.Now(), l)
+		return nil
+	}
 	rp.added(rp.clock.Now(), l, true)
 	return nil
+}
+
+// release tells the sinks that a held line left at t, unchanged, as the
+// relay tells its taps.
+func (rp *replayer) release(t time.Time, l filters.Line) {
+	p := &proxy.Passage{Dir: l.Dir, Time: l.Held.Time, Line: l.Raw, EOL: !l.Held.NoEOL, Held: true, Left: t,
+		Out: []proxy.Sent{{Line: l.Raw, Original: true}}}
+	for _, s := range rp.conn.Sinks {
+		s.Released(p)
+	}
 }
 
 // added tells the sinks of a line the chain wrote on its own at t: timed,

@@ -70,6 +70,12 @@ func (s *Summary) Added(d acp.Direction, _ time.Time, line []byte, _ bool) {
 	s.count(d, len(line), readCall(d, line, false), after)
 }
 
+// Released counts a held line as it leaves, unchanged, after the filters
+// (it was counted before them when it arrived).
+func (s *Summary) Released(p *proxy.Passage) {
+	s.count(p.Dir, len(p.Line), readCall(p.Dir, p.Line, false), after)
+}
+
 // Long counts a line streamed through unfiltered once it has ended: the
 // same before and after.
 func (s *Summary) Long(d acp.Direction) proxy.LongLine { return &longCount{s: s, d: d} }
@@ -91,7 +97,8 @@ func (s *Summary) Record(_ time.Time, rec Record) {
 }
 
 // countSent counts what the recording proxy sent for rec: its "out" when
-// a filter changed the line (or the proxy added lines), else its line.
+// a filter changed the line (or the proxy added lines), else its line (a
+// held line when it left, from the record of its leaving).
 func (s *Summary) countSent(rec Record) {
 	switch {
 	case rec.HasOut:
@@ -101,6 +108,8 @@ func (s *Summary) countSent(rec Record) {
 		for _, o := range rec.Out {
 			s.count(rec.Dir, len(o), readCall(rec.Dir, o, false), sent)
 		}
+	case rec.Held:
+		// Sent later: its own record (Released) counts it then.
 	case rec.HasLine:
 		s.count(rec.Dir, len(rec.Line), readCall(rec.Dir, rec.Line, false), sent)
 	}

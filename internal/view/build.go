@@ -97,7 +97,7 @@ func asRecorded(r io.Reader, opt Options) (*Data, error) {
 		if rec, err = tr.Next(); err != nil {
 			break
 		}
-		recorded = recorded || rec.HasOut
+		recorded = recorded || rec.HasOut || rec.Held
 		before.feed(rec)
 		recs <- rec
 	}
@@ -134,6 +134,8 @@ func feedDelivered(s *side, rec trace.Record, last time.Duration) time.Duration 
 		for _, line := range rec.Out {
 			s.feed(t, rec.Dir, line, false) // a string in "out" may be any text
 		}
+	case rec.Held:
+		return last // sent later: the record of its leaving has it
 	case rec.HasLine:
 		s.feed(t, rec.Dir, rec.Line, rec.JSON)
 	default:
@@ -159,15 +161,16 @@ func analyse(tr *trace.Reader, ss *sides) error {
 // feedRecord feeds one record's line to s, at the time a replay gives it
 // (the record's, or the last one's if the clock went back: order wins),
 // and returns that time. Records without a line (the recording proxy's
-// own additions) are skipped, as a replay skips them; a filter's decision
-// (a "note" record) is an entry of the conversation.
+// own additions) are skipped, as a replay skips them; so are those of held
+// lines leaving, received before; a filter's decision (a "note" record) is
+// an entry of the conversation.
 func feedRecord(s *side, rec trace.Record, last time.Duration) time.Duration {
 	if rec.Note != nil {
 		t := max(rec.T, last)
 		s.note(t, rec.Dir, rec.Note)
 		return t
 	}
-	if !rec.HasLine {
+	if !rec.HasLine || rec.Released {
 		return last
 	}
 	t := max(rec.T, last)

@@ -15,6 +15,9 @@ type sides struct {
 	split trace.Connections
 	last  time.Duration // the time of the last line fed, on the connection's clock
 	line  int           // received lines so far, over the whole trace
+	// held are the numbers of the received lines a filter held, per
+	// direction, in order: the records of their leaving name them.
+	held [2][]int
 }
 
 // source is which received message a message was, or was made from (see
@@ -42,7 +45,7 @@ func (ss *sides) feed(rec trace.Record) {
 	if rec.Conn != nil {
 		s.recording = recording(rec.Conn)
 	}
-	if rec.HasLine {
+	if rec.HasLine && !rec.Released {
 		s.cur = source{line: ss.line}
 		ss.line++
 	}
@@ -59,12 +62,21 @@ func (ss *sides) feedReplayed(rec trace.Record) {
 
 // feedDelivered feeds what the recording proxy sent for rec to the side
 // of its connection (see feedDelivered): its "out" was made from its line,
-// and a record of lines the proxy added follows the line before.
+// a record of lines the proxy added follows the line before, and a held
+// line leaving is the line received (the first held of its direction).
 func (ss *sides) feedDelivered(rec trace.Record) {
 	s := ss.at(rec)
 	s.cur = source{line: ss.line - 1, timer: !rec.HasLine}
-	if rec.HasLine {
+	switch q := &ss.held[rec.Dir]; {
+	case rec.Released && len(*q) > 0:
+		s.cur.line, *q = (*q)[0], (*q)[1:]
+	case rec.Released:
+		s.cur.timer = true // its "held" record is not in this trace
+	case rec.HasLine:
 		s.cur.line = ss.line
+		if rec.Held {
+			*q = append(*q, ss.line)
+		}
 		ss.line++
 	}
 	ss.last = feedDelivered(s, rec, ss.last)

@@ -25,7 +25,7 @@ func NewLive(name string, filters []string) *Live {
 
 // Feed takes the next record.
 func (l *Live) Feed(rec trace.Record) {
-	l.recorded = l.recorded || rec.HasOut
+	l.recorded = l.recorded || rec.HasOut || rec.Held
 	l.before.feed(rec)
 	l.after.feedDelivered(rec)
 }
