@@ -31,9 +31,16 @@ func TestGlance(t *testing.T) {
 		notification, tool bool
 	}{
 		{chunkLine, true, false},
-		// A quoted word in text is only a maybe: the glance does not tell
-		// a string's escaped quote from a key's.
-		{strings.Replace(chunkLine, "the tests", `the \"tool\"`, 1), true, true},
+		// A text chunk is about no tool call, whatever its text says: its
+		// kind is read from its head, and its text is not searched.
+		{strings.Replace(chunkLine, "the tests", `the \"tool\"`, 1), true, false},
+		{strings.Replace(chunkLine, "agent_message_chunk", "agent_thought_chunk", 1), true, false},
+		{strings.Replace(chunkLine, `"s"`, `"s\"tool"`, 1), true, true},
+		// Elsewhere a quoted word is only a maybe: the glance does not
+		// tell a string's escaped quote from a key's.
+		{strings.Replace(strings.Replace(chunkLine, "the tests", `the \"tool\"`, 1), "agent_message_chunk", "plan", 1), true, true},
+		{strings.Replace(strings.Replace(chunkLine, "the tests", `the \"tool\"`, 1), "agent_message_chunk", "agent_message_chunks", 1), true, true},
+		{strings.Replace(strings.Replace(chunkLine, "the tests", `the \"tool\"`, 1), "session/update", "session/updates", 1), true, true},
 		{toolLine, true, true},
 		{answer, false, false},
 		{`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"toolCall":{}}}`, false, true},

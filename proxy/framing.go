@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -18,6 +19,10 @@ type framer struct {
 	max int
 	buf []byte // reused for lines longer than the reader's buffer
 	src *countedReader
+	// beforeFill, if set, is called before the reader's buffer is
+	// refilled, which moves or overwrites the lines returned before:
+	// what still points into them must be done with by then.
+	beforeFill func() error
 }
 
 // countedReader counts the reads from the source: a line that needed none
@@ -56,6 +61,17 @@ func (f *framer) buffered() bool { return f.r.Buffered() > 0 }
 // next returns the next line. At a clean end of input it returns io.EOF; a
 // last line without '\n' is returned with terminated unset and a nil error.
 func (f *framer) next() (line, error) {
+	if win, _ := f.r.Peek(f.r.Buffered()); len(win) > 0 {
+		if i := bytes.IndexByte(win, '\n'); i >= 0 {
+			_, _ = f.r.Discard(i + 1) // buffered: cannot fail
+			return line{bytes: win[:i], terminated: true, wire: win[:i+1]}, nil
+		}
+	}
+	if f.beforeFill != nil {
+		if err := f.beforeFill(); err != nil {
+			return line{}, err
+		}
+	}
 	b, err := f.r.ReadSlice('\n')
 	if err == nil {
 		return line{bytes: b[:len(b)-1], terminated: true, wire: b}, nil

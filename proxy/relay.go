@@ -43,6 +43,22 @@ type Conn struct {
 	// of one none reads pass as without filters.
 	runs [2]bool
 	held [2]heldOrder // each direction's held lines, told in order
+	// skipped: each direction's lines that skipped the chain and are not
+	// yet written (see skippedRun).
+	skipped [2]skippedRun
+}
+
+// skippedRun is a run of lines every filter skipped (filters.Chain.Skips),
+// one after the other in the framer's buffer, written in one write rather
+// than one each. Nothing can come between them: a line that skips cannot
+// change what a filter holds or keeps, and a filter that holds output does
+// not skip (so no timer has anything to release meanwhile); the run is
+// written before any other line of its pump, before the pump flushes, and
+// before the framer refills the buffer the run points into.
+type skippedRun struct {
+	wire  []byte    // the lines with their '\n's, as read
+	lines [][]byte  // each line, for the taps (only when there are taps)
+	now   time.Time // when they were read
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -83,6 +99,9 @@ func (c *Conn) Pump(d acp.Direction, src io.Reader) error {
 		err = c.copy(d, src, w)
 	} else {
 		err = c.pump(d, c.framer(d, src), w)
+		if werr := c.writeSkipped(d); err == nil {
+			err = werr
+		}
 	}
 	c.driver.Stop(d)
 	if derr := c.driver.Drain(d); err == nil && derr != nil {
@@ -113,7 +132,9 @@ func (c *Conn) framer(d acp.Direction, src io.Reader) *framer {
 		// the read buffer straight through, without assembling it.
 		max = 1
 	}
-	return newFramer(src, ioBufferSize, max)
+	f := newFramer(src, ioBufferSize, max)
+	f.beforeFill = func() error { return c.writeSkipped(d) }
+	return f
 }
 
 // copy relays direction d as a byte-copying loop does: with no filter and
@@ -177,6 +198,9 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		// Flush only when no more input is waiting: lines leave at once
 		// when the peer is idle and in batches under load.
 		if !f.buffered() {
+			if err := c.writeSkipped(d); err != nil {
+				return err
+			}
 			if err := w.flush(); err != nil {
 				return fmt.Errorf("%s: write: %w", d, err)
 			}
@@ -191,17 +215,24 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 // (filters.Chain.Skips), and tells the taps. It reports whether the chain
 // ran.
 func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, err error) {
+	filtered = c.runs[d] && !c.r.Chain.Skips(d, ln.bytes)
+	if !filtered && !c.runs[d] && c.r.Chain != nil {
+		c.r.Chain.Observe(acp.NewMessage(d, ln.bytes, now))
+	}
+	if !filtered && ln.wire != nil {
+		c.skip(d, ln, now)
+		return false, nil
+	}
+	if err := c.writeSkipped(d); err != nil {
+		return filtered, err
+	}
 	var p *Passage
 	if len(c.taps) > 0 {
 		p = &c.passed[d]
 		*p = Passage{Dir: d, Time: now, Line: ln.bytes, EOL: ln.terminated, Out: p.Out[:0]}
 	}
-	filtered = c.runs[d] && !c.r.Chain.Skips(d, ln.bytes)
 	if !filtered {
-		if !c.runs[d] && c.r.Chain != nil {
-			c.r.Chain.Observe(acp.NewMessage(d, ln.bytes, now))
-		}
-		err = c.writeRead(d, ln)
+		err = c.write(d, ln.bytes, ln.terminated) // a line assembled beyond the buffer, or the last
 		if p != nil {
 			p.Out = append(p.Out, Sent{Line: ln.bytes, Original: true})
 		}
@@ -218,15 +249,53 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, 
 	return filtered, err
 }
 
-// writeRead writes a line as it was read.
-func (c *Conn) writeRead(d acp.Direction, ln line) error {
-	if ln.wire == nil {
-		return c.write(d, ln.bytes, ln.terminated)
+// skip adds a line that skipped the chain to d's run of them.
+func (c *Conn) skip(d acp.Direction, ln line, now time.Time) {
+	r := &c.skipped[d]
+	if len(r.wire) > 0 && (!r.now.Equal(now) || !follows(r.wire, ln.wire)) {
+		// Not the next bytes of the same read: the run so far goes first.
+		// (The framer writes the run before it refills its buffer, so
+		// this is only a safeguard.)
+		_ = c.writeSkipped(d) // an error is the writer's, returned again by the next write
 	}
-	if err := c.writers[d].writeWire(ln.wire); err != nil {
-		return fmt.Errorf("%s: write: %w", d, err)
+	if len(r.wire) == 0 {
+		r.wire, r.now = ln.wire, now
+	} else {
+		r.wire = r.wire[:len(r.wire)+len(ln.wire)]
 	}
-	return nil
+	if len(c.taps) > 0 {
+		r.lines = append(r.lines, ln.bytes)
+	}
+}
+
+// follows reports whether next starts where run ends, in the same array.
+func follows(run, next []byte) bool {
+	return cap(run)-len(run) >= len(next) && cap(run)-len(run) == cap(next) &&
+		len(next) > 0 && &run[:len(run)+1][len(run)] == &next[0]
+}
+
+// writeSkipped writes d's run of skipped lines in one write, then tells
+// the taps of each line, as process does of a line it wrote.
+func (c *Conn) writeSkipped(d acp.Direction) error {
+	r := &c.skipped[d]
+	if len(r.wire) == 0 {
+		return nil
+	}
+	err := c.writers[d].writeWire(r.wire)
+	if err != nil {
+		err = fmt.Errorf("%s: write: %w", d, err)
+	}
+	if len(c.taps) > 0 {
+		p := &c.passed[d]
+		for _, l := range r.lines {
+			*p = Passage{Dir: d, Time: r.now, Line: l, EOL: true, Out: append(p.Out[:0], Sent{Line: l, Original: true})}
+			for _, t := range c.taps {
+				t.passed(p)
+			}
+		}
+	}
+	r.wire, r.lines = nil, r.lines[:0]
+	return err
 }
 
 // filter writes what the chain makes of a line, and notes it in p (nil: no
