@@ -47,19 +47,29 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 	defer d.Close()
 	racy, start := time.Now().Add(-racyWindow).UnixNano(), takeStart(ctx)
 	files, note := scanDir(ctx, resolved, d, lim)
+	if files == nil {
+		return aside{note} // too big to watch: the session's first update says so, once
+	}
 	copyBefore(d, files, lim)
 	markDuring(files, start)
 	return &dirSnap{root: root, real: resolved, lim: lim, files: files, note: note, racy: racy}
 }
 
+// maxPathBytes bounds the bytes of the paths a scan outside git holds,
+// beside lim.MaxFiles: a before-state keeps each path twice over while a
+// report's scan runs, and with the stats and the copies (MaxCopyBytes) the
+// two must stay within 64 MB whatever the tree.
+const maxPathBytes = 8 << 20
+
 // scanDir stats every file under root but the skipped folders and what git
 // would ignore there (the .gitignore files, and the user's excludes file,
-// core.excludesFile: git's check-ignore says), up to lim.MaxFiles. It
-// never follows a symlink.
+// core.excludesFile: git's check-ignore says). A tree past lim.MaxFiles
+// files, or maxPathBytes of their paths, is too big to watch: the map is
+// nil and the note says why. It never follows a symlink.
 func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[string]version, string) {
 	files := map[string]version{}
 	var note string
-	sawIgnore := false
+	sawIgnore, pathBytes := false, 0
 	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			note = "the scan was stopped: " + context.Cause(ctx).Error()
@@ -79,16 +89,20 @@ func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[
 			}
 			return nil
 		}
-		if len(files) >= lim.MaxFiles {
-			note = fmt.Sprintf("the directory holds more than %d files: the files after them are not looked at", lim.MaxFiles)
+		if len(files) >= lim.MaxFiles || pathBytes+len(rel) > maxPathBytes {
+			files = nil
 			return filepath.SkipAll
 		}
 		sawIgnore = sawIgnore || e.Name() == ".gitignore"
 		if fi, err := e.Info(); err == nil { // an Lstat: the walk follows no link
 			files[rel] = versionOf(d, rel, fi)
+			pathBytes += len(rel)
 		}
 		return nil
 	})
+	if files == nil {
+		return nil, tooBig(root, lim)
+	}
 	ignored, err := checkIgnore(ctx, root, slices.Sorted(maps.Keys(files)))
 	switch {
 	case errors.Is(err, exec.ErrNotFound) && !sawIgnore:
@@ -100,6 +114,12 @@ func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[
 		delete(files, p)
 	}
 	return files, note
+}
+
+// tooBig says that the tree at root is too big to watch.
+func tooBig(root string, lim Limits) string {
+	return fmt.Sprintf("the session's directory (%s) holds more than %d files (or %s of their names) outside git, too many to watch: --show-changes stands aside for this session",
+		root, lim.MaxFiles, sizeWords(maxPathBytes))
 }
 
 // copyBefore reads the small regular files of files, in path order, while
@@ -158,6 +178,9 @@ func (s *dirSnap) Changes(ctx context.Context) Report {
 	}
 	defer d.Close()
 	now, note := scanDir(ctx, s.real, d, s.lim)
+	if now == nil {
+		return Report{Files: []Change{}, Note: "not looked at: " + note}
+	}
 	if note == "" {
 		note = s.note
 	}
