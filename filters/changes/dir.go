@@ -47,19 +47,41 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 	defer d.Close()
 	racy, start := time.Now().Add(-racyWindow).UnixNano(), takeStart(ctx)
 	files, note := scanDir(ctx, resolved, d, lim)
+	if files == nil {
+		return aside{note} // too big to watch: the session's first update says so, once
+	}
 	copyBefore(d, files, lim)
 	markDuring(files, start)
 	return &dirSnap{root: root, real: resolved, lim: lim, files: files, note: note, racy: racy}
 }
 
+// maxPathBytes bounds the bytes of the paths a scan outside git holds,
+// beside lim.MaxFiles: a before-state keeps each path twice over while a
+// report's scan runs, and with the stats and the copies (MaxCopyBytes) the
+// two must stay within 64 MB whatever the tree.
+const maxPathBytes = 8 << 20
+
 // scanDir stats every file under root but the skipped folders and what git
-// would ignore there (the .gitignore files, and the user's excludes file,
-// core.excludesFile: git's check-ignore says), up to lim.MaxFiles. It
-// never follows a symlink.
+// would ignore there (walkDir, then dropIgnored of every path). A tree
+// past lim.MaxFiles files, or maxPathBytes of their paths, is too big to
+// watch: the map is nil and the note says why.
 func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[string]version, string) {
-	files := map[string]version{}
-	var note string
-	sawIgnore := false
+	files, note, sawIgnore := walkDir(ctx, root, d, lim)
+	if files == nil {
+		return nil, tooBig(root, lim)
+	}
+	if why := dropIgnored(ctx, root, files, slices.Sorted(maps.Keys(files)), sawIgnore); why != "" {
+		return map[string]version{}, why
+	}
+	return files, note
+}
+
+// walkDir stats every file under root but the skipped folders; sawIgnore
+// says whether a .gitignore is among them. Past the bounds the map is nil.
+// It never follows a symlink.
+func walkDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (files map[string]version, note string, sawIgnore bool) {
+	files = map[string]version{}
+	pathBytes := 0
 	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			note = "the scan was stopped: " + context.Cause(ctx).Error()
@@ -79,27 +101,42 @@ func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[
 			}
 			return nil
 		}
-		if len(files) >= lim.MaxFiles {
-			note = fmt.Sprintf("the directory holds more than %d files: the files after them are not looked at", lim.MaxFiles)
+		if len(files) >= lim.MaxFiles || pathBytes+len(rel) > maxPathBytes {
+			files = nil
 			return filepath.SkipAll
 		}
 		sawIgnore = sawIgnore || e.Name() == ".gitignore"
 		if fi, err := e.Info(); err == nil { // an Lstat: the walk follows no link
 			files[rel] = versionOf(d, rel, fi)
+			pathBytes += len(rel)
 		}
 		return nil
 	})
-	ignored, err := checkIgnore(ctx, root, slices.Sorted(maps.Keys(files)))
+	return files, note, sawIgnore
+}
+
+// dropIgnored deletes from files those of paths (sorted) that git would
+// ignore (the .gitignore files, and the user's excludes file,
+// core.excludesFile: git's check-ignore says). When that cannot be read,
+// it says why, and no file may be looked at.
+func dropIgnored(ctx context.Context, root string, files map[string]version, paths []string, sawIgnore bool) string {
+	ignored, err := checkIgnore(ctx, root, paths)
 	switch {
 	case errors.Is(err, exec.ErrNotFound) && !sawIgnore:
 		// No git: no .gitignore and no excludes file of git's to honour.
 	case err != nil:
-		return map[string]version{}, "what git ignores cannot be read (" + err.Error() + "): no file is looked at"
+		return "what git ignores cannot be read (" + err.Error() + "): no file is looked at"
 	}
 	for _, p := range ignored {
 		delete(files, p)
 	}
-	return files, note
+	return ""
+}
+
+// tooBig says that the tree at root is too big to watch.
+func tooBig(root string, lim Limits) string {
+	return fmt.Sprintf("the session's directory (%s) holds more than %d files (or %s of their names) outside git, too many to watch: --show-changes stands aside for this session",
+		root, lim.MaxFiles, sizeWords(maxPathBytes))
 }
 
 // copyBefore reads the small regular files of files, in path order, while
@@ -150,30 +187,54 @@ func notCopied(v version, lim Limits) string {
 }
 
 // Changes scans the directory again and reports every file whose stat or
-// text differs, reading only those shown.
+// text differs, reading only those shown. Only the paths whose stat
+// changed are asked of git's ignore rules: the others were asked when the
+// before-state was taken.
 func (s *dirSnap) Changes(ctx context.Context) Report {
 	d, err := beneath.OpenDir(s.real)
 	if err != nil {
 		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
 	}
 	defer d.Close()
-	now, note := scanDir(ctx, s.real, d, s.lim)
+	now, note, sawIgnore := walkDir(ctx, s.real, d, s.lim)
+	if now == nil {
+		return Report{Files: []Change{}, Note: "not looked at: " + tooBig(s.root, s.lim)}
+	}
 	if note == "" {
 		note = s.note
 	}
-	var cands []candidate
-	for _, p := range unionKeys(s.files, now) {
-		before, after := s.files[p], now[p]
-		if before.sameStat(after) && !(before.read && before.mtime >= s.racy) && !before.during {
-			continue
+	var present, gone []string // the paths that may have changed: there now, and gone
+	for p, after := range now {
+		if !s.unchanged(s.files[p], after) {
+			present = append(present, p)
 		}
-		if differs(d, p, before, after, s.lim.MaxFileBytes) {
+	}
+	for p, before := range s.files {
+		if _, ok := now[p]; !ok && !s.unchanged(before, version{}) {
+			gone = append(gone, p)
+		}
+	}
+	slices.Sort(present)
+	if why := dropIgnored(ctx, s.real, now, present, sawIgnore); why != "" {
+		return Report{Files: []Change{}, Note: why}
+	}
+	var cands []candidate
+	for _, p := range slices.Sorted(slices.Values(append(present, gone...))) {
+		if before, after := s.files[p], now[p]; differs(d, p, before, after, s.lim.MaxFileBytes) {
 			cands = append(cands, candidate{rel: p, before: before})
 		}
 	}
 	shown, more := shownOf(cands, s.lim)
 	cs, deleted := changesOf(s.root, d, shown, nil, s.lim)
 	return finish(cs, deleted, more, note)
+}
+
+// unchanged reports whether a path's stat tells it did not change from
+// before to after: the same stat, not written within racyWindow before the
+// state was taken (a write of the same size may follow within the
+// timestamps' grain), nor while it was taken.
+func (s *dirSnap) unchanged(before, after version) bool {
+	return before.sameStat(after) && !(before.read && before.mtime >= s.racy) && !before.during
 }
 
 func (s *dirSnap) Close() {}
@@ -183,17 +244,5 @@ func mapsKeys(m map[string]version) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	return keys
-}
-
-// unionKeys are the keys of a and b, sorted.
-func unionKeys(a, b map[string]version) []string {
-	keys := mapsKeys(a)
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
 	return keys
 }

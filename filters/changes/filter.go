@@ -44,10 +44,11 @@ type Filter struct {
 }
 
 var (
-	_ filters.Filter = (*Filter)(nil)
-	_ filters.Timed  = (*Filter)(nil)
-	_ filters.Woken  = (*Filter)(nil)
-	_ filters.Closer = (*Filter)(nil)
+	_ filters.Filter  = (*Filter)(nil)
+	_ filters.Timed   = (*Filter)(nil)
+	_ filters.Woken   = (*Filter)(nil)
+	_ filters.Closer  = (*Filter)(nil)
+	_ filters.Skipper = (*Filter)(nil)
 )
 
 // Bounds of the filter's memory.
@@ -90,7 +91,7 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 		}
 		return nil
 	}
-	if !f.queue.holding() && !matters(m.Raw) {
+	if !f.queue.holding() && (!matters(m.Raw) || passes(filters.NewGlance(m.Raw))) {
 		return nil // a command's output streaming, an agent's message: nothing ends or starts
 	}
 	f.disk, f.now = m.Disk, m.Time
@@ -116,6 +117,20 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 	}
 	return nil
 }
+
+// Skips implements filters.Skipper: a line that passes (passes) while no
+// line is held is one Apply would forward as it is, with nothing changed
+// for what follows. While lines are held behind a report, or behind the
+// end of a turn, every later line queues behind them: none skips.
+func (f *Filter) Skips(g filters.Glance) bool {
+	return passes(g) && !f.queue.holding()
+}
+
+// passes reports whether the agent's line cannot concern the filter, from
+// a glance at its bytes: a notification or request (no response, so it
+// ends no turn) about no tool call (no call starts, ends or asks for
+// permission in it).
+func passes(g filters.Glance) bool { return g.Notification && !g.Tool }
 
 // follow1 follows the tool call m shows, if any; when m ends a command
 // whose report it queued, and can carry that report, it returns it.

@@ -238,3 +238,37 @@ func TestCloseLetsGoOfEveryBeforeState(t *testing.T) {
 	f.Close()
 	assert.Zero(t, open.Load(), "snapshots not closed")
 }
+
+// An agent's message chunk skips the chain (filters.Chain.Skips) while the
+// filter holds nothing; once a call's end is held for its report, or the
+// end of a turn for the reports it awaits, every line after it queues
+// behind it: none skips, and they leave after it, in the order they came.
+func TestNoLineSkipsTheChainWhileLinesAreHeld(t *testing.T) {
+	gate := make(chan struct{})
+	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
+	chunk := update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}`)
+	skips := func() bool { return s.chain.Skips(acp.AgentToClient, []byte(chunk)) }
+	require.True(t, skips(), "nothing held: a chunk skips")
+
+	s.agent(started("c1", "cp a b"))
+	s.run("cp a b")
+	require.True(t, skips(), "a command running: nothing held")
+	s.agent(ended("c1", "completed", ""))
+	assert.False(t, skips(), "the call's end held: a chunk queues behind it")
+	s.agent(chunk)
+	assert.Equal(t, started("c1", "cp a b"), s.sent[len(s.sent)-1].Raw, "the chunk is held behind the call's end")
+	t0 := time.Unix(0, 0)
+	s.tick(t0.Add(maxCallHold)) // the call's end goes alone, the report late
+	assert.Equal(t, chunk, s.sent[len(s.sent)-1].Raw, "the chunk left after the call's end")
+	require.True(t, skips(), "nothing held: the late report holds no line")
+
+	s.agent(endTurn)
+	assert.False(t, skips(), "the end of the turn held for the late report: a chunk queues behind it")
+	s.agent(chunk)
+	close(gate)
+	s.settle()
+	require.Len(t, s.added(), 1)
+	n := len(s.sent)
+	assert.Equal(t, []string{endTurn, chunk}, []string{s.sent[n-2].Raw, s.sent[n-1].Raw}, "the end of the turn, then the chunk")
+	assert.True(t, skips(), "nothing held again")
+}

@@ -73,6 +73,9 @@ type scanners struct {
 	running  sync.WaitGroup
 	wake     func(acp.Direction) // nil: none (a test's chain without a driver)
 	closed   bool
+	// aside: the sessions whose directory a take found too big to watch
+	// (or that the flag refuses), and why: it is not scanned again.
+	aside map[string]string
 }
 
 // scanner is one session's queue of scans, under scanners.mu.
@@ -112,6 +115,9 @@ func (sc *scanners) take(sid, root string, take func(context.Context, string, Li
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.init()
+	if why, ok := sc.aside[sid]; ok {
+		take = func(context.Context, string, Limits) Snapshot { return aside{why} }
+	}
 	s := newShared(sc.ctx, root)
 	sc.queue(sid, scanWork{take: s, using: take, lim: lim})
 	return s
@@ -171,7 +177,25 @@ func (sc *scanners) run(sid string, s *scanner) {
 		if do(ctx, batch) {
 			sc.woken()
 		}
+		if w := batch[0]; w.take != nil {
+			sc.standAside(sid, w.take.snap)
+		}
 	}
+}
+
+// standAside remembers that session sid's directory is not scanned again
+// when snap, a before-state just taken, stands aside for it.
+func (sc *scanners) standAside(sid string, snap Snapshot) {
+	a, ok := snap.(aside)
+	if !ok {
+		return
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.aside == nil {
+		sc.aside = map[string]string{}
+	}
+	sc.aside[sid] = a.why
 }
 
 // woken wakes the driver (the one now: a scan may outlast one) on a

@@ -2,9 +2,11 @@ package changes
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -309,4 +311,46 @@ func TestTheHomeFolderIsRefusedWithANoteOnce(t *testing.T) {
 	assert.NotContains(t, notes[0], "changed since", "no count of files it did not look at")
 	assert.Equal(t, "", refused("/work/project"))
 	assert.Contains(t, refused("/"), "the whole filesystem")
+}
+
+// A tree outside git with more files than a scan holds (Limits.MaxFiles)
+// is too big to watch: the flag stands aside for the session, says so on
+// the first command's update, once, and never scans it again.
+func TestATreeTooBigToWatchIsSaidOnceAndNotScannedAgain(t *testing.T) {
+	files := map[string]string{}
+	for i := range 5 {
+		files[fmt.Sprintf("d/f%d.txt", i)] = "x\n"
+	}
+	var takes atomic.Int32
+	lim := testLimits
+	lim.MaxFiles = 4
+	f := &Filter{Limits: lim, Take: func(ctx context.Context, root string, lim Limits) Snapshot {
+		takes.Add(1)
+		return Take(ctx, root, lim)
+	}}
+	s := newSession(t, tree{files: files}, f)
+	for _, id := range []string{"c1", "c2", "c3"} {
+		s.agent(started(id, "echo x > "+id))
+		s.run("echo x > " + id)
+		s.agent(ended(id, "completed", ""))
+		s.settle()
+	}
+	var notes []string
+	for _, l := range s.sent {
+		if strings.Contains(l.Raw, "stands aside") {
+			notes = append(notes, l.Raw)
+		}
+	}
+	require.Len(t, notes, 1, "said once")
+	assert.Contains(t, notes[0], `"toolCallId":"c1"`)
+	assert.Contains(t, notes[0], "("+s.dir+") holds more than 4 files (or 8 MiB of their names) outside git, too many to watch: --show-changes stands aside for this session")
+	assert.NotContains(t, notes[0], "created c1", "nothing shown")
+	assert.Equal(t, int32(1), takes.Load(), "the tree is walked once, at the prompt")
+
+	lim.MaxFiles = 5
+	_, isAside := Take(bg, s.dir, lim).(aside)
+	assert.True(t, isAside, "8 files (5 and the 3 commands'): past the bound")
+	lim.MaxFiles = 8
+	_, isAside = Take(bg, s.dir, lim).(aside)
+	assert.False(t, isAside, "8 files: within the bound")
 }

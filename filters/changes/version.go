@@ -19,7 +19,8 @@ type Limits struct {
 	// MaxCopyBytes bounds the text a before-state copies: the files git
 	// already sees as changed, or, outside git, the small text files.
 	MaxCopyBytes int64
-	// MaxFiles bounds the files a scan outside git looks at.
+	// MaxFiles bounds the files a scan outside git looks at: past it, the
+	// tree is too big to watch, and the flag stands aside for the session.
 	MaxFiles int
 	// MaxShown bounds the files one update shows; the rest are counted.
 	MaxShown int
@@ -29,7 +30,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits of --show-changes.
-var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 200_000, MaxShown: 50, MaxUpdateBytes: 24 << 20}
+var DefaultLimits = Limits{MaxFileBytes: 1 << 20, MaxCopyBytes: 16 << 20, MaxFiles: 100_000, MaxShown: 50, MaxUpdateBytes: 24 << 20}
 
 // kind is what a path is.
 type kind uint8

@@ -74,9 +74,9 @@ func mustJSON(s string) []byte { b, _ := json.Marshal(s); return b }
 // at its time; the coalescing filters' timers on that clock), and returns
 // what left the chain, in order. With skips, a line the chain skips
 // (filters.Chain.Skips) is passed as it is, without Process or Tick.
-func runLines(t *testing.T, lines []tracedLine, skips bool) (out []string, skipped int) {
-	cfg := filterset.Config{ShellToPatch: true, Deltas: true, TerminalOutput: true, ExpandPersistedOutput: true, Replaying: true}
+func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips bool) (out []string, skipped int) {
 	c := cfg.Chain(capabilities.New())
+	defer c.Close()
 	sink := func(l filters.Line) error {
 		out = append(out, l.Dir.String()+" "+string(l.Raw))
 		return nil
@@ -100,6 +100,20 @@ func runLines(t *testing.T, lines []tracedLine, skips bool) (out []string, skipp
 	return out, skipped
 }
 
+// skipConfigs are the chains the skipping is proven on: the output filters
+// with shell-to-patch, then with --show-changes (whose hold queue keeps
+// every line behind a call's end awaiting its report: in a replay with no
+// report recorded, for maxCallHold), and --show-changes alone.
+var skipConfigs = []struct {
+	name string
+	cfg  filterset.Config
+}{
+	{"filters", filterset.Config{ShellToPatch: true, Deltas: true, TerminalOutput: true, ExpandPersistedOutput: true, Replaying: true}},
+	{"filters and show-changes", filterset.Config{ShellToPatch: true, Deltas: true, TerminalOutput: true, ExpandPersistedOutput: true,
+		ShowChanges: true, Replaying: true}},
+	{"show-changes", filterset.Config{ShowChanges: true, Replaying: true}},
+}
+
 // A line the chain skips is one every filter would have passed on as it
 // is, with nothing emitted and nothing changed for what follows: every
 // recorded session, and each with text chunks streaming between its tool
@@ -109,20 +123,24 @@ func TestSkippingTheChainChangesNothing(t *testing.T) {
 	paths, err := filepath.Glob("../../testdata/traces/*.jsonl")
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
-	var skippedInAll int
-	for _, path := range paths {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			lines := readTrace(t, path)
-			for _, variant := range []struct {
-				name  string
-				lines []tracedLine
-			}{{"as recorded", lines}, {"with chunks", withChunks(lines)}} {
-				want, _ := runLines(t, variant.lines, false)
-				got, skipped := runLines(t, variant.lines, true)
-				assert.Equal(t, want, got, variant.name)
-				skippedInAll += skipped
+	for _, sc := range skipConfigs {
+		t.Run(sc.name, func(t *testing.T) {
+			var skippedInAll int
+			for _, path := range paths {
+				t.Run(filepath.Base(path), func(t *testing.T) {
+					lines := readTrace(t, path)
+					for _, variant := range []struct {
+						name  string
+						lines []tracedLine
+					}{{"as recorded", lines}, {"with chunks", withChunks(lines)}} {
+						want, _ := runLines(t, sc.cfg, variant.lines, false)
+						got, skipped := runLines(t, sc.cfg, variant.lines, true)
+						assert.Equal(t, want, got, variant.name)
+						skippedInAll += skipped
+					}
+				})
 			}
+			assert.Positive(t, skippedInAll, "no line skipped the chain")
 		})
 	}
-	assert.Positive(t, skippedInAll, "no line skipped the chain")
 }
