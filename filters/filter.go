@@ -111,10 +111,13 @@ type Line struct {
 	// filter changed: the relay writes it byte for byte, with its own
 	// ending.
 	Original bool
-	// Held, on an Original line, says it is a line a filter held back when
-	// it arrived and sends on now (EmitHeld): the relay writes it with its
-	// own ending and tells its observers the line read at Held.Time
-	// passed, late. Nil for every other line.
+	// Held says the line is the release of a line a filter held back
+	// when it arrived (Held.Raw), sent on now: Original, the held line
+	// itself (EmitHeld), which the relay writes with its own ending;
+	// otherwise the line that leaves in its place (EmitHeldAs, or what a
+	// later filter made of it), a whole message. The relay tells its
+	// observers the line read at Held.Time left, late. Nil for every
+	// other line.
 	Held *Held
 }
 

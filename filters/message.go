@@ -45,13 +45,14 @@ type Held struct {
 }
 
 // Hold holds m back: the filter keeps the Held (a copy of the line), returns
-// Drop from Apply, and sends the line on later with EmitHeld. The relay then
-// tells its observers the line is held (proxy.Passage.Held), and, when it
-// leaves, that it passed unchanged. What a filter holds it sends on, each
+// Drop from Apply, and sends the line on later with EmitHeld (or, changed,
+// with EmitHeldAs). The relay then tells its observers the line is held
+// (proxy.Passage.Held), and, when it leaves, that it passed, unchanged or
+// changed. What a filter holds it sends on, each
 // line once, in the order the lines came (by Drain at the latest): the
 // observers pair each line leaving with the line held by that order. A line
-// the filter may yet drop or replace (coalesced output) is not held this
-// way: the filter emits what it sends as its own.
+// the filter may yet drop, or replace with lines of its own (coalesced
+// output), is not held this way: the filter emits what it sends as its own.
 func (m *Message) Hold() *Held {
 	m.held = m.held || m.read
 	return &Held{Dir: m.Dir, Raw: append([]byte(nil), m.Raw...), Time: m.Time, NoEOL: m.NoEOL, read: m.read}

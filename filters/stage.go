@@ -68,6 +68,37 @@ func EmitHeld(out Emitter, h *Held) error {
 	return s.writeErr
 }
 
+// EmitHeldAs sends on h, a line the filter writing to out held back when it
+// arrived (Message.Hold), changed: raw leaves in its place. raw is a line
+// the filter wrote: it passes the filters after it and is checked, as Emit's
+// lines are; it leaves as the held line's release (Line.Held), not as a line
+// the proxy added, so the observers see the line read at h.Time leave late,
+// changed. Should raw not be one valid JSON object, or hold a '\n', that is
+// reported and the held line leaves as it came. A line an earlier filter wrote, or an Emitter that is not the
+// chain's, gets raw as the filter's own line (Emit).
+func EmitHeldAs(out Emitter, h *Held, raw []byte) error {
+	s, ok := out.(*stage)
+	if !ok || !h.read || h.Dir != s.m.Dir {
+		return out.Emit(h.Dir, raw)
+	}
+	if s.writeErr != nil {
+		return s.writeErr
+	}
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		// The held line must leave (each once, in order): as it came.
+		s.c.report(h.Dir, s.c.filters[s.i].Name(), ErrNewline)
+		return EmitHeld(out, h)
+	}
+	s.c.counts[s.i].Out[h.Dir].add(len(raw))
+	was := *s.last
+	s.last.original, s.last.sentOriginal, s.last.held = h.Raw, false, h
+	next := &Message{Message: acp.Message{Dir: h.Dir, Raw: raw, Time: h.Time},
+		Caps: s.m.Caps, Disk: s.m.Disk, onNote: s.m.onNote}
+	s.writeErr = s.c.run(s.i+1, next, s.last)
+	s.last.original, s.last.sentOriginal, s.last.held = was.original, was.sentOriginal, was.held
+	return s.writeErr
+}
+
 // lastStage is what a line passes after the last filter, on its way to the
 // sink. The line as it was read (original) passes byte for byte. A line a
 // filter wrote is checked in full first, strings included (Message.Valid
@@ -80,7 +111,9 @@ type lastStage struct {
 	sink         Sink
 	original     []byte
 	sentOriginal bool
-	held         *Held // original is a held line, sent on late (EmitHeld)
+	// held: original is a held line, sent on late (EmitHeld), or the
+	// line that leaves in its place (EmitHeldAs, or a later filter's).
+	held *Held
 }
 
 // lastStage returns direction d's last stage, reset for a line (original;
@@ -97,7 +130,7 @@ func (l *lastStage) deliver(m *Message) error {
 		return l.sink(Line{Dir: m.Dir, Raw: m.Raw, Original: true, Held: l.held})
 	}
 	if m.Checked() {
-		return l.sink(Line{Dir: m.Dir, Raw: m.Raw})
+		return l.sink(Line{Dir: m.Dir, Raw: m.Raw, Held: l.held})
 	}
 	l.c.report(m.Dir, "chain", ErrInvalidLine)
 	if l.original == nil || l.sentOriginal {

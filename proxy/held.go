@@ -1,6 +1,26 @@
 package proxy
 
-import "sync"
+import (
+	"sync"
+	"time"
+
+	"github.com/acp-proxy/acp-proxy/filters"
+)
+
+// ReleasePassage is the Passage of l, the release of a held line
+// (filters.Line.Held), at left, as the taps are told of it (Tap.Released):
+// the line as read, and what left for it, the line itself or, changed, the
+// line sent in its place (a copy: a filter may reuse its buffer). A replay
+// tells its sinks the same.
+func ReleasePassage(l filters.Line, left time.Time) *Passage {
+	h := l.Held
+	out := Sent{Line: l.Raw, Original: l.Original}
+	if !l.Original {
+		out.Line = append([]byte(nil), l.Raw...)
+	}
+	return &Passage{Dir: l.Dir, Time: h.Time, Line: h.Raw, EOL: !h.NoEOL, Held: true, Released: true, Left: left,
+		Out: []Sent{out}}
+}
 
 // heldOrder tells a direction's taps of its held lines in order: each
 // line's Passage (Held) before its release. A line is held by the chain

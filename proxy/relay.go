@@ -405,17 +405,16 @@ func (c *Conn) sink(l filters.Line) error {
 	return c.sinkOther(l.Dir, l.Raw, c.r.now(), true)
 }
 
-// release writes a line a filter held back when it arrived and sends on
-// now: the line as read, with its own ending, which the taps are told
-// passed, late (Tap.Released). flush: the pump of its direction may be
-// idle (a timer or a drain released it).
+// release writes the release of a line a filter held back when it
+// arrived: the line as read, with its own ending, or, changed, the line in
+// its place; the taps are told the line read passed, late (Tap.Released).
+// flush: the pump of its direction may be idle (a timer or a drain
+// released it).
 func (c *Conn) release(l filters.Line, now time.Time, flush bool) error {
 	if len(c.taps) > 0 {
-		p := &Passage{Dir: l.Dir, Time: l.Held.Time, Line: l.Raw, EOL: !l.Held.NoEOL, Held: true, Left: now,
-			Out: []Sent{{Line: l.Raw, Original: true}}}
-		c.held[l.Dir].release(c.taps, p)
+		c.held[l.Dir].release(c.taps, ReleasePassage(l, now))
 	}
-	if err := c.write(l.Dir, l.Raw, !l.Held.NoEOL); err != nil {
+	if err := c.write(l.Dir, l.Raw, !l.Original || !l.Held.NoEOL); err != nil {
 		return err
 	}
 	if !flush {

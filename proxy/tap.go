@@ -33,9 +33,10 @@ type Tap interface {
 	// the other direction (an answer, held output it sends first).
 	Added(d acp.Direction, t time.Time, line []byte, timed bool)
 	// Released is called when a line a filter held back (its Passage said
-	// Held) leaves, unchanged, at p.Left: p is the line as read (its time,
-	// its bytes, its ending), and Out is the line itself. It is not a line
-	// the proxy added: the line read passed, late. Held lines of a
+	// Held) leaves, at p.Left: p is the line as read (its time, its bytes,
+	// its ending), and Out what left for it: the line itself (Original),
+	// or, changed (p.Changed), the line a filter sent in its place. It is
+	// not a line the proxy added: the line read passed, late. Held lines of a
 	// direction leave in the order they came; a timer may release one
 	// before the pump has told of its Passage.
 	Released(p *Passage)
@@ -61,11 +62,13 @@ type Passage struct {
 	// Out is what was written for it, in order: nothing when a filter
 	// dropped it; the line itself (Original) when it passed unchanged.
 	Out []Sent
-	// Held says a filter held the line back, to send it on unchanged
-	// later (Released): Out is what was written for it meanwhile. Left,
-	// in a Passage given to Released, is when the line left.
-	Held bool
-	Left time.Time
+	// Held says a filter held the line back, to send it on later
+	// (Released): Out is what was written for it meanwhile. In a Passage
+	// given to Released, Released is set, Left is when the line left, and
+	// Out is what left for it.
+	Held     bool
+	Released bool
+	Left     time.Time
 }
 
 // Sent is one line written for a Passage.
@@ -76,9 +79,10 @@ type Sent struct {
 
 // Changed reports whether what was written differs from what was read:
 // changed, dropped or split. A held line is not changed by being held: its
-// Passage says what was written besides it (Out), if anything.
+// Passage says what was written besides it (Out), if anything; the Passage
+// of its release, whether it left changed.
 func (p *Passage) Changed() bool {
-	if p.Held {
+	if p.Held && !p.Released {
 		return len(p.Out) > 0
 	}
 	return len(p.Out) != 1 || !p.Out[0].Original

@@ -47,8 +47,16 @@ func (e *eventTap) Passed(p *Passage) {
 }
 
 func (e *eventTap) Released(p *Passage) {
-	e.note("released %s %s eol=%v read=%d left=%d original=%v", p.Dir, p.Line, p.EOL, p.Time.Unix(), p.Left.Unix(),
-		len(p.Out) == 1 && p.Out[0].Original && string(p.Out[0].Line) == string(p.Line))
+	changed := ""
+	if p.Changed() {
+		var out []string
+		for _, s := range p.Out {
+			out = append(out, fmt.Sprintf("%s original=%v", s.Line, s.Original))
+		}
+		changed = " -> [" + strings.Join(out, " ") + "]"
+	}
+	e.note("released %s %s eol=%v read=%d left=%d original=%v%s", p.Dir, p.Line, p.EOL, p.Time.Unix(), p.Left.Unix(),
+		len(p.Out) == 1 && p.Out[0].Original && string(p.Out[0].Line) == string(p.Line), changed)
 }
 
 func (e *eventTap) Added(d acp.Direction, _ time.Time, line []byte, timed bool) {

@@ -109,7 +109,7 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 		// The update that ends a command waits a moment for its report,
 		// to carry its diffs: a client that forgets a call once it
 		// completes (codecompanion) draws a later update as a new call.
-		f.queue.holdEnd(p, m.Raw, m.Time)
+		f.queue.holdEnd(p, m.Hold())
 		return filters.Drop
 	}
 	if f.queue.holding() {

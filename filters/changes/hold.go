@@ -1,10 +1,6 @@
 package changes
 
-import (
-	"time"
-
-	"github.com/acp-proxy/acp-proxy/filters"
-)
+import "github.com/acp-proxy/acp-proxy/filters"
 
 // holdQueue is what waits, in order, to be sent to the client: each ended
 // command's report (being made, then sent) with the agent's update that
@@ -35,14 +31,14 @@ func (q *holdQueue) addReport(p *pending) {
 	q.reports++
 }
 
-// holdEnd holds a copy of raw, the agent's update that ended p's call,
-// which arrived at t, with p: it leaves with p's diffs, or alone once
-// maxCallHold has passed. A copy, not Message.Hold: it may leave changed,
-// so what leaves is the filter's own line, whichever way it goes.
-func (q *holdQueue) holdEnd(p *pending, raw []byte, t time.Time) {
-	p.end, p.endAt = append([]byte(nil), raw...), t
+// holdEnd holds h, the agent's update that ended p's call (held: it
+// leaves as itself, late), with p: it leaves carrying p's diffs
+// (filters.EmitHeldAs), or alone once maxCallHold has passed
+// (filters.EmitHeld).
+func (q *holdQueue) holdEnd(p *pending, h *filters.Held) {
+	p.end = h
 	q.lines++
-	q.bytes += len(raw)
+	q.bytes += len(h.Raw)
 }
 
 // addLine holds h, a copy of a line that arrived at h.Time.
@@ -61,7 +57,7 @@ func (q *holdQueue) pop() {
 	switch {
 	case it.report != nil && it.report.end != nil:
 		q.lines--
-		q.bytes -= len(it.report.end)
+		q.bytes -= len(it.report.end.Raw)
 		q.reports--
 	case it.report != nil:
 		q.reports--

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/filters"
 )
 
 // pending is an ended command's report: made by its session's scanner,
@@ -28,11 +29,10 @@ type pending struct {
 	// pump's, as call is.
 	later     []*call
 	moreLater int
-	// end is the agent's update that ended the call, held (a copy) to
-	// carry the report's diffs, since endAt; nil once it left, or when
+	// end is the agent's update that ended the call, held (since
+	// end.Time) to carry the report's diffs; nil once it left, or when
 	// none can carry them.
-	end   []byte
-	endAt time.Time
+	end *filters.Held
 }
 
 func newPending(c *call, status string) *pending {

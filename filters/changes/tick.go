@@ -70,14 +70,15 @@ func (f *Filter) release(now time.Time, out filters.Emitter, giveUp bool) time.T
 // late. A report without an end (its call ended with its turn) is late at
 // once. It returns when to look again, while p waits.
 func (f *Filter) releaseReport(p *pending, now time.Time, out filters.Emitter, giveUp bool) (time.Time, error) {
-	end, deadline := p.end, p.endAt.Add(maxCallHold)
+	end := p.end
 	if end == nil {
 		f.queue.popLate()
 		return time.Time{}, nil
 	}
+	deadline := end.Time.Add(maxCallHold)
 	if giveUp || !now.Before(deadline) {
 		f.queue.popLate()
-		return time.Time{}, out.Emit(acp.AgentToClient, end)
+		return time.Time{}, filters.EmitHeld(out, end)
 	}
 	if !p.made() {
 		return deadline, nil
@@ -90,10 +91,10 @@ func (f *Filter) releaseReport(p *pending, now time.Time, out filters.Emitter, g
 	defer p.call.forget()
 	if err != nil {
 		f.log().Warn("show-changes: no report for a command", "toolCallId", p.call.key.id, "err", err)
-	} else if line := f.endWith(p, end, r); line != nil {
-		return time.Time{}, out.Emit(acp.AgentToClient, line)
+	} else if line := f.endWith(p, end.Raw, r); line != nil {
+		return time.Time{}, filters.EmitHeldAs(out, end, line)
 	}
-	return time.Time{}, out.Emit(acp.AgentToClient, end)
+	return time.Time{}, filters.EmitHeld(out, end)
 }
 
 // sendLate sends the follow-ups of the late reports made.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
+	"github.com/acp-proxy/acp-proxy/internal/trace"
 )
 
 // showChangesCommands are what the model runs: a program's write, which no
@@ -75,6 +76,7 @@ func TestShowChangesRealAgents(t *testing.T) {
 			for path := range want {
 				require.NoError(t, os.Remove(path))
 			}
+			heldLeftOnce(t, readTraceFile(t, trace))
 			replayedLines := linesOf(replayTrace(t, trace, "--show-changes"), acp.AgentToClient)
 			sameLines(t, "agent→client, live vs replay", clientLines(c), replayedLines)
 			replayed := shownDiffs(t, replayedLines)
@@ -91,6 +93,29 @@ func TestShowChangesRealAgents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// heldLeftOnce checks that --show-changes' trace drops none of the agent's
+// lines: each line it held (a call's end, held for its diffs, among them)
+// left once, in a "heldSince" record of its own, as it came or with the
+// diffs ("out"), never as a line dropped and a line the proxy added.
+func heldLeftOnce(t *testing.T, recs []trace.Record) {
+	t.Helper()
+	var held, left [][]byte
+	for _, r := range recs {
+		if r.Dir != acp.AgentToClient || !r.HasLine {
+			continue
+		}
+		assert.False(t, r.HasOut && len(r.Out) == 0 && !r.Held, "the agent's line was dropped: %s", r.Line)
+		switch {
+		case r.Held:
+			held = append(held, r.Line)
+		case r.Released:
+			left = append(left, r.Line)
+		}
+	}
+	assert.NotEmpty(t, held, "the end of each command is held for its diffs")
+	assert.Equal(t, held, left, "each held line left once, in order")
 }
 
 // gitCommitAll makes dir a git work tree with everything in it committed.

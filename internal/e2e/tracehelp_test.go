@@ -47,7 +47,7 @@ func readTraceFile(t *testing.T, path string) []trace.Record {
 
 // delivered is what the recording proxy sent on in direction d: each
 // received line, or what a filter sent in its place, and the lines it
-// added itself.
+// added itself; a held line when it left (its "heldSince" record).
 func delivered(recs []trace.Record, d acp.Direction) [][]byte {
 	var out [][]byte
 	for _, r := range recs {
@@ -56,7 +56,7 @@ func delivered(recs []trace.Record, d acp.Direction) [][]byte {
 		}
 		if r.HasOut {
 			out = append(out, r.Out...)
-		} else if r.HasLine {
+		} else if r.HasLine && !r.Held {
 			out = append(out, r.Line)
 		}
 	}

@@ -19,11 +19,18 @@ import (
 )
 
 // The live page shows a line a filter held as `view` shows it in the
-// recorded trace: the line received, passed unchanged, late.
+// recorded trace: the line received, passed late, unchanged or changed
+// (what left in its place, made from it).
 func TestTheLivePageShowsAHeldLineAsTheViewDoes(t *testing.T) {
+	for _, held := range []string{"hold", "rewrite"} {
+		t.Run(held, func(t *testing.T) { showsAHeldLineAsTheViewDoes(t, held) })
+	}
+}
+
+func showsAHeldLineAsTheViewDoes(t *testing.T, held string) {
 	received := `{"t":0.1,"dir":"agent->client","msg":{"jsonrpc":"2.0","method":"a"}}
 {"t":0.2,"dir":"agent->client","text":"a log line"}
-{"t":0.3,"dir":"agent->client","msg":{"jsonrpc":"2.0","method":"hold"}}
+{"t":0.3,"dir":"agent->client","msg":{"jsonrpc":"2.0","method":"` + held + `"}}
 {"t":0.4,"dir":"client->agent","msg":{"jsonrpc":"2.0","method":"b"}}
 {"t":0.5,"dir":"agent->client","msg":{"jsonrpc":"2.0","method":"release"}}
 `
@@ -55,6 +62,7 @@ func TestTheLivePageShowsAHeldLineAsTheViewDoes(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []int{0, 3, 1, 2, 4}, srcs, "each held line made from itself")
+	assert.Equal(t, held == "rewrite", strings.Contains(string(live), `rewritten`), "what left is shown")
 	got.Live, got.Filters = nil, want.Filters
 	wantJSON, err := view.EncodeData(want)
 	require.NoError(t, err)

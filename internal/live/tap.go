@@ -88,14 +88,23 @@ func (t *Tap) Note(n filters.Note) {
 	t.q.put(trace.Record{T: t.at(n.Time), Dir: n.Dir, Note: &n}, nil, size)
 }
 
-// Released queues a held line leaving, unchanged, as its trace record
-// has it.
+// Released queues a held line leaving, as its trace record has it: with
+// what was sent in its place when it left changed.
 func (t *Tap) Released(p *proxy.Passage) {
-	if t.q.full(int64(len(p.Line))) {
+	size := int64(len(p.Line))
+	changed := p.Changed()
+	var out []proxy.Sent
+	if changed {
+		out = p.Out
+		for _, o := range out {
+			size += int64(len(o.Line))
+		}
+	}
+	if t.q.full(size) {
 		return
 	}
-	t.q.put(trace.Record{T: t.at(p.Left), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL,
-		Released: true, HeldSince: t.at(p.Time)}, nil, int64(len(p.Line)))
+	t.q.put(trace.Record{T: t.at(p.Left), Dir: p.Dir, Line: p.Line, HasLine: true, EOL: p.EOL, HasOut: changed,
+		Released: true, HeldSince: t.at(p.Time)}, out, size)
 }
 
 // Long follows a line too long to filter: the page gets its first bytes.

@@ -56,7 +56,7 @@ type eventKind uint8
 const (
 	passed eventKind = iota
 	added
-	released // a held line leaving, unchanged
+	released // what left for a held line (line: the line itself, or the line in its place)
 	long
 	noted
 	ended
@@ -249,11 +249,14 @@ func (t *Tap) Added(d acp.Direction, at time.Time, line []byte, _ bool) {
 	t.put(event{kind: added, dir: d, t: at, line: append([]byte(nil), line...), outSize: len(line) + 1}, false)
 }
 
-// Released counts a held line as it leaves, after the filters, as a line
-// the client gets at p.Left (not one the proxy added).
+// Released counts what left for a held line, after the filters, as a line
+// the client gets at p.Left (not one the proxy added): the line itself, or
+// the line sent in its place.
 func (t *Tap) Released(p *proxy.Passage) {
 	t.flush(p.Dir)
-	t.put(event{kind: released, dir: p.Dir, t: p.Left, line: append([]byte(nil), p.Line...), outSize: len(p.Line) + 1}, false)
+	for _, o := range p.Out {
+		t.put(event{kind: released, dir: p.Dir, t: p.Left, line: append([]byte(nil), o.Line...), outSize: len(o.Line) + 1}, false)
+	}
 }
 
 // Long counts a line too long to filter; nothing of it is read.

@@ -65,8 +65,8 @@ func (o *Delivered) Passed(p *proxy.Passage) {
 // copied: they are the recording's filters', as its added lines are.
 func (o *Delivered) Note(n filters.Note) { o.r.Note(n) }
 
-// Released writes a held line as it leaves, made from itself: the line
-// received, passed late.
+// Released writes what left for a held line, made from itself: the line
+// received, passed late, or the line a filter sent in its place.
 func (o *Delivered) Released(p *proxy.Passage) {
 	var src *lineSource
 	if q := &o.held[p.Dir]; len(*q) > 0 {
@@ -75,7 +75,9 @@ func (o *Delivered) Released(p *proxy.Passage) {
 		}
 		*q = (*q)[1:]
 	}
-	o.r.emitted(p.Left, p.Dir, p.Line, p.EOL, src)
+	for _, s := range p.Out {
+		o.r.emitted(p.Left, p.Dir, s.Line, p.EOL || !s.Original, src)
+	}
 }
 
 // Added writes a line the chain sent on its own.

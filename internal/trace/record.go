@@ -27,7 +27,7 @@ import (
 //	"eol":false                                            the line had no '\n' (last line of a stream)
 //	"out":[…]                                              a filter changed it: what was sent on instead
 //	"held":true                                            a filter held it back: it left later, unchanged
-//	{"t":…,"dir":…,"msg":{…},"heldSince":…}                that held line leaving, as it came ("t": when)
+//	{"t":…,"dir":…,"msg":{…},"heldSince":…}                that held line leaving, as it came ("t": when; "out": changed)
 //	{"t":…,"dir":…,"out":[…]}                              lines the proxy itself added
 //	{"t":…,"dir":…,"read":{…}}                             what a filter read from the disk (Disk)
 //	{"t":…,"dir":…,"note":{…}}                             a decision a filter took (Note)
@@ -79,13 +79,16 @@ func (r *Recorder) Passed(p *proxy.Passage) {
 	r.write(p.Dir, append(rec, '}', '\n'))
 }
 
-// Released records a held line leaving, unchanged: the line's own record
-// (byte for byte, as its "held" record has it), at the time it left, with
-// the time it arrived.
+// Released records a held line leaving: the line's own record (byte for
+// byte, as its "held" record has it), at the time it left, with the time it
+// arrived, and, when it left changed, what was sent in its place ("out").
 func (r *Recorder) Released(p *proxy.Passage) {
 	rec := r.lineRecord(p.Left, p)
 	rec = append(rec, `,"heldSince":`...)
 	rec = appendSeconds(rec, p.Time.Sub(r.start))
+	if p.Changed() {
+		rec = appendOut(rec, p.Out)
+	}
 	r.write(p.Dir, append(rec, '}', '\n'))
 }
 

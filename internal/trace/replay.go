@@ -185,11 +185,10 @@ func (rp *replayer) released(l filters.Line) error {
 	return nil
 }
 
-// release tells the sinks that a held line left at t, unchanged, as the
-// relay tells its taps.
+// release tells the sinks that a held line left at t, unchanged or
+// changed, as the relay tells its taps.
 func (rp *replayer) release(t time.Time, l filters.Line) {
-	p := &proxy.Passage{Dir: l.Dir, Time: l.Held.Time, Line: l.Raw, EOL: !l.Held.NoEOL, Held: true, Left: t,
-		Out: []proxy.Sent{{Line: l.Raw, Original: true}}}
+	p := proxy.ReleasePassage(l, t)
 	for _, s := range rp.conn.Sinks {
 		s.Released(p)
 	}

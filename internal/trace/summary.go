@@ -70,10 +70,12 @@ func (s *Summary) Added(d acp.Direction, _ time.Time, line []byte, _ bool) {
 	s.count(d, len(line), readCall(d, line, false), after)
 }
 
-// Released counts a held line as it leaves, unchanged, after the filters
-// (it was counted before them when it arrived).
+// Released counts what left for a held line, after the filters (the line
+// was counted before them when it arrived).
 func (s *Summary) Released(p *proxy.Passage) {
-	s.count(p.Dir, len(p.Line), readCall(p.Dir, p.Line, false), after)
+	for _, o := range p.Out {
+		s.count(p.Dir, len(o.Line), readCall(p.Dir, o.Line, false), after)
+	}
 }
 
 // Long counts a line streamed through unfiltered once it has ended: the
