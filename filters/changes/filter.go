@@ -177,7 +177,7 @@ func (f *Filter) take(sid, cwd string) *shared {
 		take = Take
 	}
 	if why := refused(cwd); why != "" {
-		take = func(context.Context, string, Limits) Snapshot { return aside{why} }
+		take = takeAside(why)
 	}
 	return f.scans.take(sid, cwd, take, f.limits())
 }

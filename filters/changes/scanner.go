@@ -116,7 +116,7 @@ func (sc *scanners) take(sid, root string, take func(context.Context, string, Li
 	defer sc.mu.Unlock()
 	sc.init()
 	if why, ok := sc.aside[sid]; ok {
-		take = func(context.Context, string, Limits) Snapshot { return aside{why} }
+		take = takeAside(why)
 	}
 	s := newShared(sc.ctx, root)
 	sc.queue(sid, scanWork{take: s, using: take, lim: lim})
@@ -172,6 +172,11 @@ func (sc *scanners) run(sid string, s *scanner) {
 		}
 		batch := s.work[:n:n]
 		s.work = s.work[n:]
+		if why, ok := sc.aside[sid]; ok && w.take != nil {
+			// Queued before an earlier take found the tree too big to
+			// watch: that take's answer stands, without another walk.
+			batch[0].using = takeAside(why)
+		}
 		ctx := sc.ctx
 		sc.mu.Unlock()
 		if do(ctx, batch) {
@@ -181,6 +186,11 @@ func (sc *scanners) run(sid string, s *scanner) {
 			sc.standAside(sid, w.take.snap)
 		}
 	}
+}
+
+// takeAside is the take of a directory the flag stands aside for, why.
+func takeAside(why string) func(context.Context, string, Limits) Snapshot {
+	return func(context.Context, string, Limits) Snapshot { return aside{why} }
 }
 
 // standAside remembers that session sid's directory is not scanned again
