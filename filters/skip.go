@@ -78,8 +78,14 @@ type Skipper interface {
 // Skips reports whether every filter of the chain would pass the agent's
 // line raw on untouched, and the connection's tracker need not see it
 // (a notification): the relay then writes raw as it was read, with no
-// message made and no filter called. The filters' figures count it as
-// taken in and given out.
+// message made and no filter called, and counts it (Skipped). Only d's
+// pump asks, one line after the other.
+//
+// A filter's answer depends on the glance and on what the filter holds,
+// which only Process, Tick and Drain change, under d's lock; each of them
+// moves d's generation on. So a text line's answer, once every filter
+// has given it, holds for every text line after it until the generation
+// moves: those lines cost the glance and one atomic load, no lock.
 func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 	if c == nil || d != acp.AgentToClient || c.later() {
 		return false // a v2 connection's filters stand aside per filter (Process)
@@ -87,6 +93,10 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 	g := NewGlance(raw)
 	if !g.Notification {
 		return false // a response: the tracker reads it
+	}
+	text := !g.Tool
+	if text && c.textSkips[d] != 0 && c.textSkips[d] == c.generation[d].Load() {
+		return true
 	}
 	c.mu[d].Lock()
 	defer c.mu[d].Unlock()
@@ -98,6 +108,21 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 			return false
 		}
 	}
-	c.skipped[d].add(len(raw))
+	if text {
+		c.textSkips[d] = c.generation[d].Load()
+	}
 	return true
 }
+
+// Skipped counts n lines of d, of bytes bytes without their '\n's, that
+// skipped the chain (Skips): each filter took them in and gave them out
+// as they were. The relay counts a run of them at once.
+func (c *Chain) Skipped(d acp.Direction, n, bytes int) {
+	if c != nil && n > 0 {
+		c.skipped[d].addRun(n, bytes)
+	}
+}
+
+// moved moves direction d's generation on: the filters may hold
+// something else now (see Skips). Under d's lock.
+func (c *Chain) moved(d acp.Direction) { c.generation[d].Add(1) }

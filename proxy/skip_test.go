@@ -97,3 +97,23 @@ func TestARunOfSkippedLinesNeverOvertakesAHeldLine(t *testing.T) {
 	}
 	assert.Equal(t, wantPassed, passed)
 }
+
+// The lines that skip the chain are counted in every filter's figures, as
+// taken in and given out, line for line and byte for byte, whether they
+// skip in a run, alone or as the last line without its '\n'.
+func TestTheLinesThatSkipTheChainAreCountedExactly(t *testing.T) {
+	chunk := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`
+	tool := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1"}}}`
+	in := []string{chunk, chunk, chunk, tool, chunk, tool, chunk, chunk}
+	chain := filters.NewChain(capabilities.New(), &holdsTools{})
+	relay := &Relay{Chain: chain}
+	conn := relay.Open(&bytes.Buffer{}, &bytes.Buffer{})
+	require.NoError(t, conn.Pump(acp.AgentToClient, strings.NewReader(strings.Join(in, "\n"))))
+	// The chunks after each tool line go through the filter (it holds the
+	// tool line): 3 + 1 of the 6 skip.
+	skipped := acp.Count{Messages: 4, Bytes: 4 * int64(len(chunk)+1)}
+	ran := acp.Count{Messages: 4, Bytes: 2*int64(len(tool)+1) + 2*int64(len(chunk)+1)}
+	figures := chain.Stats()[0]
+	assert.Equal(t, skipped.Messages+ran.Messages, figures.In[acp.AgentToClient].Messages)
+	assert.Equal(t, skipped.Bytes+ran.Bytes, figures.In[acp.AgentToClient].Bytes)
+}
