@@ -28,11 +28,6 @@ type Glance struct {
 var (
 	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 	quotedTool        = []byte(`"tool`)
-	// updateStart is how every agent begins a session/update, up to its
-	// session's id; updateKind follows the id when the update begins with
-	// its kind (claude-agent-acp begins its tool updates with _meta).
-	updateStart = []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`)
-	updateKind  = []byte(`","update":{"sessionUpdate":"`)
 )
 
 // NewGlance reads raw's facts.
@@ -43,28 +38,11 @@ func NewGlance(raw []byte) Glance {
 }
 
 // textChunk reports whether raw begins as a message, thought or user
-// chunk of a session/update: a piece of text, about no tool call, whatever
-// its text says. It reads the line's head only, so a chunk (most of what an
-// agent sends) costs no search of its text.
+// chunk of a session/update (acp.ReadUpdateHead): its text is not searched.
 func textChunk(raw []byte) bool {
-	if !bytes.HasPrefix(raw, updateStart) {
-		return false
-	}
-	rest := raw[len(updateStart):]
-	k := bytes.IndexByte(rest[:min(len(rest), 256)], '"')
-	if k < 0 || bytes.IndexByte(rest[:k], '\\') >= 0 || !bytes.HasPrefix(rest[k:], updateKind) {
-		return false
-	}
-	rest = rest[k+len(updateKind):]
-	for _, kind := range textChunkKinds {
-		if len(rest) > len(kind) && string(rest[:len(kind)]) == kind && rest[len(kind)] == '"' {
-			return true
-		}
-	}
-	return false
+	h, ok := acp.ReadUpdateHead(raw)
+	return ok && h.TextChunk()
 }
-
-var textChunkKinds = []string{"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"}
 
 // Skipper is implemented by filters that can tell from a glance at an
 // agent's line that Apply would pass it on as it is, emit nothing and
