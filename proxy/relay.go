@@ -286,7 +286,8 @@ func follows(run, next []byte) bool {
 }
 
 // writeSkipped writes d's run of skipped lines in one write, then tells
-// the taps of each line, as process does of a line it wrote.
+// each tap of the run (each line, in order, as process tells of a line it
+// wrote).
 func (c *Conn) writeSkipped(d acp.Direction) error {
 	r := &c.skipped[d]
 	if len(r.wire) == 0 {
@@ -297,14 +298,8 @@ func (c *Conn) writeSkipped(d acp.Direction) error {
 	if err != nil {
 		err = fmt.Errorf("%s: write: %w", d, err)
 	}
-	if len(c.taps) > 0 {
-		p := &c.passed[d]
-		for _, l := range r.lines {
-			*p = Passage{Dir: d, Time: r.now, Line: l, EOL: true, Out: append(p.Out[:0], Sent{Line: l, Original: true})}
-			for _, t := range c.taps {
-				t.passed(p)
-			}
-		}
+	for _, t := range c.taps {
+		t.passedRun(d, r.now, r.lines, &c.passed[d])
 	}
 	r.wire, r.lines, r.skips, r.bytes = nil, r.lines[:0], 0, 0
 	return err

@@ -5,24 +5,23 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
-// countOnly reports whether p is a message a span only counts, read from
-// its head (see updateHead, clientHead), and for an agent's update its
-// session's id (and its call's, for a call's output).
-func countOnly(p *proxy.Passage) (sid []byte, id string, ok bool) {
-	if p.Dir == acp.ClientToAgent {
-		return nil, "", clientHead(p.Line)
+// countOnly reports whether line, read in direction d, is a message a span
+// only counts, read from its head (see updateHead, clientHead), and for an
+// agent's update its session's id (and its call's, for a call's output).
+func countOnly(d acp.Direction, line []byte) (sid []byte, id string, ok bool) {
+	if d == acp.ClientToAgent {
+		return nil, "", clientHead(line)
 	}
-	sid, update, tool, ok := updateHead(p.Line)
+	sid, update, tool, ok := updateHead(line)
 	switch {
 	case !ok:
 		return nil, "", false
 	case !tool:
 		return sid, "", true
 	}
-	id, ok = outputOnly(p.Line, update)
+	id, ok = outputOnly(line, update)
 	return sid, id, ok
 }
 
