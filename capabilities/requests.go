@@ -51,7 +51,9 @@ func (n *Negotiated) Observe(m *acp.Message) {
 			n.observeRequest(m)
 		}
 	case acp.AgentToClient:
-		if n.awaiting() && !bytes.HasPrefix(m.Raw, notificationStart) && m.IsResponse() {
+		// A notification first: most of what an agent sends is one, and
+		// telling costs no lock.
+		if !bytes.HasPrefix(m.Raw, notificationStart) && n.awaiting() && m.IsResponse() {
 			n.observeResponse(m)
 		}
 	}
