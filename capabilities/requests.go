@@ -51,9 +51,7 @@ func (n *Negotiated) Observe(m *acp.Message) {
 			n.observeRequest(m)
 		}
 	case acp.AgentToClient:
-		// A notification first: most of what an agent sends is one, and
-		// telling costs no lock.
-		if !bytes.HasPrefix(m.Raw, notificationStart) && n.awaiting() && m.IsResponse() {
+		if n.awaiting() && !bytes.HasPrefix(m.Raw, notificationStart) && m.IsResponse() {
 			n.observeResponse(m)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -31,13 +30,7 @@ type Chain struct {
 	// skipped counts the lines that skipped the chain (Skips): each
 	// filter took them in and gave them out as they were.
 	skipped [2]counter
-	// generation moves on, per direction, each time Process, Tick or
-	// Drain runs the filters (under mu); textSkips is the generation at
-	// which every filter last skipped a text line (0: none), read and
-	// written by the direction's pump only (Skips).
-	generation [2]atomic.Uint64
-	textSkips  [2]uint64
-	last       [2]lastStage // per direction, under mu
+	last    [2]lastStage // per direction, under mu
 	// Per direction, under mu: each filter's stage, and the message a
 	// Tick or Drain hands them, reused from line to line (a stage lives
 	// while its filter runs on one line; they cost 6 allocations a line).
@@ -99,7 +92,6 @@ func (c *Chain) Process(m *Message, sink Sink) error {
 	}
 	c.mu[m.Dir].Lock()
 	defer c.mu[m.Dir].Unlock()
-	c.moved(m.Dir)
 	if m.Caps == nil {
 		m.Caps = c.caps
 	}
@@ -234,7 +226,6 @@ func (c *Chain) eachTimed(d acp.Direction, now time.Time, sink Sink, what string
 	}
 	c.mu[d].Lock()
 	defer c.mu[d].Unlock()
-	c.moved(d)
 	last := c.lastStage(d, nil, sink)
 	for i, f := range c.filters {
 		t, ok := f.(Timed)

@@ -28,6 +28,11 @@ type Glance struct {
 var (
 	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 	quotedTool        = []byte(`"tool`)
+	// updateStart is how every agent begins a session/update, up to its
+	// session's id; updateKind follows the id when the update begins with
+	// its kind (claude-agent-acp begins its tool updates with _meta).
+	updateStart = []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`)
+	updateKind  = []byte(`","update":{"sessionUpdate":"`)
 )
 
 // NewGlance reads raw's facts.
@@ -38,11 +43,28 @@ func NewGlance(raw []byte) Glance {
 }
 
 // textChunk reports whether raw begins as a message, thought or user
-// chunk of a session/update (acp.ReadUpdateHead): its text is not searched.
+// chunk of a session/update: a piece of text, about no tool call, whatever
+// its text says. It reads the line's head only, so a chunk (most of what an
+// agent sends) costs no search of its text.
 func textChunk(raw []byte) bool {
-	h, ok := acp.ReadUpdateHead(raw)
-	return ok && h.TextChunk()
+	if !bytes.HasPrefix(raw, updateStart) {
+		return false
+	}
+	rest := raw[len(updateStart):]
+	k := bytes.IndexByte(rest[:min(len(rest), 256)], '"')
+	if k < 0 || bytes.IndexByte(rest[:k], '\\') >= 0 || !bytes.HasPrefix(rest[k:], updateKind) {
+		return false
+	}
+	rest = rest[k+len(updateKind):]
+	for _, kind := range textChunkKinds {
+		if len(rest) > len(kind) && string(rest[:len(kind)]) == kind && rest[len(kind)] == '"' {
+			return true
+		}
+	}
+	return false
 }
+
+var textChunkKinds = []string{"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"}
 
 // Skipper is implemented by filters that can tell from a glance at an
 // agent's line that Apply would pass it on as it is, emit nothing and
@@ -56,14 +78,8 @@ type Skipper interface {
 // Skips reports whether every filter of the chain would pass the agent's
 // line raw on untouched, and the connection's tracker need not see it
 // (a notification): the relay then writes raw as it was read, with no
-// message made and no filter called, and counts it (Skipped). Only d's
-// pump asks, one line after the other.
-//
-// A filter's answer depends on the glance and on what the filter holds,
-// which only Process, Tick and Drain change, under d's lock; each of them
-// moves d's generation on. So a text line's answer, once every filter
-// has given it, holds for every text line after it until the generation
-// moves: those lines cost the glance and one atomic load, no lock.
+// message made and no filter called. The filters' figures count it as
+// taken in and given out.
 func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 	if c == nil || d != acp.AgentToClient || c.later() {
 		return false // a v2 connection's filters stand aside per filter (Process)
@@ -71,10 +87,6 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 	g := NewGlance(raw)
 	if !g.Notification {
 		return false // a response: the tracker reads it
-	}
-	text := !g.Tool
-	if text && c.textSkips[d] != 0 && c.textSkips[d] == c.generation[d].Load() {
-		return true
 	}
 	c.mu[d].Lock()
 	defer c.mu[d].Unlock()
@@ -86,21 +98,6 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 			return false
 		}
 	}
-	if text {
-		c.textSkips[d] = c.generation[d].Load()
-	}
+	c.skipped[d].add(len(raw))
 	return true
 }
-
-// Skipped counts n lines of d, of bytes bytes without their '\n's, that
-// skipped the chain (Skips): each filter took them in and gave them out
-// as they were. The relay counts a run of them at once.
-func (c *Chain) Skipped(d acp.Direction, n, bytes int) {
-	if c != nil && n > 0 {
-		c.skipped[d].addRun(n, bytes)
-	}
-}
-
-// moved moves direction d's generation on: the filters may hold
-// something else now (see Skips). Under d's lock.
-func (c *Chain) moved(d acp.Direction) { c.generation[d].Add(1) }

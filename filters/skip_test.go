@@ -3,10 +3,8 @@ package filters
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
@@ -66,54 +64,8 @@ func TestALineSkipsTheChainOnlyWhenEveryFilterSkipsIt(t *testing.T) {
 	assert.False(t, NewChain(capabilities.New(), f, Func{FilterName: "f"}).Skips(acp.AgentToClient, []byte(chunkLine)),
 		"a filter that cannot say reads every line")
 	assert.Zero(t, f.applied)
-	c.Skipped(acp.AgentToClient, 1, len(chunkLine))
 	figures := c.Stats()[0]
 	want := acp.Count{Messages: 1, Bytes: int64(len(chunkLine)) + 1}
 	assert.Equal(t, want, figures.In[acp.AgentToClient])
 	assert.Equal(t, want, figures.Out[acp.AgentToClient])
-}
-
-// holdsUntilTick holds each line about a tool call until its next Tick, and
-// skips a line only while it holds nothing.
-type holdsUntilTick struct{ held []byte }
-
-func (*holdsUntilTick) Name() string                         { return "holds-until-tick" }
-func (f *holdsUntilTick) Skips(g Glance) bool                { return !g.Tool && f.held == nil }
-func (f *holdsUntilTick) Drain(d acp.Direction, out Emitter) { f.Tick(d, time.Time{}, out) }
-func (f *holdsUntilTick) Apply(m *Message, out Emitter) error {
-	if strings.Contains(string(m.Raw), `"tool`) {
-		f.held = append([]byte(nil), m.Raw...)
-		return Drop
-	}
-	return out.Emit(m.Dir, m.Raw)
-}
-func (f *holdsUntilTick) Tick(d acp.Direction, _ time.Time, out Emitter) time.Time {
-	if f.held != nil {
-		_ = out.Emit(d, f.held)
-		f.held = nil
-	}
-	return time.Time{}
-}
-
-// A text line's answer is asked again whenever the filters may hold
-// something else (they ran on a line, a tick or a drain): a chunk never
-// skips past a line a filter took to hold, however many chunks skipped
-// before it.
-func TestATextLineSkipsOnlyWhileNoFilterHasRunSinceTheAnswer(t *testing.T) {
-	f := &holdsUntilTick{}
-	c := NewChain(capabilities.New(), f)
-	sink := func(Line) error { return nil }
-	require.NoError(t, c.Process(NewMessage(acp.AgentToClient, []byte(chunkLine), time.Time{}, nil), sink))
-	assert.True(t, c.Skips(acp.AgentToClient, []byte(chunkLine)))
-	assert.True(t, c.Skips(acp.AgentToClient, []byte(chunkLine)))
-	require.NoError(t, c.Process(NewMessage(acp.AgentToClient, []byte(toolLine), time.Time{}, nil), sink))
-	assert.False(t, c.Skips(acp.AgentToClient, []byte(chunkLine)), "the filter holds a line since Process")
-	assert.False(t, c.Skips(acp.AgentToClient, []byte(chunkLine)))
-	_, err := c.Tick(acp.AgentToClient, time.Time{}, sink)
-	require.NoError(t, err)
-	assert.True(t, c.Skips(acp.AgentToClient, []byte(chunkLine)), "the tick let it go")
-	require.NoError(t, c.Process(NewMessage(acp.AgentToClient, []byte(toolLine), time.Time{}, nil), sink))
-	assert.False(t, c.Skips(acp.AgentToClient, []byte(chunkLine)))
-	require.NoError(t, c.Drain(acp.AgentToClient, time.Time{}, sink))
-	assert.True(t, c.Skips(acp.AgentToClient, []byte(chunkLine)), "the drain let it go")
 }

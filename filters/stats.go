@@ -29,12 +29,6 @@ func (c *counter) add(n int) {
 	c.bytes.Add(int64(n))
 }
 
-// addRun counts n messages of bytes bytes in all.
-func (c *counter) addRun(n, bytes int) {
-	c.messages.Add(int64(n))
-	c.bytes.Add(int64(bytes))
-}
-
 // Counted is implemented by filters that count events of their own for --stats (shell-to-patch:
 // edits verified and taken back).
 type Counted interface {

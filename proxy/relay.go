@@ -59,10 +59,6 @@ type skippedRun struct {
 	wire  []byte    // the lines with their '\n's, as read
 	lines [][]byte  // each line, for the taps (only when there are taps)
 	now   time.Time // when they were read
-	// skips and bytes: the lines of the run the chain skipped (the others
-	// no filter reads), and their bytes without '\n', for the filters'
-	// figures (filters.Chain.Skipped), counted once per run.
-	skips, bytes int
 }
 
 // Open starts a connection whose client→agent lines are written to toAgent
@@ -227,9 +223,6 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, 
 		c.skip(d, ln, now)
 		return false, nil
 	}
-	if !filtered && c.runs[d] {
-		c.r.Chain.Skipped(d, 1, len(ln.bytes))
-	}
 	if err := c.writeSkipped(d); err != nil {
 		return filtered, err
 	}
@@ -273,10 +266,6 @@ func (c *Conn) skip(d acp.Direction, ln line, now time.Time) {
 	if len(c.taps) > 0 {
 		r.lines = append(r.lines, ln.bytes)
 	}
-	if c.runs[d] {
-		r.skips++
-		r.bytes += len(ln.bytes)
-	}
 }
 
 // follows reports whether next starts where run ends, in the same array.
@@ -286,22 +275,26 @@ func follows(run, next []byte) bool {
 }
 
 // writeSkipped writes d's run of skipped lines in one write, then tells
-// each tap of the run (each line, in order, as process tells of a line it
-// wrote).
+// the taps of each line, as process does of a line it wrote.
 func (c *Conn) writeSkipped(d acp.Direction) error {
 	r := &c.skipped[d]
 	if len(r.wire) == 0 {
 		return nil
 	}
-	c.r.Chain.Skipped(d, r.skips, r.bytes)
 	err := c.writers[d].writeWire(r.wire)
 	if err != nil {
 		err = fmt.Errorf("%s: write: %w", d, err)
 	}
-	for _, t := range c.taps {
-		t.passedRun(d, r.now, r.lines, &c.passed[d])
+	if len(c.taps) > 0 {
+		p := &c.passed[d]
+		for _, l := range r.lines {
+			*p = Passage{Dir: d, Time: r.now, Line: l, EOL: true, Out: append(p.Out[:0], Sent{Line: l, Original: true})}
+			for _, t := range c.taps {
+				t.passed(p)
+			}
+		}
 	}
-	r.wire, r.lines, r.skips, r.bytes = nil, r.lines[:0], 0, 0
+	r.wire, r.lines = nil, r.lines[:0]
 	return err
 }
 

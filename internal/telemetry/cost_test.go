@@ -1,10 +1,8 @@
 package telemetry
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
@@ -183,37 +181,7 @@ func TestCountOnlyNeverPanics(t *testing.T) {
 		}
 		b = b[:r.IntN(len(b)+1)]
 		for _, d := range []acp.Direction{c2a, a2c} {
-			countOnly(d, b)
+			countOnly(&proxy.Passage{Dir: d, Line: b})
 		}
 	}
-}
-
-// A run of lines that passed as read, told at once (proxy.RunTap), queues
-// what telling each line's Passage queues: the same counts, the same
-// copies of what spans are made of, in the same order.
-func TestARunIsCountedAsItsLinesOneByOne(t *testing.T) {
-	other := bytes.Replace(chunkLine(200), []byte(`"sessionId":"`), []byte(`"sessionId":"other-`), 1)
-	var lines [][]byte
-	for i := range 600 { // past runMax: a run of counts is queued in parts
-		lines = append(lines, chunkLine(100+i%50))
-		if i%97 == 0 {
-			lines = append(lines, toolOutputLine(300), other)
-		}
-		if i%211 == 0 {
-			lines = append(lines, []byte(aSession[6].line), []byte(aSession[9].line))
-		}
-	}
-	at := time.Unix(1, 0)
-	tap := func() *Tap {
-		return &Tap{wake: make(chan struct{}, 1), max: DefaultQueueBytes, log: slog.New(slog.DiscardHandler), done: make(chan struct{})}
-	}
-	one, run := tap(), tap()
-	for _, l := range lines {
-		one.Passed(&proxy.Passage{Dir: a2c, Time: at, Line: l, EOL: true, Out: []proxy.Sent{{Line: l, Original: true}}})
-	}
-	run.PassedRun(a2c, at, lines)
-	one.flush(a2c)
-	run.flush(a2c)
-	require.Greater(t, len(one.pending), 4)
-	assert.Equal(t, one.pending, run.pending)
 }

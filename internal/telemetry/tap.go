@@ -202,11 +202,8 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	// Most of what an agent sends is text and output, which a span only
 	// counts: those are counted here, their lines not copied; so is what a
 	// client sends that no span is made of.
-	if sid, id, ok := countOnly(p.Dir, p.Line); ok {
-		r := t.count(p.Dir, p.Time, sid, id, len(p.Line))
-		for _, s := range p.Out {
-			r.counts[1].Line(len(s.Line))
-		}
+	if sid, id, ok := countOnly(p); ok {
+		t.count(p, sid, id)
 		return
 	}
 	t.flush(p.Dir)
@@ -223,34 +220,21 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	t.put(ev, false)
 }
 
-// PassedRun implements proxy.RunTap: the lines of a run passed as read,
-// so each a span only counts is counted before and after the filters
-// alike, with no Passage made for it.
-func (t *Tap) PassedRun(d acp.Direction, at time.Time, lines [][]byte) {
-	for _, l := range lines {
-		sid, id, ok := countOnly(d, l)
-		if !ok {
-			t.Passed(&proxy.Passage{Dir: d, Time: at, Line: l, EOL: true, Out: []proxy.Sent{{Line: l, Original: true}}})
-			continue
-		}
-		t.count(d, at, sid, id, len(l)).counts[1].Line(len(l))
-	}
-}
-
-// count counts an update of n bytes, read at at, of session sid that a
-// span only counts (of call id, when it is a call's output), into the run
-// of those before it when they are of the same session and call: the line
-// is not copied, and a stream of chunks is one event, queued when the run
-// ends. The caller counts what was written for it into the run returned.
-func (t *Tap) count(d acp.Direction, at time.Time, sid []byte, id string, n int) *event {
-	r := &t.counting[d]
+// count counts an update of session sid that a span only counts (of call
+// id, when it is a call's output), into the run of those before it when
+// they are of the same session and call: the line is not copied, and a
+// stream of chunks is one event, queued when the run ends.
+func (t *Tap) count(p *proxy.Passage, sid []byte, id string) {
+	r := &t.counting[p.Dir]
 	if r.kind != counted || r.sid != string(sid) || r.call != id || r.counts[0].Messages >= runMax {
-		t.flush(d)
-		*r = event{kind: counted, dir: d, sid: string(sid), call: id}
+		t.flush(p.Dir)
+		*r = event{kind: counted, dir: p.Dir, sid: string(sid), call: id}
 	}
-	r.t = at
-	r.counts[0].Line(n)
-	return r
+	r.t = p.Time
+	r.counts[0].Line(len(p.Line))
+	for _, s := range p.Out {
+		r.counts[1].Line(len(s.Line))
+	}
 }
 
 // flush queues direction d's run of counted messages (by d's pump).
