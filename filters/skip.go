@@ -28,11 +28,6 @@ type Glance struct {
 var (
 	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 	quotedTool        = []byte(`"tool`)
-	// updateStart is how every agent begins a session/update, up to its
-	// session's id; updateKind follows the id when the update begins with
-	// its kind (claude-agent-acp begins its tool updates with _meta).
-	updateStart = []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`)
-	updateKind  = []byte(`","update":{"sessionUpdate":"`)
 )
 
 // NewGlance reads raw's facts.
@@ -43,28 +38,11 @@ func NewGlance(raw []byte) Glance {
 }
 
 // textChunk reports whether raw begins as a message, thought or user
-// chunk of a session/update: a piece of text, about no tool call, whatever
-// its text says. It reads the line's head only, so a chunk (most of what an
-// agent sends) costs no search of its text.
+// chunk of a session/update (acp.ReadUpdateHead): its text is not searched.
 func textChunk(raw []byte) bool {
-	if !bytes.HasPrefix(raw, updateStart) {
-		return false
-	}
-	rest := raw[len(updateStart):]
-	k := bytes.IndexByte(rest[:min(len(rest), 256)], '"')
-	if k < 0 || bytes.IndexByte(rest[:k], '\\') >= 0 || !bytes.HasPrefix(rest[k:], updateKind) {
-		return false
-	}
-	rest = rest[k+len(updateKind):]
-	for _, kind := range textChunkKinds {
-		if len(rest) > len(kind) && string(rest[:len(kind)]) == kind && rest[len(kind)] == '"' {
-			return true
-		}
-	}
-	return false
+	h, ok := acp.ReadUpdateHead(raw)
+	return ok && h.TextChunk()
 }
-
-var textChunkKinds = []string{"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"}
 
 // Skipper is implemented by filters that can tell from a glance at an
 // agent's line that Apply would pass it on as it is, emit nothing and
@@ -81,8 +59,8 @@ type Skipper interface {
 // message made and no filter called. The filters' figures count it as
 // taken in and given out.
 func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
-	if c == nil || d != acp.AgentToClient || c.later() {
-		return false // a v2 connection's filters stand aside per filter (Process)
+	if !c.skipping(d) {
+		return false
 	}
 	g := NewGlance(raw)
 	if !g.Notification {
@@ -90,6 +68,50 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 	}
 	c.mu[d].Lock()
 	defer c.mu[d].Unlock()
+	if !c.allSkip(d, g) {
+		return false
+	}
+	c.skipped[d].add(len(raw))
+	return true
+}
+
+// SkipsChunks is Skips for text chunks (acp.UpdateHead.TextChunk) the
+// relay has read and not passed on: whether every filter would pass each
+// on untouched, asked once for all of them; the relay counts those it
+// passes (Skipped). The filters' answer to a chunk's glance depends only on
+// what they hold, which no chunk changes, so it holds for each chunk until
+// a line goes through the chain. Asked after the chunks arrived, it is the
+// answer each would have had on arriving: a message of the other direction
+// that changes what a filter holds for d meanwhile is as if it came after
+// them.
+func (c *Chain) SkipsChunks(d acp.Direction) bool {
+	if !c.skipping(d) {
+		return false
+	}
+	c.mu[d].Lock()
+	defer c.mu[d].Unlock()
+	return c.allSkip(d, Glance{Notification: true})
+}
+
+// Skipped counts n lines of d, of bytes bytes without their '\n's, that
+// skipped the chain (SkipsChunks): each filter took them in and gave them
+// out as they were.
+func (c *Chain) Skipped(d acp.Direction, n, bytes int) {
+	if c != nil && n > 0 {
+		c.skipped[d].addRun(n, bytes)
+	}
+}
+
+// skipping reports whether a line of d may skip the chain at all: only an
+// agent's, and not on a connection of a later protocol version, whose
+// filters stand aside per filter (Process).
+func (c *Chain) skipping(d acp.Direction) bool {
+	return c != nil && d == acp.AgentToClient && !c.later()
+}
+
+// allSkip reports whether every filter that reads d skips a line of glance
+// g. Under d's lock.
+func (c *Chain) allSkip(d acp.Direction, g Glance) bool {
 	for _, f := range c.filters {
 		if o, ok := f.(OneWay); ok && !o.Reads(d) {
 			continue
@@ -98,6 +120,5 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 			return false
 		}
 	}
-	c.skipped[d].add(len(raw))
 	return true
 }

@@ -24,9 +24,12 @@ func (c *counter) count() acp.Count {
 }
 
 // add counts a message of n bytes.
-func (c *counter) add(n int) {
-	c.messages.Add(1)
-	c.bytes.Add(int64(n))
+func (c *counter) add(n int) { c.addRun(1, n) }
+
+// addRun counts n messages of bytes bytes in all.
+func (c *counter) addRun(n, bytes int) {
+	c.messages.Add(int64(n))
+	c.bytes.Add(int64(bytes))
 }
 
 // Counted is implemented by filters that count events of their own for --stats (shell-to-patch:

@@ -54,6 +54,15 @@ func newFramer(r io.Reader, bufSize, max int) *framer {
 	return &framer{r: bufio.NewReaderSize(src, bufSize), max: max, src: src}
 }
 
+// window is what has been read and not yet returned, valid until the
+// next call; discard(n) returns its first n bytes, as lines would.
+func (f *framer) window() []byte {
+	w, _ := f.r.Peek(f.r.Buffered())
+	return w
+}
+
+func (f *framer) discard(n int) { _, _ = f.r.Discard(n) } // buffered: cannot fail
+
 // buffered reports whether input is already waiting, so the caller can defer
 // flushing its output until it is not.
 func (f *framer) buffered() bool { return f.r.Buffered() > 0 }

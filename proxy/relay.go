@@ -46,6 +46,10 @@ type Conn struct {
 	// skipped: each direction's lines that skipped the chain and are not
 	// yet written (see skippedRun).
 	skipped [2]skippedRun
+	// chunksHeld: a filter would not skip a text chunk of the direction
+	// (filters.Chain.SkipsChunks), asked since its last read and since a
+	// line last went through the chain; its chunks go one by one.
+	chunksHeld [2]bool
 }
 
 // skippedRun is a run of lines every filter skipped (filters.Chain.Skips),
@@ -164,6 +168,14 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 	timed := c.runs[d]
 	var now time.Time
 	for {
+		if c.passChunks(d, f, now) {
+			if !f.buffered() {
+				if err := c.flush(d, w); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		reads := f.reads()
 		ln, err := f.next()
 		if err == io.EOF {
@@ -171,6 +183,9 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		}
 		if err != nil {
 			return fmt.Errorf("%s: read: %w", d, err)
+		}
+		if f.reads() != reads {
+			c.chunksHeld[d] = false
 		}
 		// Reading the clock costs as much as relaying a short line: it
 		// is read when someone needs the time, once per read of the
@@ -191,6 +206,7 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		// What the filters hold becomes due on the clock's timer too: a
 		// line that skipped them does not make them look.
 		if filtered {
+			c.chunksHeld[d] = false
 			if err := c.driver.Tick(d); err != nil {
 				return err
 			}
@@ -198,17 +214,25 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		// Flush only when no more input is waiting: lines leave at once
 		// when the peer is idle and in batches under load.
 		if !f.buffered() {
-			if err := c.writeSkipped(d); err != nil {
+			if err := c.flush(d, w); err != nil {
 				return err
-			}
-			if err := w.flush(); err != nil {
-				return fmt.Errorf("%s: write: %w", d, err)
 			}
 		}
 		if !ln.terminated {
 			return nil
 		}
 	}
+}
+
+// flush writes d's run of skipped lines and what w holds.
+func (c *Conn) flush(d acp.Direction, w *lineWriter) error {
+	if err := c.writeSkipped(d); err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
+		return fmt.Errorf("%s: write: %w", d, err)
+	}
+	return nil
 }
 
 // process runs one whole line through the chain, unless it skips it
@@ -251,20 +275,34 @@ func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, 
 
 // skip adds a line that skipped the chain to d's run of them.
 func (c *Conn) skip(d acp.Direction, ln line, now time.Time) {
+	r := c.joinRun(d, ln.wire, now)
+	r.extend(ln.wire)
+	if len(c.taps) > 0 {
+		r.lines = append(r.lines, ln.bytes)
+	}
+}
+
+// joinRun returns d's run of skipped lines, ready for the lines that start
+// at next, read at now: the run so far is written first when they are not
+// the next bytes of the same read. (The framer writes the run before it
+// refills its buffer, so that is only a safeguard.)
+func (c *Conn) joinRun(d acp.Direction, next []byte, now time.Time) *skippedRun {
 	r := &c.skipped[d]
-	if len(r.wire) > 0 && (!r.now.Equal(now) || !follows(r.wire, ln.wire)) {
-		// Not the next bytes of the same read: the run so far goes first.
-		// (The framer writes the run before it refills its buffer, so
-		// this is only a safeguard.)
+	if len(r.wire) > 0 && (!r.now.Equal(now) || !follows(r.wire, next)) {
 		_ = c.writeSkipped(d) // an error is the writer's, returned again by the next write
 	}
 	if len(r.wire) == 0 {
-		r.wire, r.now = ln.wire, now
-	} else {
-		r.wire = r.wire[:len(r.wire)+len(ln.wire)]
+		r.now = now
 	}
-	if len(c.taps) > 0 {
-		r.lines = append(r.lines, ln.bytes)
+	return r
+}
+
+// extend adds wire, the bytes that follow the run's, to the run.
+func (r *skippedRun) extend(wire []byte) {
+	if len(r.wire) == 0 {
+		r.wire = wire
+	} else {
+		r.wire = r.wire[:len(r.wire)+len(wire)]
 	}
 }
 
@@ -285,14 +323,8 @@ func (c *Conn) writeSkipped(d acp.Direction) error {
 	if err != nil {
 		err = fmt.Errorf("%s: write: %w", d, err)
 	}
-	if len(c.taps) > 0 {
-		p := &c.passed[d]
-		for _, l := range r.lines {
-			*p = Passage{Dir: d, Time: r.now, Line: l, EOL: true, Out: append(p.Out[:0], Sent{Line: l, Original: true})}
-			for _, t := range c.taps {
-				t.passed(p)
-			}
-		}
+	for _, t := range c.taps {
+		t.passedRun(d, r.now, r.lines, &c.passed[d])
 	}
 	r.wire, r.lines = nil, r.lines[:0]
 	return err

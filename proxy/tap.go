@@ -49,6 +49,17 @@ type Tap interface {
 	End(d acp.Direction) error
 }
 
+// RunTap is a Tap that can be told at once of a run of whole lines that
+// passed as they were read, one after the other, at t, each ended by '\n'
+// (no filter read them, or every filter skipped them): as if Passed were
+// told of each with Out the line itself. The relay tells a run so when a
+// tap implements it, sparing a call and a Passage per line; most of what an
+// agent sends (its text) passes in such runs.
+type RunTap interface {
+	Tap
+	PassedRun(d acp.Direction, t time.Time, lines [][]byte)
+}
+
 // Passage is one whole line a connection read, and what it wrote for it in
 // the same direction.
 type Passage struct {
@@ -144,6 +155,23 @@ func (w *watcher) passed(p *Passage) {
 	}
 	defer w.fuse.Recover("Passed")
 	w.tap.Passed(p)
+}
+
+// passedRun tells the tap of a run of lines that passed as read (see
+// RunTap), one by one in p (reused) when it takes them so.
+func (w *watcher) passedRun(d acp.Direction, t time.Time, lines [][]byte, p *Passage) {
+	if w.fuse.Blown() {
+		return
+	}
+	defer w.fuse.Recover("Passed")
+	if rt, ok := w.tap.(RunTap); ok {
+		rt.PassedRun(d, t, lines)
+		return
+	}
+	for _, l := range lines {
+		*p = Passage{Dir: d, Time: t, Line: l, EOL: true, Out: append(p.Out[:0], Sent{Line: l, Original: true})}
+		w.tap.Passed(p)
+	}
 }
 
 func (w *watcher) added(d acp.Direction, t time.Time, line []byte, timed bool) {

@@ -70,11 +70,20 @@ func withChunks(lines []tracedLine) []tracedLine {
 
 func mustJSON(s string) []byte { b, _ := json.Marshal(s); return b }
 
+// skipping is how runLines lets lines skip the chain.
+type skipping int
+
+const (
+	noSkips    skipping = iota // every line goes through the chain
+	lineSkips                  // a line is asked of (Chain.Skips)
+	chunkSkips                 // so is a line, but a text chunk as the relay asks of a run of them (Chain.SkipsChunks)
+)
+
 // runLines runs lines through every filter, as the relay does (each line
 // at its time; the coalescing filters' timers on that clock), and returns
-// what left the chain, in order. With skips, a line the chain skips
-// (filters.Chain.Skips) is passed as it is, without Process or Tick.
-func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips bool) (out []string, skipped int) {
+// what left the chain, in order. A line the chain skips is passed as it
+// is, without Process or Tick.
+func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips skipping) (out []string, skipped int) {
 	c := cfg.Chain(capabilities.New())
 	defer c.Close()
 	sink := func(l filters.Line) error {
@@ -85,7 +94,9 @@ func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips bool
 	dr := filters.NewDriver(c, clock, sink)
 	for _, l := range lines {
 		require.NoError(t, clock.Advance(l.at))
-		if skips && c.Skips(l.dir, l.raw) {
+		h, ok := acp.ReadUpdateHead(l.raw)
+		chunk := skips == chunkSkips && l.dir == acp.AgentToClient && ok && h.TextChunk()
+		if chunk && c.SkipsChunks(l.dir) || !chunk && skips != noSkips && c.Skips(l.dir, l.raw) {
 			skipped++
 			require.NoError(t, sink(filters.Line{Dir: l.dir, Raw: l.raw, Original: true}))
 			continue
@@ -133,10 +144,12 @@ func TestSkippingTheChainChangesNothing(t *testing.T) {
 						name  string
 						lines []tracedLine
 					}{{"as recorded", lines}, {"with chunks", withChunks(lines)}} {
-						want, _ := runLines(t, sc.cfg, variant.lines, false)
-						got, skipped := runLines(t, sc.cfg, variant.lines, true)
+						want, _ := runLines(t, sc.cfg, variant.lines, noSkips)
+						got, skipped := runLines(t, sc.cfg, variant.lines, lineSkips)
 						assert.Equal(t, want, got, variant.name)
 						skippedInAll += skipped
+						got, _ = runLines(t, sc.cfg, variant.lines, chunkSkips)
+						assert.Equal(t, want, got, variant.name+", chunks asked of as the relay asks of a run")
 					}
 				})
 			}

@@ -39,21 +39,21 @@ func TestUpdateHead(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.says, func(t *testing.T) {
-			sid, update, tool, ok := updateHead([]byte(tc.line))
+			h, ok := acp.ReadUpdateHead([]byte(tc.line))
 			assert.Equal(t, tc.ok, ok)
 			if !ok {
 				return
 			}
-			assert.Equal(t, "s1", string(sid))
-			assert.Equal(t, tc.tool, tool)
-			id, only := outputOnly([]byte(tc.line), update)
+			assert.Equal(t, "s1", string(h.SessionID))
+			assert.Equal(t, tc.tool, h.ToolCall())
+			id, only := outputOnly([]byte(tc.line), h.Update)
 			assert.Equal(t, tc.outputOf != "", only)
 			assert.Equal(t, tc.outputOf, id)
 			// What a truncated or damaged line says is never a panic.
 			for n := range len(tc.line) {
 				for _, b := range [][]byte{[]byte(tc.line[:n]), []byte(tc.line[:n] + `"}]`)} {
-					if _, update, tool, ok := updateHead(b); ok && tool {
-						outputOnly(b, update)
+					if h, ok := acp.ReadUpdateHead(b); ok && h.ToolCall() {
+						outputOnly(b, h.Update)
 					}
 				}
 			}
@@ -181,7 +181,75 @@ func TestCountOnlyNeverPanics(t *testing.T) {
 		}
 		b = b[:r.IntN(len(b)+1)]
 		for _, d := range []acp.Direction{c2a, a2c} {
-			countOnly(&proxy.Passage{Dir: d, Line: b})
+			countOnly(d, b)
 		}
 	}
+}
+
+// The updates the relay tells in runs (proxy.RunTap: text chunks of two
+// sessions, a plan, streamed output) make the same spans, with the same
+// figures, as when told one by one.
+func TestUpdatesToldInRunsCountAsOneByOne(t *testing.T) {
+	update := func(sid, u string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sid + `","update":` + u + `}}`
+	}
+	between := []string{
+		update("s1", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello"}}`),
+		update("s1", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"again"}}`),
+		update("s2", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"elsewhere"}}`),
+		update("s1", `{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}`),
+		update("s1", `{"sessionUpdate":"plan","entries":[]}`),
+		update("s1", `{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{"terminal_output":{"terminal_id":"c1","data":"line\n"}}}`),
+		update("s1", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"more"}}`),
+	}
+	steps := append([]step(nil), aSession[:7]...) // up to the tool call
+	for range 5 {
+		for _, l := range between {
+			steps = append(steps, step{aSession[6].at, a2c, l, nil})
+		}
+	}
+	for range 600 { // more than one counted event holds
+		steps = append(steps, step{aSession[6].at, a2c, between[0], nil})
+	}
+	steps = append(steps, aSession[9], aSession[11])
+	spans := func(runs bool) map[string][]map[string]string {
+		r := otlptest.New(t)
+		p, err := NewProvider(context.Background(), Settings{Endpoint: r.URL})
+		require.NoError(t, err)
+		tap := NewTap(p.NewConn(ConnInfo{Agent: []string{"codex-acp"}}), nil)
+		start := time.Date(2026, 11, 27, 21, 0, 0, 0, time.UTC)
+		var run [][]byte
+		tell := func() {
+			if len(run) > 0 {
+				tap.PassedRun(a2c, start.Add(aSession[6].at), run)
+				run = nil
+			}
+		}
+		for _, s := range steps {
+			if runs && s.dir == a2c && s.at == aSession[6].at && s.line != aSession[6].line {
+				run = append(run, []byte(s.line))
+				continue
+			}
+			tell()
+			line := []byte(s.line)
+			tap.Passed(&proxy.Passage{Dir: s.dir, Time: start.Add(s.at), Line: line, EOL: true, Out: []proxy.Sent{{Line: line, Original: true}}})
+		}
+		tell()
+		require.NoError(t, tap.End(c2a))
+		require.NoError(t, tap.End(a2c))
+		p.Close(10*time.Second, nil)
+		out := map[string][]map[string]string{}
+		for name, ss := range r.ByName() {
+			for _, s := range ss {
+				out[name] = append(out[name], otlptest.Attrs(s.Attributes))
+			}
+		}
+		return out
+	}
+	oneByOne, inRuns := spans(false), spans(true)
+	require.NotEmpty(t, oneByOne["execute_tool execute"])
+	assert.Equal(t, oneByOne, inRuns)
+	call := oneByOne["execute_tool execute"][0]
+	assert.Equal(t, itoa(5+2), call["acp.tool_call.messages_before"], "the call's output and its start and end")
+	assert.Equal(t, itoa(6*5+600+2), oneByOne["invoke_agent codex-acp"][0]["acp.messages_before"], "s1's updates, its call's start and end")
 }

@@ -5,25 +5,25 @@ import (
 
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
-// countOnly reports whether p is a message a span only counts, read from
-// its head (see updateHead, clientHead), and for an agent's update its
-// session's id (and its call's, for a call's output).
-func countOnly(p *proxy.Passage) (sid []byte, id string, ok bool) {
-	if p.Dir == acp.ClientToAgent {
-		return nil, "", clientHead(p.Line)
+// countOnly reports whether line, read in direction d, is a message a span
+// only counts, read from its head (see acp.ReadUpdateHead, clientHead), and
+// for an agent's update its session's id (and its call's, for a call's
+// output).
+func countOnly(d acp.Direction, line []byte) (sid []byte, id string, ok bool) {
+	if d == acp.ClientToAgent {
+		return nil, "", clientHead(line)
 	}
-	sid, update, tool, ok := updateHead(p.Line)
+	h, ok := acp.ReadUpdateHead(line)
 	switch {
 	case !ok:
 		return nil, "", false
-	case !tool:
-		return sid, "", true
+	case !h.ToolCall():
+		return h.SessionID, "", true
 	}
-	id, ok = outputOnly(p.Line, update)
-	return sid, id, ok
+	id, ok = outputOnly(line, h.Update)
+	return h.SessionID, id, ok
 }
 
 // notificationPrefix is how a notification begins, as every peer writes
@@ -49,38 +49,6 @@ func clientHead(line []byte) bool {
 		return false
 	}
 	return !spanned(string(rest[:k]))
-}
-
-// updatePrefix is how every agent begins a session/update, up to the
-// session's id; the update follows it, beginning with its sessionUpdate
-// (or, for claude-agent-acp's tool updates, with _meta).
-var (
-	updatePrefix     = []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`)
-	updateAfterID    = []byte(`","update":`)
-	keySessionUpdate = []byte(`{"sessionUpdate":"`)
-	toolCallKind     = []byte(`tool_call`)
-)
-
-// updateHead reads the head of line when it begins as every agent begins a
-// session/update: its session's id, where its update starts, and whether
-// that is a tool call's (its kind is tool_call…, or it does not begin with
-// its kind). ok is false for a line of any other shape, which the tap
-// reads whole. It reads the head only, not the line.
-func updateHead(line []byte) (sid []byte, update int, tool, ok bool) {
-	if !bytes.HasPrefix(line, updatePrefix) {
-		return nil, 0, false, false
-	}
-	rest := line[len(updatePrefix):]
-	k := bytes.IndexByte(rest[:min(len(rest), 256)], '"')
-	if k < 0 || bytes.IndexByte(rest[:k], '\\') >= 0 || !bytes.HasPrefix(rest[k:], updateAfterID) {
-		return nil, 0, false, false
-	}
-	sid, update = rest[:k], len(updatePrefix)+k+len(updateAfterID)
-	rest = line[update:]
-	if !bytes.HasPrefix(rest, keySessionUpdate) {
-		return sid, update, true, true
-	}
-	return sid, update, bytes.HasPrefix(rest[len(keySessionUpdate):], toolCallKind), true
 }
 
 // outputOnly is the call id of the tool update that starts at

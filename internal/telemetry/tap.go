@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -202,8 +203,11 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	// Most of what an agent sends is text and output, which a span only
 	// counts: those are counted here, their lines not copied; so is what a
 	// client sends that no span is made of.
-	if sid, id, ok := countOnly(p); ok {
-		t.count(p, sid, id)
+	if sid, id, ok := countOnly(p.Dir, p.Line); ok {
+		r := t.count(p.Dir, p.Time, sid, id, len(p.Line))
+		for _, s := range p.Out {
+			r.counts[1].Line(len(s.Line))
+		}
 		return
 	}
 	t.flush(p.Dir)
@@ -220,21 +224,52 @@ func (t *Tap) Passed(p *proxy.Passage) {
 	t.put(ev, false)
 }
 
-// count counts an update of session sid that a span only counts (of call
-// id, when it is a call's output), into the run of those before it when
-// they are of the same session and call: the line is not copied, and a
-// stream of chunks is one event, queued when the run ends.
-func (t *Tap) count(p *proxy.Passage, sid []byte, id string) {
-	r := &t.counting[p.Dir]
-	if r.kind != counted || r.sid != string(sid) || r.call != id || r.counts[0].Messages >= runMax {
-		t.flush(p.Dir)
-		*r = event{kind: counted, dir: p.Dir, sid: string(sid), call: id}
+// PassedRun implements proxy.RunTap: the lines of a run passed as read,
+// so each a span only counts is counted before and after the filters
+// alike, with no Passage made for it. A line that begins as the one before
+// it, through its kind, is a text chunk of the same session (see
+// acp.UpdateHead.Len), counted with no more reading.
+func (t *Tap) PassedRun(d acp.Direction, at time.Time, lines [][]byte) {
+	var head []byte // the last text chunk's head
+	for _, l := range lines {
+		if head != nil && bytes.HasPrefix(l, head) {
+			t.count(d, at, nil, "", len(l)).counts[1].Line(len(l))
+			continue
+		}
+		head = nil
+		sid, id, ok := countOnly(d, l)
+		if !ok {
+			t.Passed(&proxy.Passage{Dir: d, Time: at, Line: l, EOL: true, Out: []proxy.Sent{{Line: l, Original: true}}})
+			continue
+		}
+		t.count(d, at, sid, id, len(l)).counts[1].Line(len(l))
+		if h, ok := acp.ReadUpdateHead(l); d == acp.AgentToClient && ok && h.TextChunk() {
+			head = l[:h.Len]
+		}
 	}
-	r.t = p.Time
-	r.counts[0].Line(len(p.Line))
-	for _, s := range p.Out {
-		r.counts[1].Line(len(s.Line))
+}
+
+// count counts an update of n bytes, read at at, of session sid that a
+// span only counts (of call id, when it is a call's output), into the run
+// of those before it when they are of the same session and call: the line
+// is not copied, and a stream of chunks is one event, queued when the run
+// ends. A nil sid is the run's own (the caller knows the line is of the
+// run's session and call). The caller counts what was written for it into
+// the run returned.
+func (t *Tap) count(d acp.Direction, at time.Time, sid []byte, id string, n int) *event {
+	r := &t.counting[d]
+	same := sid == nil || r.sid == string(sid) && r.call == id
+	if r.kind != counted || !same || r.counts[0].Messages >= runMax {
+		s, c := string(sid), id
+		if sid == nil {
+			s, c = r.sid, r.call
+		}
+		t.flush(d)
+		*r = event{kind: counted, dir: d, sid: s, call: c}
 	}
+	r.t = at
+	r.counts[0].Line(n)
+	return r
 }
 
 // flush queues direction d's run of counted messages (by d's pump).

@@ -1,0 +1,73 @@
+package acp
+
+import "bytes"
+
+// UpdateHead is what the head of an agent's session/update says, read
+// from its bytes before any parse (ReadUpdateHead).
+type UpdateHead struct {
+	// SessionID is the session's id as written (it holds no escape).
+	SessionID []byte
+	// Update is where the update's object starts in the line.
+	Update int
+	// Kind is the update's sessionUpdate when the update begins with it,
+	// as written (no escape); nil when it begins otherwise
+	// (claude-agent-acp begins its tool updates with _meta).
+	Kind []byte
+	// Len is how much of the line the head is: through the kind's closing
+	// quote, or to the update's start when it does not begin with its kind.
+	// Another line that begins with the same Len bytes has the same head.
+	Len int
+}
+
+// The head every agent writes a session/update with, up to its session's
+// id; the update follows the id, most often beginning with its kind.
+var (
+	updateStart   = []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`)
+	updateAfterID = []byte(`","update":`)
+	kindKey       = []byte(`{"sessionUpdate":"`)
+)
+
+// ReadUpdateHead reads the head of line when it begins as every agent
+// begins a session/update; ok is false for a line of any other shape
+// (then nothing is known of it). It reads the head only, never the text
+// after it, so a text chunk costs a few bytes' comparison, whatever its
+// length. It takes keys and values to be written without escapes, as
+// agents write them; an id or kind with a backslash is not read.
+func ReadUpdateHead(line []byte) (h UpdateHead, ok bool) {
+	if !bytes.HasPrefix(line, updateStart) {
+		return h, false
+	}
+	rest := line[len(updateStart):]
+	k := bytes.IndexByte(rest[:min(len(rest), 256)], '"')
+	if k < 0 || bytes.IndexByte(rest[:k], '\\') >= 0 || !bytes.HasPrefix(rest[k:], updateAfterID) {
+		return h, false
+	}
+	h.SessionID, h.Update = rest[:k], len(updateStart)+k+len(updateAfterID)
+	h.Len = h.Update
+	rest = line[h.Update:]
+	if !bytes.HasPrefix(rest, kindKey) {
+		return h, true
+	}
+	rest = rest[len(kindKey):]
+	if e := bytes.IndexByte(rest[:min(len(rest), 64)], '"'); e >= 0 && bytes.IndexByte(rest[:e], '\\') < 0 {
+		h.Kind = rest[:e]
+		h.Len = h.Update + len(kindKey) + e + 1
+	}
+	return h, true
+}
+
+// TextChunk reports whether the update is a message, thought or user
+// chunk: a piece of text, about no tool call, whatever its text says.
+func (h UpdateHead) TextChunk() bool {
+	switch string(h.Kind) {
+	case "agent_message_chunk", "agent_thought_chunk", "user_message_chunk":
+		return true
+	}
+	return false
+}
+
+// ToolCall reports whether the update may be a tool call's: its kind is
+// tool_call…, or it does not begin with its kind.
+func (h UpdateHead) ToolCall() bool {
+	return h.Kind == nil || bytes.HasPrefix(h.Kind, []byte("tool_call"))
+}
