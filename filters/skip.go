@@ -23,6 +23,10 @@ type Glance struct {
 	// none of these, nor is a text chunk (its kind, read from its head),
 	// whatever its text says.
 	Tool bool
+	// Line is the line itself, for a filter that decides by a search of
+	// its own (it pays for the search; it keeps nothing of it). Nil for a
+	// text chunk asked of for a run (Chain.SkipsChunks).
+	Line []byte
 }
 
 var (
@@ -32,7 +36,7 @@ var (
 
 // NewGlance reads raw's facts.
 func NewGlance(raw []byte) Glance {
-	g := Glance{Notification: bytes.HasPrefix(raw, notificationStart)}
+	g := Glance{Notification: bytes.HasPrefix(raw, notificationStart), Line: raw}
 	g.Tool = !(g.Notification && textChunk(raw)) && rawjson.Contains(raw, quotedTool)
 	return g
 }

@@ -118,12 +118,14 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 	return nil
 }
 
-// Skips implements filters.Skipper: a line that passes (passes) while no
-// line is held is one Apply would forward as it is, with nothing changed
-// for what follows. While lines are held behind a report, or behind the
-// end of a turn, every later line queues behind them: none skips.
+// Skips implements filters.Skipper: a line that passes (passes), or in
+// which no call can start, end or ask (matters: a command's output
+// streaming), while no line is held is one Apply would forward as it is,
+// with nothing changed for what follows. While lines are held behind a
+// report, or behind the end of a turn, every later line queues behind
+// them: none skips.
 func (f *Filter) Skips(g filters.Glance) bool {
-	return passes(g) && !f.queue.holding()
+	return !f.queue.holding() && (passes(g) || g.Notification && g.Line != nil && !matters(g.Line))
 }
 
 // passes reports whether the agent's line cannot concern the filter, from

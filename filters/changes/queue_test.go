@@ -247,14 +247,21 @@ func TestNoLineSkipsTheChainWhileLinesAreHeld(t *testing.T) {
 	gate := make(chan struct{})
 	s := newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
 	chunk := update(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}`)
+	output := update(`{"sessionUpdate":"tool_call_update","toolCallId":"c1","_meta":{"terminal_output":{"terminal_id":"c1","data":"a \"status\": line\n"}}}`)
 	skips := func() bool { return s.chain.Skips(acp.AgentToClient, []byte(chunk)) }
+	outputSkips := func() bool { return s.chain.Skips(acp.AgentToClient, []byte(output)) }
 	require.True(t, skips(), "nothing held: a chunk skips")
 
 	s.agent(started("c1", "cp a b"))
 	s.run("cp a b")
 	require.True(t, skips(), "a command running: nothing held")
+	require.True(t, outputSkips(), "a command's output streaming: no call starts, ends or asks in it")
+	for _, l := range []string{started("c2", "true"), ended("c2", "completed", "")} {
+		assert.False(t, s.chain.Skips(acp.AgentToClient, []byte(l)), "a call's start or end does not skip: %s", l)
+	}
 	s.agent(ended("c1", "completed", ""))
 	assert.False(t, skips(), "the call's end held: a chunk queues behind it")
+	assert.False(t, outputSkips(), "the call's end held: output queues behind it")
 	s.agent(chunk)
 	assert.Equal(t, started("c1", "cp a b"), s.sent[len(s.sent)-1].Raw, "the chunk is held behind the call's end")
 	t0 := time.Unix(0, 0)
