@@ -319,7 +319,7 @@ func (c *Conn) writeSkipped(d acp.Direction) error {
 	if len(r.wire) == 0 {
 		return nil
 	}
-	err := c.writers[d].writeWire(r.wire)
+	err := c.writers[d].writeRun(r.wire)
 	if err != nil {
 		err = fmt.Errorf("%s: write: %w", d, err)
 	}

@@ -46,6 +46,11 @@ func newLineWriter(w io.Writer, size int) *lineWriter {
 func (lw *lineWriter) writeLine(b []byte, eol bool) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
+	return lw.writeLineLocked(b, eol)
+}
+
+// writeLineLocked is writeLine; the caller holds mu.
+func (lw *lineWriter) writeLineLocked(b []byte, eol bool) error {
 	for lw.open && len(lw.held) > 0 && len(lw.held)+len(b) >= maxHeld {
 		lw.ended.Wait()
 	}
@@ -62,8 +67,25 @@ func (lw *lineWriter) writeLine(b []byte, eol bool) error {
 	return lw.writeEOL()
 }
 
-// writeWire writes one whole line, '\n' included, as it was read.
-func (lw *lineWriter) writeWire(b []byte) error { return lw.writeLine(b, false) }
+// directRun is the size from which a run of whole lines goes to the stream
+// at once rather than through the buffer (writeRun).
+const directRun = 32 << 10
+
+// writeRun writes whole lines, each '\n' included, as they were read. A
+// run of directRun bytes or more, with nothing buffered before it, goes to
+// the stream at once without being copied (as a byte-copying relay writes
+// what it read); a smaller one joins the buffer, to go with what follows.
+func (lw *lineWriter) writeRun(b []byte) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.open || len(b) < directRun || lw.w.Buffered() > 0 || lw.err != nil {
+		return lw.writeLineLocked(b, false)
+	}
+	if _, err := lw.dst.Write(b); err != nil {
+		lw.err = err
+	}
+	return lw.err
+}
 
 // beginLong opens a long line: until endLong, only writePiece reaches the
 // stream. Only the direction's pump calls it.

@@ -43,3 +43,50 @@ func TestPastMaxHeldAWriterWaitsForTheLongLineToEnd(t *testing.T) {
 	require.NoError(t, <-done)
 	assert.Empty(t, w.held)
 }
+
+// recordedWrites keeps each slice it is given, as given.
+type recordedWrites struct{ writes [][]byte }
+
+func (r *recordedWrites) Write(p []byte) (int, error) {
+	r.writes = append(r.writes, p)
+	return len(p), nil
+}
+
+// A big run of lines with nothing buffered before it goes to the stream
+// as it is, in one write, not copied; a small one, or one after buffered
+// bytes, goes through the buffer, after what it holds; while a long line
+// is open, a run waits for its end like any line.
+func TestARunIsWrittenAsItIsWhenNothingWaitsBeforeIt(t *testing.T) {
+	run := bytes.Repeat([]byte("0123456789abcde\n"), directRun/16)
+	dst := &recordedWrites{}
+	lw := newLineWriter(dst, ioBufferSize)
+	require.NoError(t, lw.writeRun(run))
+	require.Len(t, dst.writes, 1)
+	assert.Same(t, &run[0], &dst.writes[0][0], "the run itself was written")
+
+	dst.writes = nil
+	require.NoError(t, lw.writeLine([]byte("first"), true))
+	require.NoError(t, lw.writeRun(run))
+	require.NoError(t, lw.writeRun([]byte("small\n")))
+	require.NoError(t, lw.flush())
+	var all []byte
+	for _, w := range dst.writes {
+		assert.NotSame(t, &run[0], &w[0], "after buffered bytes, the run goes through the buffer")
+		all = append(all, w...)
+	}
+	assert.Equal(t, append(append([]byte("first\n"), run...), "small\n"...), all)
+
+	dst.writes = nil
+	lw.beginLong()
+	require.NoError(t, lw.writePiece([]byte("long")))
+	done := make(chan error)
+	go func() { done <- lw.writeRun(run) }()
+	require.NoError(t, <-done) // held: it does not wait below maxHeld
+	require.NoError(t, lw.endLong(true))
+	require.NoError(t, lw.flush())
+	all = nil
+	for _, w := range dst.writes {
+		all = append(all, w...)
+	}
+	assert.Equal(t, append([]byte("long\n"), run...), all)
+}
