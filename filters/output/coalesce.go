@@ -223,12 +223,22 @@ func (k *coalescer[T, P]) settleEnded(session string, all bool, now time.Time, o
 	})
 }
 
+// mayAnnounce reports whether raw may be a tool_call: its head says its
+// kind (acp.ReadUpdateHead), or, when it does not (claude-agent-acp writes
+// _meta first), it mentions one.
+func mayAnnounce(raw []byte) bool {
+	if h, ok := acp.ReadUpdateHead(raw); ok && h.Kind != nil {
+		return string(h.Kind) == "tool_call"
+	}
+	return mentions(raw, quotedToolCallStart)
+}
+
 // announced forgets what the filter keeps of a call whose id a tool_call
 // announces again: agents that number their calls per turn reuse ids, and
 // the new call's output must not be appended to the old one's (the client
 // starts the call anew too).
 func (k *coalescer[T, P]) announced(m *filters.Message) {
-	if k.calls.Len() == 0 && k.ended.calls.Len() == 0 || !mentions(m.Raw, quotedToolCallStart) {
+	if k.calls.Len() == 0 && k.ended.calls.Len() == 0 || !mayAnnounce(m.Raw) {
 		return
 	}
 	u, ok := m.ToolUpdate()
