@@ -102,6 +102,9 @@ type callState struct {
 	tc        toolCall
 	ended     bool // its final update passed: an id used again is another call
 	shown     bool // an update of it reached the client: the client knows the call
+	// stopped is the stop decision taken at grok-build's hook, until the call's first update
+	// passes: the agent, cancelled, may never end the call itself.
+	stopped *Decision
 }
 
 // maxAsked bounds the permission requests awaiting the user's answer that are remembered.

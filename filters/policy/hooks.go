@@ -176,6 +176,9 @@ func (f *Filter) hook(m *filters.Message, out filters.Emitter) error {
 		if d.Action == Deny || d.Action == Stop {
 			f.markAsked(m.SessionID(), tc) // refused before it runs: never marked as run without asking
 		}
+		if s := f.calls.Get(m.SessionID(), tc.ID); s != nil && d.Action == Stop && !f.DryRun {
+			s.stopped = &d
+		}
 	}
 	return f.hookAnswer(m, out, ev)
 }

@@ -176,3 +176,22 @@ func TestHookDryRun(t *testing.T) {
 	assert.Equal(t, Deny, r.events[0].Decision.Action)
 	assert.False(t, r.events[0].Bound)
 }
+
+// A stop rule at the hook cancels the turn, and grok, cancelled at once, announces the call and
+// never ends it: the proxy ends it for the client, failed, naming the rule, after its tool_call.
+// A call grok ends itself is left as it ends it.
+func TestHookStopEndsTheCall(t *testing.T) {
+	r, _ := hooking(t, grokInit, "", false)
+	r.send(acp.AgentToClient, hookRun(7, hookCallbackID, "run_terminal_command", `{"command":"rm -rf build"}`))
+	announce := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_7","title":"run_terminal_command","rawInput":{"command":"rm -rf build"}}}}`
+	out := r.send(acp.AgentToClient, announce)
+	require.Len(t, out, 2)
+	assert.Equal(t, announce, out[0].Raw)
+	assert.Equal(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_7","status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 4: stop  Bash(rm -rf:*)): rm -rf build"}}]}}}`, out[1].Raw)
+	later := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_7","status":"failed"}}}`
+	assert.Equal(t, []chaintest.Sent{{Dir: acp.AgentToClient, Raw: later, Original: true}}, r.send(acp.AgentToClient, later))
+
+	r.send(acp.AgentToClient, hookRun(8, hookCallbackID, "run_terminal_command", `{"command":"rm -rf build"}`))
+	ended := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"call_8","status":"failed"}}}`
+	assert.Equal(t, []chaintest.Sent{{Dir: acp.AgentToClient, Raw: ended, Original: true}}, r.send(acp.AgentToClient, ended))
+}

@@ -215,3 +215,31 @@ func TestPolicyGrokHooks(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyGrokStop: a stop rule refuses the call at grok-build's hook, before it runs, and
+// cancels the turn: the model's next command never runs, and the turn ends cancelled. grok,
+// cancelled at once, never ends the call it announced: the proxy ends it for the client.
+func TestPolicyGrokStop(t *testing.T) {
+	model := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"git push origin main || touch pushed", "echo x > after"}})
+	agent := realagent.Grok(t, realagent.GrokOptions{ModelBaseURL: model.BaseURL(), AlwaysApprove: true})
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\nstop Bash(git push:*)\n"), 0o644))
+	c := acpclient.Start(t, acpclient.Options{
+		Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, agent.Argv...),
+		Env:          agent.Env,
+		Dir:          agent.Dir,
+		Capabilities: clientCaps(false),
+	})
+	c.Initialize()
+	stop := c.Prompt(c.NewSession(agent.Dir), "push")
+	assert.Equal(t, "cancelled", stop, "the turn's stop reason")
+	assert.NoFileExists(t, filepath.Join(agent.Dir, "pushed"), "the push never ran")
+	assert.NoFileExists(t, filepath.Join(agent.Dir, "after"), "the turn ended before the next command")
+	toClient := string(bytes.Join(clientLines(c), []byte("\n")))
+	assert.Contains(t, toClient, `"status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: stop Bash(git push:*))`,
+		"the client sees the call end, failed, with the rule")
+	if t.Failed() {
+		t.Log(c.Report())
+		t.Logf("model replies %q", replies(model.Requests()))
+	}
+}
