@@ -25,7 +25,7 @@ import (
 // does not run, and it fails with the text "Hook denied: R", which the model reads too. Any
 // other answer lets the call go on to the agent's own permission flow: {} (no decision), an
 // unknown decision, "allow" and "ask" alike (a client hook cannot make it ask), and so do a
-// JSON-RPC error, a malformed answer and none within about 30 s (grok fails open).
+// JSON-RPC error, a malformed answer and none in time (31 s was too late; grok fails open).
 //
 // With a policy, the proxy registers a pre_tool_use callback of its own in every session of an
 // agent that advertises the event, beside the client's, and answers it:
