@@ -59,8 +59,10 @@ Usage:
   acp-proxy policy check --policy FILE TRACE...
 
 Columns: the time in the session; where the decision binds (permission: a
-session/request_permission; fs/… and terminal/create: a request the agent asks
-the client to carry out; unasked: a call the agent ran without asking); the
+session/request_permission; intercept and hook: a pre-tool checkpoint the agent
+offers, ACP's Tool Interception or grok-build's hooks; fs/… and terminal/create:
+a request the agent asks the client to carry out; unasked: a call the agent ran
+without asking); the
 policy's decision and its rule's line; the user's answer (the kind of option
 chosen, "cancelled", or "-" where nobody was asked); what the call runs or
 touches, and why the policy decided so. A * marks a row where the user decided

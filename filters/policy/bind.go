@@ -101,15 +101,11 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 		return nil
 	}
 	session := m.SessionID()
-	s := f.calls.Get(session, u.ID)
-	switch {
-	case s == nil:
-		s = &callState{tc: toolCall{ID: u.ID}}
-		f.calls.Add(session, u.ID, s)
-	case s.ended && u.SessionUpdate == "tool_call": // an id used again: another call
-		*s = callState{tc: toolCall{ID: u.ID}}
-	}
+	s := f.callOf(session, &u)
 	s.shown = true
+	if s.stopped != nil {
+		return f.closeStopped(m, out, s, &u)
+	}
 	if s.asked || s.ended {
 		if u.Final() {
 			s.ended = true
@@ -152,6 +148,36 @@ func (f *Filter) update(m *filters.Message, out filters.Emitter) error {
 		return err
 	}
 	return f.cancelIf(m, out, d)
+}
+
+// callOf is what the filter keeps of the call u is an update of, new when u opens a call.
+func (f *Filter) callOf(session string, u *acp.ToolUpdate) *callState {
+	s := f.calls.Get(session, u.ID)
+	switch {
+	case s == nil:
+		s = &callState{tc: toolCall{ID: u.ID}}
+		f.calls.Add(session, u.ID, s)
+	case s.ended && u.SessionUpdate == "tool_call": // an id used again: another call
+		*s = callState{tc: toolCall{ID: u.ID}}
+	}
+	return s
+}
+
+// closeStopped passes the first update u of a call a stop rule refused at grok-build's hook
+// and, unless u ends it, ends the call for the client, failed, naming the rule: grok, cancelled
+// at once, announces the call and never reports its end.
+func (f *Filter) closeStopped(m *filters.Message, out filters.Emitter, s *callState, u *acp.ToolUpdate) error {
+	d := *s.stopped
+	s.stopped = nil
+	if u.Final() {
+		s.ended = true
+		return nil
+	}
+	if err := out.Emit(acp.AgentToClient, m.Raw); err != nil {
+		return err
+	}
+	s.ended = true
+	return f.tell(m, out, &toolCall{ID: u.ID}, true, d)
 }
 
 // markRan sends the final update u of a call that ran without asking, which a rule would have

@@ -105,7 +105,8 @@ func (c *Call) readCommand(rawInput []byte) {
 }
 
 // pathKeys are the rawInput keys agents name a file with.
-var pathKeys = []string{"file_path", "filepath", "filePath", "path", "abs_path", "notebook_path", "old_path", "new_path", "destination"}
+var pathKeys = []string{"file_path", "filepath", "filePath", "path", "abs_path", "notebook_path", "old_path", "new_path", "destination",
+	"target_file", "target_directory"} // grok-build's read_file and list_dir
 
 // paths are the files tc names (locations, diffs, rawInput), absolute: a relative one is taken
 // relative to the session's directory.

@@ -35,12 +35,14 @@ type Filter struct {
 	asked  map[string]pending
 	order  []string
 	client phases // the tool-interception checkpoints the client advertised itself
+	// hookIDs are the callbacks the proxy registered with the agent's hooks (HookMethod).
+	hookIDs map[string]bool
 
 	counts [len(places)][Stop + 1]atomic.Int64 // decisions, by place and action, for --stats
 }
 
 // places are where decisions are taken (Event.Where), in the order --stats lists them.
-var places = [...]string{"permission", "intercept", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
+var places = [...]string{"permission", "intercept", "hook", "fs/write_text_file", "fs/read_text_file", "terminal/create", "unasked"}
 
 // Counts are the decisions taken, for --stats and replay --summary: "permission deny" is how
 // many permission requests the policy denied.
@@ -75,7 +77,8 @@ type Event struct {
 	Time              time.Time
 	Session, ToolCall string
 	// Where is where the decision was taken: "permission" (session/request_permission),
-	// "intercept" (the tool-interception checkpoint, InterceptMethod), a client method
+	// "intercept" (the tool-interception checkpoint, InterceptMethod), "hook" (grok-build's
+	// pre-tool hook, HookMethod), a client method
 	// (fs/write_text_file, fs/read_text_file, terminal/create), or "unasked" (a call the agent
 	// ran without asking).
 	Where    string
@@ -99,6 +102,9 @@ type callState struct {
 	tc        toolCall
 	ended     bool // its final update passed: an id used again is another call
 	shown     bool // an update of it reached the client: the client knows the call
+	// stopped is the stop decision taken at grok-build's hook, until the call's first update
+	// passes: the agent, cancelled, may never end the call itself.
+	stopped *Decision
 }
 
 // maxAsked bounds the permission requests awaiting the user's answer that are remembered.
@@ -126,6 +132,8 @@ func (f *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 			f.answered(m)
 		case m.Method() == "initialize" && m.IsRequest():
 			return f.advertise(m, out)
+		case m.IsRequest() && (m.Method() == "session/new" || m.Method() == "session/load" || m.Method() == "session/resume"):
+			return f.registerHook(m, out)
 		}
 		return nil
 	}
@@ -133,6 +141,10 @@ func (f *Filter) Apply(m *filters.Message, out filters.Emitter) error {
 	case InterceptMethod:
 		if m.IsRequest() {
 			return f.intercept(m, out)
+		}
+	case HookMethod:
+		if m.IsRequest() {
+			return f.hook(m, out)
 		}
 	case "session/request_permission":
 		if m.IsRequest() {

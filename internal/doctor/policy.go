@@ -2,8 +2,10 @@ package doctor
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -82,13 +84,36 @@ var (
 		AskSetting: "its auto_approve session option off (its default)",
 	}
 	neverAsksPolicy = &PolicyReach{Modes: []PolicyMode{{"any", ""}}}
+	// hooksPolicy is an agent that advertises blocking pre-tool hooks of the client
+	// (agentCapabilities._meta["x.ai/hooks"], grok-build 1.0): the proxy registers one and
+	// answers it before each call, whatever the mode (TestPolicyGrokHooks).
+	hooksPolicy = &PolicyReach{Modes: []PolicyMode{{"any (grok-build: its default, --always-approve)",
+		"every call, before it runs and before the agent asks anyone: it asks the client's pre-tool hook " +
+			"(x.ai/hooks), which the policy answers; a denied call never runs, and what the policy allows " +
+			"or asks goes on to the agent's own permission flow (which asks only where its mode asks)"}}}
 )
+
+// advertisesHooks reports whether an initialize answer's capabilities offer blocking
+// pre_tool_use hooks of the client (x.ai/hooks).
+func advertisesHooks(caps json.RawMessage) bool {
+	var c struct {
+		Meta struct {
+			Hooks struct {
+				BlockingEvents []string `json:"blockingEvents"`
+			} `json:"x.ai/hooks"`
+		} `json:"_meta"`
+	}
+	return json.Unmarshal(caps, &c) == nil && slices.Contains(c.Meta.Hooks.BlockingEvents, "pre_tool_use")
+}
 
 // writePolicy says what --policy can stop before it runs with this agent.
 func (r *Report) writePolicy(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Policy (--policy FILE), what it can stop before it runs:")
 	p := r.Agent.Policy
+	if p == nil && advertisesHooks(r.Answer.Capabilities) {
+		p = hooksPolicy
+	}
 	if p == nil {
 		writeWrapped(w, "  ", "    ", "not measured with this agent: a call it asks permission for is decided before it runs, "+
 			"a call it runs without asking is marked when it ends")

@@ -190,7 +190,8 @@ func nodeModules(t *testing.T, agent *realagent.Agent) string {
 // who has not signed in: doctor's session/new gets "authentication
 // required", and the report says it does not work as things are, and how
 // to sign in; not that it works. grok-build answers with no agentInfo,
-// auggie advertises no sign-in method: each gets a line saying so.
+// auggie advertises no sign-in method: each gets a line saying so. doctor
+// tells grok-build's users what --policy stops before it runs.
 func TestDoctorSaysHowToSignInToEachRegistryAgent(t *testing.T) {
 	says := map[string][]string{
 		"auggie":             {"To sign in: run `auggie login` in a terminal", "Sign-in methods: none advertised: no editor can sign it in"},
@@ -198,7 +199,9 @@ func TestDoctorSaysHowToSignInToEachRegistryAgent(t *testing.T) {
 		"github-copilot":     {"To sign in: an editor that authenticates with github_oauth"},
 		"factory-droid":      {"To sign in: set FACTORY_API_KEY"},
 		"grok-build": {"Agent:      no agentInfo in its answer (ACP leaves it optional): known by its command only\n",
-			"To sign in: run `grok login` in a terminal"},
+			"To sign in: run `grok login` in a terminal",
+			// its initialize advertises blocking pre-tool hooks, which the policy answers
+			"any (grok-build: its default, --always-approve): every call, before it runs and before the agent asks anyone"},
 		"qoder": {"To sign in: run `qodercli login` in a terminal"},
 	}
 	for _, a := range realagent.SignInAgents {

@@ -146,6 +146,9 @@ var fixtures = []fixture{
 	{name: "codex-2.6-plain-polled-40", agent: "codex-2.6", commands: []string{polledLines}, execYield: 250 * time.Millisecond, prompt: "print lines slowly"},
 	{name: "codex-2.6-plain-writes-ask", agent: "codex-2.6", policy: "workspace-write", commands: codex26Writes, files: codex26Files, prompt: "write the files"},
 	{name: "opencode-1.18-plain-edit-ask", agent: "opencode", policy: "ask", calls: opencodeEditCalls, files: opencodeEditFiles, prompt: "edit the files"},
+	// grok-build 1.0 (grok agent stdio) in its default mode: it asks before the command.
+	{name: "grok-1.0-plain-5", agent: "grok", commands: []string{fiveLinesSlow}, prompt: "print five lines"},
+	{name: "grok-1.0-zed-5", agent: "grok", zed: true, commands: []string{fiveLinesSlow}, prompt: "print five lines"},
 }
 
 // TestRecordFixtures re-records testdata/traces/*.jsonl. It runs only with
@@ -175,12 +178,12 @@ type session struct {
 // launch starts a mock model that asks for commands, one tool call each,
 // and configures agent ("codex-0.13", "codex-0.16", "claude-0.23",
 // "claude-0.101", "gemini" (on its PTY shell), "gemini-nopty" (without),
-// "opencode", "kilo", "qwen", "cline", "pi" (pi-acp)) to use it: unified picks codex's exec_command tool, policy
+// "opencode", "kilo", "qwen", "cline", "pi" (pi-acp), "grok" (grok-build)) to use it: unified picks codex's exec_command tool, policy
 // codex's approval_policy ("" is "never"; with "untrusted" codex asks
 // before the write and not before ls, and still runs with full access, so
 // no sandbox is needed), for opencode and kilo "ask" to ask permission, or
 // qwen-code's approval mode ("" is "default", which asks before commands;
-// cline always asks; pi never does). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
+// cline always asks; pi never does; grok's "always-approve" asks nothing, "" its default). It skips (with REQUIRE_AGENTS=1, fails) when the agent is
 // not installed.
 func launch(t *testing.T, agent string, commands []string, unified bool, policy string) session {
 	t.Helper()
@@ -218,6 +221,10 @@ func launchScript(t *testing.T, agent string, script mockmodel.Script, unified b
 	case "pi":
 		m := mockmodel.NewChat(t, script)
 		return session{realagent.Pi(t, realagent.PiOptions{ModelBaseURL: m.BaseURL()}), func() []string { return replies(m.Requests()) }}
+	case "grok":
+		m := mockmodel.NewChat(t, script)
+		opts := realagent.GrokOptions{ModelBaseURL: m.BaseURL(), AlwaysApprove: policy == "always-approve"}
+		return session{realagent.Grok(t, opts), func() []string { return replies(m.Requests()) }}
 	case "codex-0.13", "codex-0.16":
 		m := mockmodel.NewResponses(t, script)
 		opts := realagent.CodexOptions{ModelBaseURL: m.BaseURL(), UnifiedExec: unified, ApprovalPolicy: policy}

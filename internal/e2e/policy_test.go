@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/internal/acpclient"
 	"github.com/acp-proxy/acp-proxy/internal/mockmodel"
+	"github.com/acp-proxy/acp-proxy/internal/realagent"
 )
 
 // issuePolicy is the issue's policy: allow npm test, deny git push and any write outside the
@@ -132,5 +134,112 @@ func TestPolicyUnaskedIsMarked(t *testing.T) {
 				t.Log(c.Report())
 			}
 		})
+	}
+}
+
+// TestPolicyGrokHooks: grok-build 1.0 runs the client's pre-tool hooks (x.ai/hooks) before
+// every tool call, in every mode: with --policy the proxy registers one and answers it, so the
+// issue's policy binds before a call runs even with --always-approve, where grok asks nobody.
+// The model runs npm test, a push, a shell write outside the project, its own write tool
+// outside the project, and `echo x > asked`, which no rule decides. npm test runs without the user
+// being asked; the push and both writes never run, and grok tells the client and the model
+// which rule refused them; `echo x > asked` goes to grok's own permission flow: asked in its
+// default mode, run unasked with --always-approve. Each decision is a note of the trace.
+func TestPolicyGrokHooks(t *testing.T) {
+	for _, alwaysApprove := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "always-approve"}[alwaysApprove], func(t *testing.T) {
+			outside := t.TempDir() // outside the session's directory
+			shellOut, writeOut := filepath.Join(outside, "shell.txt"), filepath.Join(outside, "write.txt")
+			model := mockmodel.NewChat(t, mockmodel.Script{
+				Commands: []string{"npm test", "git push origin main || touch pushed", "echo out > " + shellOut, "echo x > asked"},
+				Calls:    []mockmodel.Call{{Tool: "write", Args: map[string]any{"file_path": writeOut, "content": "x\n"}}},
+			})
+			agent := realagent.Grok(t, realagent.GrokOptions{ModelBaseURL: model.BaseURL(), AlwaysApprove: alwaysApprove})
+			dir := agent.Dir
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"),
+				[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
+			pol, trace := filepath.Join(t.TempDir(), "p.policy"), filepath.Join(t.TempDir(), "trace.jsonl")
+			require.NoError(t, os.WriteFile(pol, []byte(issuePolicy), 0o644))
+			c := acpclient.Start(t, acpclient.Options{
+				Argv:         append([]string{proxyBin(t), "--policy", pol, "--record", trace, "--"}, agent.Argv...),
+				Env:          append(agent.Env[:len(agent.Env):len(agent.Env)], "npm_config_update_notifier=false"),
+				Dir:          dir,
+				Capabilities: clientCaps(false),
+			})
+			c.Initialize()
+			c.Prompt(c.NewSession(dir), "run the tests, push, write")
+
+			assert.FileExists(t, filepath.Join(dir, "tested"), "npm test ran")
+			assert.FileExists(t, filepath.Join(dir, "asked"), "the call no rule decides ran")
+			assert.NoFileExists(t, filepath.Join(dir, "pushed"), "the push never ran")
+			assert.NoFileExists(t, shellOut, "the shell write outside the project never ran")
+			assert.NoFileExists(t, writeOut, "the write tool never wrote outside the project")
+			var asked []string
+			for _, p := range c.PermissionRequests() {
+				asked = append(asked, string(p))
+			}
+			all := strings.Join(asked, "\n")
+			for _, s := range []string{"npm test", "git push", shellOut, writeOut} {
+				assert.NotContains(t, all, s, "the user was asked about %s", s)
+			}
+			if alwaysApprove {
+				assert.Empty(t, asked, "--always-approve asks nothing")
+			} else {
+				assert.Contains(t, all, "echo x > asked", "the call no rule decides is the user's")
+			}
+			toClient := string(bytes.Join(clientLines(c), []byte("\n")))
+			toModel := ""
+			for _, r := range model.Requests() {
+				toModel += string(r.Body)
+			}
+			for _, rule := range []string{"line 2: deny Bash(git push:*)", "line 3: deny Edit(../**)"} {
+				denied := "Hook denied: acp-proxy: denied by the policy (" + rule + ")"
+				assert.Contains(t, toClient, denied, "the client is told")
+				assert.Contains(t, toModel, denied, "the model is told")
+			}
+			assert.Equal(t, 3, strings.Count(toClient, `"status":"failed"`), "the three refused calls failed")
+			require.NoError(t, c.CloseStdin())
+			select { // the proxy ends with its client: the trace is complete
+			case <-c.Exited():
+			case <-time.After(30 * time.Second):
+				t.Fatal("the proxy did not exit after its client closed stdin")
+			}
+			notes, err := os.ReadFile(trace)
+			require.NoError(t, err)
+			assert.Equal(t, 3, bytes.Count(notes, []byte(`"event":"deny (line`)), "the trace has each refusal")
+			assert.Contains(t, string(notes), `"event":"policy: allow (line 1) (not bound)"`, "and the allow at the hook")
+			if t.Failed() {
+				t.Log(c.Report())
+				t.Logf("model replies %q", replies(model.Requests()))
+			}
+		})
+	}
+}
+
+// TestPolicyGrokStop: a stop rule refuses the call at grok-build's hook, before it runs, and
+// cancels the turn: the model's next command never runs, and the turn ends cancelled. grok,
+// cancelled at once, never ends the call it announced: the proxy ends it for the client.
+func TestPolicyGrokStop(t *testing.T) {
+	model := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"git push origin main || touch pushed", "echo x > after"}})
+	agent := realagent.Grok(t, realagent.GrokOptions{ModelBaseURL: model.BaseURL(), AlwaysApprove: true})
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\nstop Bash(git push:*)\n"), 0o644))
+	c := acpclient.Start(t, acpclient.Options{
+		Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, agent.Argv...),
+		Env:          agent.Env,
+		Dir:          agent.Dir,
+		Capabilities: clientCaps(false),
+	})
+	c.Initialize()
+	stop := c.Prompt(c.NewSession(agent.Dir), "push")
+	assert.Equal(t, "cancelled", stop, "the turn's stop reason")
+	assert.NoFileExists(t, filepath.Join(agent.Dir, "pushed"), "the push never ran")
+	assert.NoFileExists(t, filepath.Join(agent.Dir, "after"), "the turn ended before the next command")
+	toClient := string(bytes.Join(clientLines(c), []byte("\n")))
+	assert.Contains(t, toClient, `"status":"failed","content":[{"type":"content","content":{"type":"text","text":"acp-proxy: denied by the policy (line 2: stop Bash(git push:*))`,
+		"the client sees the call end, failed, with the rule")
+	if t.Failed() {
+		t.Log(c.Report())
+		t.Logf("model replies %q", replies(model.Requests()))
 	}
 }

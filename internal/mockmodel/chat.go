@@ -14,17 +14,22 @@ const ChatShellTool = "bash"
 // {"commands": [...]}, which Chat fills with the script's one command.
 const ClineShellTool = "run_commands"
 
+// GrokShellTool is grok-build's shell tool. It takes the command and a
+// description, as Claude Code's Bash does.
+const GrokShellTool = "run_terminal_command"
+
 // chatShellTools are the shell tools Chat calls, whichever a request
 // offers first: opencode's and kilo's bash, qwen-code's
-// run_shell_command (it kept gemini-cli's tool names), or cline's
-// run_commands.
-var chatShellTools = []string{ChatShellTool, GeminiShellTool, ClineShellTool}
+// run_shell_command (it kept gemini-cli's tool names), cline's
+// run_commands, or grok-build's run_terminal_command.
+var chatShellTools = []string{ChatShellTool, GeminiShellTool, ClineShellTool, GrokShellTool}
 
 // Chat is a mock OpenAI Chat Completions API (`POST /v1/chat/completions`)
 // for agents that use an OpenAI-compatible provider, such as opencode.
 // Point the provider's baseURL at BaseURL().
 //
-// Requests that offer a shell tool (bash, run_shell_command or run_commands) follow the script; any other one (the
+// Requests that offer a shell tool (bash, run_shell_command, run_commands or
+// run_terminal_command) follow the script; any other one (the
 // session title, summaries) gets a short text reply. Replies are streamed
 // when the request asks for it.
 type Chat struct {

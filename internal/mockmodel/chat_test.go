@@ -175,7 +175,7 @@ func TestChatCallsAfterCommands(t *testing.T) {
 // TestChatCallsTheShellToolOffered: a request that offers another agent's
 // shell tool, and no bash, gets the command as a call of that tool, with its
 // arguments: qwen-code's run_shell_command, cline's run_commands (the
-// command alone in its list, no workdir).
+// command alone in its list, no workdir), grok-build's run_terminal_command.
 func TestChatCallsTheShellToolOffered(t *testing.T) {
 	for _, tc := range []struct {
 		tool     string
@@ -185,6 +185,7 @@ func TestChatCallsTheShellToolOffered(t *testing.T) {
 	}{
 		{mockmodel.GeminiShellTool, []string{"read_file", "write_file"}, nil, `{"command":"echo hi","description":"Run the mock model's command"}`},
 		{mockmodel.ClineShellTool, []string{"read_files", "apply_patch"}, []string{"/w"}, `{"commands":["echo hi"]}`},
+		{mockmodel.GrokShellTool, []string{"read_file", "write"}, nil, `{"command":"echo hi","description":"Run the mock model's command"}`},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			m := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"echo hi"}, Workdirs: tc.workdirs})
