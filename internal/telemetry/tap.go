@@ -231,9 +231,16 @@ func (t *Tap) Passed(p *proxy.Passage) {
 // acp.UpdateHead.Len), counted with no more reading.
 func (t *Tap) PassedRun(d acp.Direction, at time.Time, lines [][]byte) {
 	var head []byte // the last text chunk's head
-	for _, l := range lines {
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
 		if head != nil && bytes.HasPrefix(l, head) {
-			t.count(d, at, nil, "", len(l)).counts[1].Line(len(l))
+			// This chunk and those after it of the same head: counted
+			// together.
+			n, size := 1, len(l)
+			for ; i+1 < len(lines) && bytes.HasPrefix(lines[i+1], head); i++ {
+				n, size = n+1, size+len(lines[i+1])
+			}
+			t.countSame(d, at, n, size)
 			continue
 		}
 		head = nil
@@ -246,6 +253,29 @@ func (t *Tap) PassedRun(d acp.Direction, at time.Time, lines [][]byte) {
 		if h, ok := acp.ReadUpdateHead(l); d == acp.AgentToClient && ok && h.TextChunk() {
 			head = l[:h.Len]
 		}
+	}
+}
+
+// countSame counts n updates of size bytes in all (without their '\n's),
+// read at at, passed as read, of the session and call of the run being
+// counted (the caller counted one of them just before), into it and, past
+// runMax, the runs after it.
+func (t *Tap) countSame(d acp.Direction, at time.Time, n, size int) {
+	r := &t.counting[d]
+	for n > 0 {
+		if r.counts[0].Messages >= runMax {
+			sid, call := r.sid, r.call
+			t.flush(d)
+			*r = event{kind: counted, dir: d, sid: sid, call: call}
+		}
+		k := min(n, runMax-int(r.counts[0].Messages))
+		part := size * k / n // one by one, the lines' sizes are not kept: shared out
+		r.t = at
+		for c := range r.counts {
+			r.counts[c].Messages += int64(k)
+			r.counts[c].Bytes += int64(part + k)
+		}
+		n, size = n-k, size-part
 	}
 }
 
