@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -98,4 +99,60 @@ func TestAFileThePreviousCommandWroteIsReadAsBefore(t *testing.T) {
 	got := runAt(t, c, now.Add(10*time.Millisecond), codexCall("c1", "echo more >> log.txt", dir))
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0].Raw, `"oldText":"first\n","newText":"first\nmore\n"`)
+}
+
+// A call opened running whose file changed a moment before is not shown as it opens (the
+// command may have written the file already); its permission request, sent before the command
+// runs, shows the edit (codex-acp 2.6 opens a call in_progress, then asks). A permission request
+// is not the call: a client that keeps its prompts apart from its calls still shows the call as
+// the agent opened it, a terminal. So the update that ends the call states the edit whole — the
+// kind, the locations, the diff the request showed, no terminal — in ACP v1 and v2.
+func TestAnEditFirstShownInItsPermissionRequestEndsAsTheEdit(t *testing.T) {
+	const script = "cat > hello.py <<'EOF'\nprint('hi')\nEOF"
+	requested := `"` + script + `"` // codex-acp 2.6 asks with the script as one shell word
+	v1 := func(dir string) v2Call {
+		q, cwd := strconv.Quote(script), strconv.Quote(dir)
+		return v2Call{
+			open: patchUpdate(fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call_1","name":"exec_command","kind":"execute","title":%s,"status":"in_progress","content":[{"type":"terminal","terminalId":"call_1"}],"rawInput":{"command":%s,"cwd":%s},"_meta":{"terminal_info":{"cwd":%s,"terminal_id":"call_1"}}}`, q, q, cwd, cwd)),
+			permission: fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"S","toolCall":{"toolCallId":"call_1","title":%s,"rawInput":{"command":%s,"cwd":%s},"kind":"execute","status":"pending"},"options":[{"optionId":"allow_once","name":"Yes, proceed","kind":"allow_once"}]}}`,
+				q, strconv.Quote(requested), cwd),
+			end: patchUpdate(`{"sessionUpdate":"tool_call_update","toolCallId":"call_1","name":"exec_command","status":"completed","_meta":{"terminal_exit":{"exit_code":0,"signal":null,"terminal_id":"call_1"}}}`),
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		session func(t *testing.T) (*filters.Chain, string)
+		call    func(dir string) v2Call
+		request []string // where the request names the call
+	}{
+		{"v1", func(t *testing.T) (*filters.Chain, string) { return namedAgentSession(t, v2Codex) }, v1, []string{"params", "toolCall"}},
+		{"v2", func(t *testing.T) (*filters.Chain, string) { return v2Session(t, v2Codex) },
+			func(dir string) v2Call { return codexV2Call("call_1", script, requested, dir) }, []string{"params", "subject", "toolCall"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := tc.session(t)
+			call, path := tc.call(dir), filepath.Join(dir, "hello.py")
+			opened := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+			require.NoError(t, os.WriteFile(path, []byte("old\n"), 0o644))
+			require.NoError(t, os.Chtimes(path, opened.Add(-ranWindow/5), opened.Add(-ranWindow/5)))
+
+			got := runAt(t, c, opened, call.open)
+			require.Len(t, got, 1)
+			require.True(t, got[0].Original, "opened running, its file changed a moment before: left alone: %s", got[0].Raw)
+			got = runAt(t, c, opened, call.permission)
+			require.Len(t, got, 1)
+			asked := got[0].Raw
+			require.Equal(t, `"edit"`, field(t, asked, append(tc.request, "kind")...), "the request, before the command runs, shows the edit")
+
+			require.NoError(t, os.WriteFile(path, []byte("print('hi')\n"), 0o644)) // the command ran
+			got = runAt(t, c, opened.Add(time.Second), call.end)
+			require.Len(t, got, 1)
+			end := got[0].Raw
+			assert.Equal(t, `"completed"`, field(t, end, "params", "update", "status"))
+			assert.Equal(t, `"edit"`, field(t, end, "params", "update", "kind"), "the call ends as the edit: %s", end)
+			assert.JSONEq(t, fmt.Sprintf(`[{"path":%q}]`, path), field(t, end, "params", "update", "locations"))
+			assert.JSONEq(t, field(t, asked, append(tc.request, "content")...), field(t, end, "params", "update", "content"), "the diff the request showed, not the terminal")
+			assert.NotContains(t, end, "terminal_exit")
+		})
+	}
 }

@@ -86,8 +86,9 @@ type call struct {
 	cdDir       string // a claude call's `cd DIR &&`: where it leaves the shell
 	root        string // the session's directory when the edit was recognised
 	// stale: the client last saw another edit for this call (or one that
-	// no longer is), which its next session/update must restate: an
-	// update replaces only the members it carries.
+	// no longer is), or the call as the agent opened it while only a
+	// permission request showed its edit, which its next session/update
+	// must restate: an update replaces only the members it carries.
 	stale bool
 	title []byte // the agent's last title for the call (JSON), for a retraction
 	// reported is the bare command the call's last update reported, with
@@ -430,16 +431,7 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 	status, _ := rawjson.GetString(callRaw, "status")
 	final := status == "completed" || status == "failed"
 	if rawInput, ok := rawjson.Get(callRaw, "rawInput"); ok {
-		// A command that has not run yet can start an edit: the existing
-		// file is still the one it will replace.
-		fresh := announces && !final || status == "" || status == "pending"
-		// One reported running may have written already: a file it
-		// changed is not read as its state before (ranSince).
-		s.ranSince = time.Time{}
-		if !(status == "pending" || isPermission(path) || announces && status == "") {
-			s.ranSince = ranSince(m.Time, s.session(m, sid).lastEnd)
-		}
-		c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
+		c = s.judgeMessage(m, path, callRaw, c, rawInput, announces)
 	}
 	if final {
 		s.opened.Remove(sid, id) // a v2 call's id is no longer open
@@ -459,6 +451,37 @@ func (s *Filter) rewrite(m *filters.Message, path []string, announces bool) ([]b
 		s.end(c, status)
 	}
 	return out, nil
+}
+
+// judgeMessage judges the rawInput the call at path in m carries (see judge), and returns the
+// call's state. announces is as rewrite's.
+func (s *Filter) judgeMessage(m *filters.Message, path []string, callRaw []byte, c *call, rawInput []byte, announces bool) *call {
+	sid := m.SessionID()
+	id, _ := rawjson.GetString(callRaw, "toolCallId")
+	status, _ := rawjson.GetString(callRaw, "status")
+	final := status == "completed" || status == "failed"
+	// A command that has not run yet can start an edit: the existing
+	// file is still the one it will replace.
+	fresh := announces && !final || status == "" || status == "pending"
+	// One reported running may have written already: a file it
+	// changed is not read as its state before (ranSince).
+	s.ranSince = time.Time{}
+	if !(status == "pending" || isPermission(path) || announces && status == "") {
+		s.ranSince = ranSince(m.Time, s.session(m, sid).lastEnd)
+	}
+	var shown *edit
+	if c != nil {
+		shown = c.edit
+	}
+	c = s.judge(m, sid, id, c, rawInput, fresh && isExecute(callRaw, announces))
+	if isPermission(path) && c != nil && c.edit != nil && c.edit != shown {
+		// A permission request is not the call: a client that keeps its prompts apart from
+		// its calls still shows the call as its updates left it (a tool_call that passed as
+		// a command when its file's text before was not known, say). The call's next update
+		// states the edit whole.
+		c.stale = true
+	}
+	return c
 }
 
 // present returns the message raw with the call at path as the client must see it: its edit

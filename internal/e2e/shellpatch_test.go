@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,9 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 		unified bool   // codex: exec_command, which asks permission before announcing the call
 		policy  string // codex approval_policy
 		zed     bool
-		exists  bool // the file exists before the turn, with oldContent
+		exists  bool // the file exists before the turn, with oldContent, a minute old
+		// justChanged: the file's time is later than the call's opening.
+		justChanged bool
 		// racy: the agent runs the command as it announces it, so the
 		// proxy may find the file already written (see below).
 		racy bool
@@ -53,21 +56,28 @@ func TestShellToPatchWithRealAgents(t *testing.T) {
 		// outside the sandbox, after the tool_call; its request may quote the script.
 		{name: "codex-2.6-exec_command-plain-new", agent: "codex-2.6", policy: "workspace-write"},
 		{name: "codex-2.6-exec_command-zed-existing", agent: "codex-2.6", policy: "workspace-write", zed: true, exists: true},
+		// Its tool_call, in_progress, comes as its file changes (a user's save,
+		// say): the text before is not known until the permission request, sent
+		// before the command runs, which is the first to show the edit. The call
+		// still ends as the edit.
+		{name: "codex-2.6-exec_command-plain-existing-just-changed", agent: "codex-2.6", policy: "workspace-write", exists: true, justChanged: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if tc.name == "codex-2.6-exec_command-zed-existing" && os.Getenv("SHELLPATCH_FLAKY") == "" {
-				// Known flake: in 2 of 6 full -race runs of internal/e2e the
-				// permission request showed the diff but the call ended as
-				// "execute" with its terminal; never alone (0 of 21). Set
-				// SHELLPATCH_FLAKY=1 to run it while it is found.
-				t.Skip("known flake under a full parallel run: the edit shown in the permission request is not kept on the completed call (under investigation)")
-			}
 			s := launch(t, tc.agent, []string{heredocScript, "ls"}, tc.unified, tc.policy)
 			target := filepath.Join(s.agent.Dir, heredocFile)
 			if tc.exists {
 				require.NoError(t, os.WriteFile(target, []byte(oldContent), 0o644))
+				// A file changed a moment before a call opens running may hold the
+				// command's write already: the proxy does not read it as the text
+				// before. Written just now, the file would be that or not by how
+				// fast the agent starts; its time says which case this is.
+				changed := time.Now().Add(-time.Minute)
+				if tc.justChanged {
+					changed = time.Now().Add(time.Minute)
+				}
+				require.NoError(t, os.Chtimes(target, changed, changed))
 			}
 			trace := filepath.Join(t.TempDir(), "trace.jsonl")
 			opts := acpclient.Options{
