@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
@@ -30,7 +31,7 @@ func synthetic(b *testing.B, n int, git bool) string {
 		}
 	}
 	if git {
-		cmd := exec.Command("bash", "-c", "git init -q && git add -A && git -c user.email=b@b -c user.name=b commit -qm tree && git status --porcelain >/dev/null")
+		cmd := exec.Command("bash", "-c", "git init -q && git add -A && git -c gc.auto=0 -c user.email=b@b -c user.name=b commit -qm tree && git status --porcelain >/dev/null")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
@@ -65,10 +66,11 @@ func BenchmarkChanges(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		for _, git := range []bool{true, false} {
 			where := map[bool]string{true: "git", false: "dir"}[git]
-			dir := synthetic(b, n, git)
+			tree := sync.OnceValue(func() string { return synthetic(b, n, git) }) // only for the benchmarks run
 			lim := DefaultLimits
 			lim.MaxFiles = 200_000
 			b.Run(fmt.Sprintf("%s-%d/baseline", where, n), func(b *testing.B) {
+				dir := tree()
 				for b.Loop() {
 					if git {
 						if _, err := gitStatus(bg, dir, ""); err != nil {
@@ -80,6 +82,7 @@ func BenchmarkChanges(b *testing.B) {
 				}
 			})
 			b.Run(fmt.Sprintf("%s-%d/take", where, n), func(b *testing.B) {
+				dir := tree()
 				before := heap()
 				s := Take(bg, dir, lim)
 				held := int64(heap()) - int64(before)
@@ -91,6 +94,7 @@ func BenchmarkChanges(b *testing.B) {
 				b.ReportMetric(float64(max(held, 0)), "held-B")
 			})
 			b.Run(fmt.Sprintf("%s-%d/report", where, n), func(b *testing.B) {
+				dir := tree()
 				b.ReportAllocs()
 				round := 0
 				for b.Loop() {

@@ -67,10 +67,16 @@ type version struct {
 // (Unix nanoseconds) as written while the before-state was taken.
 func markDuring(files map[string]version, start int64) {
 	for p, v := range files {
-		if v.kind != absent && v.mtime >= start {
-			v.during = true
-			files[p] = v
-		}
+		v.markDuring(start)
+		files[p] = v
+	}
+}
+
+// markDuring marks v as written while its before-state was taken when its
+// time is at or past start (Unix nanoseconds).
+func (v *version) markDuring(start int64) {
+	if v.kind != absent && v.mtime >= start {
+		v.during = true
 	}
 }
 
@@ -120,17 +126,24 @@ func stat(d *beneath.Dir, rel string) version {
 // versionOf is the version fi (an Lstat of rel under d) says, without the
 // content.
 func versionOf(d *beneath.Dir, rel string, fi fs.FileInfo) version {
-	v := version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	return classified(version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}, func() (string, error) {
+		return d.Readlink(rel)
+	})
+}
+
+// classified is v, a stat, with what it is: a symbolic link's target read
+// by readlink.
+func classified(v version, readlink func() (string, error)) version {
 	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
+	case v.mode&fs.ModeSymlink != 0:
 		v.kind = symlink
-		v.link, _ = d.Readlink(rel)
+		v.link, _ = readlink()
 		v.why = "a symbolic link (to " + v.link + "); the proxy never follows one"
-	case fi.Mode().IsRegular():
+	case v.mode.IsRegular():
 		v.kind = regular
 	default:
 		v.kind = other
-		v.why = "not a regular file (" + fi.Mode().Type().String() + ")"
+		v.why = "not a regular file (" + v.mode.Type().String() + ")"
 	}
 	return v
 }

@@ -1,0 +1,86 @@
+package changes
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+)
+
+// heapInUse is the bytes of heap spans in use now (runtime/metrics: live
+// and not yet collected objects, and the free space of their spans), what
+// the process holds of the heap whatever the collector has yet to free.
+func heapInUse(s []metrics.Sample) uint64 {
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
+
+// peakSampler samples the heap in use every millisecond until stopped;
+// stop returns the highest it saw.
+func peakSampler() (stop func() uint64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	peak := heapInUse(s)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				peak = max(peak, heapInUse(s))
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return max(peak, heapInUse(s))
+	}
+}
+
+// BenchmarkReportPeakHeap measures the heap a session's directory costs at
+// its highest, in git and out, for 100,000 files: the before-state held
+// while the command runs, and the report after it changed a handful of
+// files (the scan again, the diff against the before-state, the shown
+// files read, the update's report made). peak-MB is the heap in use at its
+// highest during the report (sampled every millisecond, garbage not yet
+// collected included), above the heap before the before-state was taken;
+// held-MB is the before-state alone, after a collection.
+func BenchmarkReportPeakHeap(b *testing.B) {
+	n := DefaultLimits.MaxFiles - 1 // and the file the command writes: as many as a scan watches
+	for _, git := range []bool{true, false} {
+		where := map[bool]string{true: "git", false: "dir"}[git]
+		dir := synthetic(b, n, git)
+		b.Run(fmt.Sprintf("%s-%d", where, n), func(b *testing.B) {
+			var peak, held int64
+			round := 0
+			for b.Loop() {
+				b.StopTimer()
+				base := heap()
+				s := Take(bg, dir, DefaultLimits)
+				held = max(held, int64(heap())-int64(base))
+				round++
+				handful(b, dir, round)
+				runtime.GC()
+				stop := peakSampler()
+				b.StartTimer()
+				r := s.Changes(bg)
+				b.StopTimer()
+				top := stop()
+				peak = max(peak, int64(top)-int64(base))
+				if len(r.Files) == 0 || r.Note != "" {
+					b.Fatalf("report %+v", r)
+				}
+				s.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+			b.ReportMetric(float64(held)/(1<<20), "held-MB")
+		})
+	}
+}
