@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
@@ -75,12 +75,12 @@ func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) ([]di
 	files := []dirFile{}
 	b := newBound(lim)
 	sawIgnore := false
-	note := walkFiles(ctx, root, d, func(rel string, v version) bool {
-		if !b.fits(rel) {
+	note := walkFiles(ctx, root, d, func(folder, name string, v version) bool {
+		if !b.fits(len(folder) + len(name)) {
 			return false
 		}
-		sawIgnore = sawIgnore || path.Base(rel) == ".gitignore"
-		files = append(files, dirFile{rel, v})
+		sawIgnore = sawIgnore || name == ".gitignore"
+		files = append(files, dirFile{folder + name, v})
 		return true
 	})
 	if b.past {
@@ -109,15 +109,15 @@ type bound struct {
 
 func newBound(lim Limits) *bound { return &bound{maxFiles: lim.MaxFiles} }
 
-// fits counts the file rel, and reports whether the tree is still within
-// the bounds.
-func (b *bound) fits(rel string) bool {
-	if b.files >= b.maxFiles || b.pathBytes+len(rel) > maxPathBytes {
+// fits counts a file whose path is pathLen bytes long, and reports whether
+// the tree is still within the bounds.
+func (b *bound) fits(pathLen int) bool {
+	if b.files >= b.maxFiles || b.pathBytes+pathLen > maxPathBytes {
 		b.past = true
 		return false
 	}
 	b.files++
-	b.pathBytes += len(rel)
+	b.pathBytes += pathLen
 	return true
 }
 
@@ -257,26 +257,26 @@ func (s *dirSnap) rescan(ctx context.Context, d *beneath.Dir) (maybe []maybeChan
 	maybe = []maybeChanged{}
 	b := newBound(s.lim)
 	i := 0
-	gone := func(upTo string) { // the files of the list before upTo are not there now
-		for ; i < len(s.files) && (upTo == "" || walkOrder(s.files[i].rel, upTo) < 0); i++ {
+	gone := func(folder, name string) { // the files of the list before folder+name are not there now
+		for ; i < len(s.files) && (name == "" || walkOrderOf(s.files[i].rel, folder, name) < 0); i++ {
 			if f := s.files[i]; !s.unchanged(f.v, version{}) {
 				maybe = append(maybe, maybeChanged{rel: f.rel, before: f.v})
 			}
 		}
 	}
-	note = walkFiles(ctx, s.real, d, func(rel string, after version) bool {
-		if !b.fits(rel) {
+	note = walkFiles(ctx, s.real, d, func(folder, name string, after version) bool {
+		if !b.fits(len(folder) + len(name)) {
 			return false
 		}
-		sawIgnore = sawIgnore || path.Base(rel) == ".gitignore"
-		gone(rel)
+		sawIgnore = sawIgnore || name == ".gitignore"
+		gone(folder, name)
 		var before version
-		if i < len(s.files) && s.files[i].rel == rel {
+		if i < len(s.files) && isPath(s.files[i].rel, folder, name) {
 			before = s.files[i].v
 			i++
 		}
-		if !s.unchanged(before, after) {
-			maybe = append(maybe, maybeChanged{rel: rel, before: before, after: after})
+		if !s.unchanged(before, after) { // the path is made only here: a scan of nothing changed allocates little
+			maybe = append(maybe, maybeChanged{rel: folder + name, before: before, after: after})
 			if check == nil {
 				check = startCheckIgnore(ctx, s.real)
 			}
@@ -290,9 +290,14 @@ func (s *dirSnap) rescan(ctx context.Context, d *beneath.Dir) (maybe []maybeChan
 		return nil, false, "", nil
 	}
 	if note == "" { // a scan stopped early has not seen the rest gone
-		gone("")
+		gone("", "")
 	}
 	return maybe, sawIgnore, note, check
+}
+
+// isPath reports whether rel is folder+name.
+func isPath(rel, folder, name string) bool {
+	return len(rel) == len(folder)+len(name) && strings.HasPrefix(rel, folder) && rel[len(folder):] == name
 }
 
 // unchanged reports whether a path's stat tells it did not change from

@@ -45,22 +45,22 @@ const (
 // version is one path at one time: what it is, its stat, and its text
 // when it was read.
 type version struct {
-	kind  kind
-	size  int64
-	mtime int64 // nanoseconds
-	mode  fs.FileMode
-	link  string // a symlink's target, as the link holds it
+	kind kind
 	// read: content and hash hold the whole file; text says it is UTF-8
 	// without NUL bytes. Unread, why says why.
-	read    bool
-	text    bool
-	content []byte
-	hash    [sha256.Size]byte
-	why     string
+	read bool
+	text bool
 	// during: a before-state saw it written while it was being taken (its
 	// time is past the take's start): the write may be a command's that
 	// had started, so what it held before is not known.
-	during bool
+	during  bool
+	mode    fs.FileMode
+	size    int64
+	mtime   int64  // nanoseconds
+	link    string // a symlink's target, as the link holds it
+	content []byte
+	hash    [sha256.Size]byte
+	why     string
 }
 
 // markDuring marks the versions of files whose time is at or past start

@@ -1,6 +1,9 @@
 package changes
 
-import "cmp"
+import (
+	"cmp"
+	"strings"
+)
 
 // A scan outside git walks the tree depth first, each folder's entries in
 // the order of their names, so that the files come in walkOrder: the
@@ -25,4 +28,12 @@ func walkOrder(a, b string) int {
 		return cmp.Compare(ca, cb)
 	}
 	return cmp.Compare(len(a), len(b))
+}
+
+// walkOrderOf is walkOrder of a and folder+name, without joining them.
+func walkOrderOf(a, folder, name string) int {
+	if strings.HasPrefix(a, folder) {
+		return walkOrder(a[len(folder):], name)
+	}
+	return walkOrder(a, folder) // they differ within folder, or a is shorter
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
 )
 
-// walkFiles calls fn with every file under root but the skipped folders,
-// in walkOrder, until fn returns false; note says why it stopped early
+// walkFiles calls fn with every file under root but the skipped folders
+// (its folder's path, "" or ending in '/', and its name), in walkOrder, until fn returns false; note says why it stopped early
 // when the scan was stopped (ctx). Each folder is opened from its parent
 // (never through a symbolic link) and each entry stat'ed from its
 // folder's descriptor: no path is built for the kernel to look up again
 // from the root. An unreadable folder is not entered; an entry gone
 // before its stat is not a file.
-func walkFiles(ctx context.Context, root string, _ *beneath.Dir, fn func(rel string, v version) bool) (note string) {
+func walkFiles(ctx context.Context, root string, _ *beneath.Dir, fn func(folder, name string, v version) bool) (note string) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ""
@@ -30,7 +30,7 @@ func walkFiles(ctx context.Context, root string, _ *beneath.Dir, fn func(rel str
 // walker is one walkFiles.
 type walker struct {
 	ctx  context.Context
-	fn   func(rel string, v version) bool
+	fn   func(folder, name string, v version) bool
 	buf  []byte // getdents' buffer, for every folder in turn
 	note string
 }
@@ -61,7 +61,7 @@ func (w *walker) folder(fd int, prefix string) bool {
 		v := classified(version{size: st.Size, mtime: st.Mtim.Nano(), mode: fileMode(st.Mode)}, func() (string, error) {
 			return readlinkat(fd, name)
 		})
-		if !w.fn(prefix+name, v) {
+		if !w.fn(prefix, name, v) {
 			return false
 		}
 	}

@@ -50,7 +50,8 @@ func TestTheWalkSeesWhatLstatSees(t *testing.T) {
 	require.NoError(t, err)
 	defer d.Close()
 	var rels []string
-	note := walkFiles(bg, dir, d, func(rel string, v version) bool {
+	note := walkFiles(bg, dir, d, func(folder, name string, v version) bool {
+		rel := folder + name
 		rels = append(rels, rel)
 		fi, err := os.Lstat(filepath.Join(dir, rel))
 		require.NoError(t, err)
@@ -71,5 +72,14 @@ func TestWalkOrderIsFolderByFolder(t *testing.T) {
 	} {
 		assert.Equal(t, row.want, walkOrder(row.a, row.b), "%q vs %q", row.a, row.b)
 		assert.Equal(t, -row.want, walkOrder(row.b, row.a), "%q vs %q", row.b, row.a)
+	}
+}
+
+func TestWalkOrderOfAFolderAndANameIsTheirJoin(t *testing.T) {
+	for _, a := range []string{"a", "a/b", "a.txt", "a b", "a/b/c", "b", "", "a/"} {
+		for _, fn := range [][2]string{{"", "a"}, {"a/", "b"}, {"a/", "a"}, {"a/b/", "c"}, {"", "a.txt"}, {"b/", "x"}} {
+			assert.Equal(t, walkOrder(a, fn[0]+fn[1]), walkOrderOf(a, fn[0], fn[1]), "%q vs %q", a, fn[0]+fn[1])
+			assert.Equal(t, a == fn[0]+fn[1], isPath(a, fn[0], fn[1]))
+		}
 	}
 }
