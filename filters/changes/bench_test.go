@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -16,17 +17,27 @@ import (
 // synthetic writes a tree of n small text files, 100 per folder, and, for
 // git, commits them all.
 func synthetic(b *testing.B, n int, git bool) string {
+	return shapedTree(b, n, git, 0, 0)
+}
+
+// shapedTree is synthetic, each file's path padded to at least pathLen
+// bytes and its text to textLen (0: as they come).
+func shapedTree(b *testing.B, n int, git bool, pathLen, textLen int) string {
 	b.Helper()
 	dir := b.TempDir()
+	pad := strings.Repeat("x", max(0, (pathLen-16)/2))
 	for i := range n {
-		sub := filepath.Join(dir, fmt.Sprintf("d%04d", i/100))
+		sub := filepath.Join(dir, fmt.Sprintf("d%04d%s", i/100, pad))
 		if i%100 == 0 {
 			if err := os.MkdirAll(sub, 0o755); err != nil {
 				b.Fatal(err)
 			}
 		}
 		text := fmt.Sprintf("package p%d\n\n// file %d of the synthetic tree\nfunc F%d() int { return %d }\n", i, i, i, i)
-		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.go", i)), []byte(text), 0o644); err != nil {
+		if len(text) < textLen {
+			text += "//" + strings.Repeat("y", textLen-len(text)-3) + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d%s.go", i, pad)), []byte(text), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -46,6 +57,9 @@ func synthetic(b *testing.B, n int, git bool) string {
 func handful(b *testing.B, dir string, round int) {
 	b.Helper()
 	for i, p := range []string{"d0000/f1.go", "d0001/f150.go"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil { // a shapedTree's folders are named otherwise
+			b.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, p), fmt.Appendf(nil, "package p\n// round %d %d\n", round, i), 0o644); err != nil {
 			b.Fatal(err)
 		}

@@ -44,19 +44,30 @@ func peakSampler() (stop func() uint64) {
 }
 
 // BenchmarkReportPeakHeap measures the heap a session's directory costs at
-// its highest, in git and out, for 100,000 files: the before-state held
-// while the command runs, and the report after it changed a handful of
-// files (the scan again, the diff against the before-state, the shown
-// files read, the update's report made). peak-MB is the heap in use at its
-// highest during the report (sampled every millisecond, garbage not yet
-// collected included), above the heap before the before-state was taken;
-// held-MB is the before-state alone, after a collection.
+// its highest, in git and out, with as many files as a scan outside git
+// watches (Limits.MaxFiles): the before-state held while the command runs,
+// and the report after it changed a handful of files (the scan again, the
+// diff against the before-state, the shown files read, the update's
+// report made). "long" is the worst tree outside git: paths filling the
+// bytes of paths watched (maxPathBytes, 83 bytes each) and texts the bytes
+// of copies (MaxCopyBytes, 167 bytes each). peak-MB is the heap in use at
+// its highest during the report (sampled every millisecond, garbage not
+// yet collected included; a collection just before it), above the heap
+// before the before-state was taken; held-MB is the before-state alone,
+// after a collection.
 func BenchmarkReportPeakHeap(b *testing.B) {
-	n := DefaultLimits.MaxFiles - 1 // and the file the command writes: as many as a scan watches
-	for _, git := range []bool{true, false} {
-		where := map[bool]string{true: "git", false: "dir"}[git]
-		dir := synthetic(b, n, git)
-		b.Run(fmt.Sprintf("%s-%d", where, n), func(b *testing.B) {
+	n := DefaultLimits.MaxFiles - 3 // and the files the command writes
+	for _, row := range []struct {
+		name             string
+		git              bool
+		pathLen, textLen int
+	}{
+		{"git", true, 0, 0},
+		{"dir", false, 0, 0},
+		{"dir-long", false, maxPathBytes / DefaultLimits.MaxFiles, int(DefaultLimits.MaxCopyBytes) / DefaultLimits.MaxFiles},
+	} {
+		b.Run(fmt.Sprintf("%s-%d", row.name, n), func(b *testing.B) {
+			dir := shapedTree(b, n, row.git, row.pathLen, row.textLen)
 			var peak, held int64
 			round := 0
 			for b.Loop() {
