@@ -1,7 +1,9 @@
 package changes
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"io/fs"
 	"slices"
 
@@ -29,10 +31,17 @@ func walkFiles(ctx context.Context, root string, _ *beneath.Dir, fn func(folder,
 
 // walker is one walkFiles.
 type walker struct {
-	ctx  context.Context
-	fn   func(folder, name string, v version) bool
-	buf  []byte // getdents' buffer, for every folder in turn
-	note string
+	ctx context.Context
+	fn  func(folder, name string, v version) bool
+	buf []byte // getdents' buffer, for every folder in turn
+	// names holds the names of the folders being walked, each folder's
+	// after its parent's (a stack: a folder's are dropped once walked),
+	// and raw the bytes of one folder's names as they are read: a walk
+	// allocates per folder, not per file (its garbage is a report's).
+	names []string
+	raw   []byte
+	ends  []int
+	note  string
 }
 
 // folder walks the folder open as fd (closing it), whose files' paths
@@ -43,8 +52,12 @@ func (w *walker) folder(fd int, prefix string) bool {
 		w.note = "the scan was stopped: " + context.Cause(w.ctx).Error()
 		return false
 	}
+	mark := len(w.names)
+	defer func() { clear(w.names[mark:]); w.names = w.names[:mark] }()
+	w.readNames(fd)
 	var st unix.Stat_t
-	for _, name := range w.names(fd) {
+	for k := mark; k < len(w.names); k++ {
+		name := w.names[k]
 		if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			continue
 		}
@@ -68,19 +81,51 @@ func (w *walker) folder(fd int, prefix string) bool {
 	return true
 }
 
-// names are the entries of the folder open as fd, sorted; those read
-// before an error.
-func (w *walker) names(fd int) []string {
-	var names []string
+// readNames pushes the entries of the folder open as fd, sorted, onto
+// w.names: those read before an error; "." and ".." are not entries.
+// They are substrings of one string, the folder's.
+func (w *walker) readNames(fd int) {
+	w.raw, w.ends = w.raw[:0], w.ends[:0]
 	for {
 		n, err := unix.ReadDirent(fd, w.buf)
 		if err != nil || n <= 0 {
 			break
 		}
-		_, _, names = unix.ParseDirent(w.buf[:n], -1, names) // without . and ..
+		w.parseDirents(w.buf[:n])
 	}
-	slices.Sort(names)
-	return names
+	all, start := string(w.raw), 0
+	mark := len(w.names)
+	for _, end := range w.ends {
+		w.names = append(w.names, all[start:end])
+		start = end
+	}
+	slices.Sort(w.names[mark:])
+}
+
+// direntName is where a linux_dirent64's name starts: after its inode
+// (8 bytes), offset (8), record length (2) and type (1).
+const direntName = 19
+
+// parseDirents appends the names of the linux_dirent64 records of b to
+// w.raw, each one's end to w.ends.
+func (w *walker) parseDirents(b []byte) {
+	for len(b) >= direntName {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < direntName || reclen > len(b) {
+			return
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		name := rec[direntName:]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if binary.NativeEndian.Uint64(rec[:8]) == 0 || string(name) == "." || string(name) == ".." {
+			continue // an entry deleted, or not one
+		}
+		w.raw = append(w.raw, name...)
+		w.ends = append(w.ends, len(w.raw))
+	}
 }
 
 // readlinkat is the target of the symbolic link name in the folder fd.
