@@ -68,7 +68,7 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 const maxPathBytes = 8 << 20
 
 // scanDir stats every file under root but the skipped folders and what git
-// would ignore there (walkDir, then the ignored dropped). A tree past
+// would ignore there (walkFiles, then what git ignores dropped). A tree past
 // lim.MaxFiles files, or maxPathBytes of their paths, is too big to watch:
 // the list is nil and the note says why.
 func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) ([]dirFile, string) {
