@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
@@ -15,22 +17,32 @@ import (
 // synthetic writes a tree of n small text files, 100 per folder, and, for
 // git, commits them all.
 func synthetic(b *testing.B, n int, git bool) string {
+	return shapedTree(b, n, git, 0, 0)
+}
+
+// shapedTree is synthetic, each file's path padded to at least pathLen
+// bytes and its text to textLen (0: as they come).
+func shapedTree(b *testing.B, n int, git bool, pathLen, textLen int) string {
 	b.Helper()
 	dir := b.TempDir()
+	pad := strings.Repeat("x", max(0, (pathLen-16)/2))
 	for i := range n {
-		sub := filepath.Join(dir, fmt.Sprintf("d%04d", i/100))
+		sub := filepath.Join(dir, fmt.Sprintf("d%04d%s", i/100, pad))
 		if i%100 == 0 {
 			if err := os.MkdirAll(sub, 0o755); err != nil {
 				b.Fatal(err)
 			}
 		}
 		text := fmt.Sprintf("package p%d\n\n// file %d of the synthetic tree\nfunc F%d() int { return %d }\n", i, i, i, i)
-		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.go", i)), []byte(text), 0o644); err != nil {
+		if len(text) < textLen {
+			text += "//" + strings.Repeat("y", textLen-len(text)-3) + "\n"
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d%s.go", i, pad)), []byte(text), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
 	if git {
-		cmd := exec.Command("bash", "-c", "git init -q && git add -A && git -c user.email=b@b -c user.name=b commit -qm tree && git status --porcelain >/dev/null")
+		cmd := exec.Command("bash", "-c", "git init -q && git add -A && git -c gc.auto=0 -c user.email=b@b -c user.name=b commit -qm tree && git status --porcelain >/dev/null")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
@@ -45,6 +57,9 @@ func synthetic(b *testing.B, n int, git bool) string {
 func handful(b *testing.B, dir string, round int) {
 	b.Helper()
 	for i, p := range []string{"d0000/f1.go", "d0001/f150.go"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil { // a shapedTree's folders are named otherwise
+			b.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, p), fmt.Appendf(nil, "package p\n// round %d %d\n", round, i), 0o644); err != nil {
 			b.Fatal(err)
 		}
@@ -65,10 +80,11 @@ func BenchmarkChanges(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		for _, git := range []bool{true, false} {
 			where := map[bool]string{true: "git", false: "dir"}[git]
-			dir := synthetic(b, n, git)
+			tree := sync.OnceValue(func() string { return synthetic(b, n, git) }) // only for the benchmarks run
 			lim := DefaultLimits
 			lim.MaxFiles = 200_000
 			b.Run(fmt.Sprintf("%s-%d/baseline", where, n), func(b *testing.B) {
+				dir := tree()
 				for b.Loop() {
 					if git {
 						if _, err := gitStatus(bg, dir, ""); err != nil {
@@ -80,6 +96,7 @@ func BenchmarkChanges(b *testing.B) {
 				}
 			})
 			b.Run(fmt.Sprintf("%s-%d/take", where, n), func(b *testing.B) {
+				dir := tree()
 				before := heap()
 				s := Take(bg, dir, lim)
 				held := int64(heap()) - int64(before)
@@ -91,6 +108,7 @@ func BenchmarkChanges(b *testing.B) {
 				b.ReportMetric(float64(max(held, 0)), "held-B")
 			})
 			b.Run(fmt.Sprintf("%s-%d/report", where, n), func(b *testing.B) {
+				dir := tree()
 				b.ReportAllocs()
 				round := 0
 				for b.Loop() {

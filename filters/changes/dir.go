@@ -5,12 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/acp-proxy/acp-proxy/internal/beneath"
@@ -22,11 +19,18 @@ type dirSnap struct {
 	root  string // the session's directory, as the session names it: the changes' paths
 	real  string // root with its own links resolved: what is scanned
 	lim   Limits
-	files map[string]version // by path relative to root, slash-separated
+	files []dirFile // in walkOrder
 	note  string
 	// racy: a file modified since this time may change again with the same
 	// size and mtime (timestamps are coarse), so only its text tells.
 	racy int64
+}
+
+// dirFile is a file of a scan outside git: its path relative to the
+// scanned directory (slash-separated) and its version.
+type dirFile struct {
+	rel string
+	v   version
 }
 
 // racyWindow is how long before a scan a file's mtime leaves its stat
@@ -51,86 +55,95 @@ func takeDir(ctx context.Context, root string, lim Limits) Snapshot {
 		return aside{note} // too big to watch: the session's first update says so, once
 	}
 	copyBefore(d, files, lim)
-	markDuring(files, start)
+	for i := range files {
+		files[i].v.markDuring(start)
+	}
 	return &dirSnap{root: root, real: resolved, lim: lim, files: files, note: note, racy: racy}
 }
 
 // maxPathBytes bounds the bytes of the paths a scan outside git holds,
-// beside lim.MaxFiles: a before-state keeps each path twice over while a
-// report's scan runs, and with the stats and the copies (MaxCopyBytes) the
-// two must stay within 64 MB whatever the tree.
+// beside lim.MaxFiles: with the stats and the copies (MaxCopyBytes) a
+// before-state and the report made from it must stay within 64 MB
+// whatever the tree.
 const maxPathBytes = 8 << 20
 
 // scanDir stats every file under root but the skipped folders and what git
-// would ignore there (walkDir, then dropIgnored of every path). A tree
-// past lim.MaxFiles files, or maxPathBytes of their paths, is too big to
-// watch: the map is nil and the note says why.
-func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (map[string]version, string) {
-	files, note, sawIgnore := walkDir(ctx, root, d, lim)
-	if files == nil {
+// would ignore there (walkFiles, then what git ignores dropped). A tree past
+// lim.MaxFiles files, or maxPathBytes of their paths, is too big to watch:
+// the list is nil and the note says why.
+func scanDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) ([]dirFile, string) {
+	files := []dirFile{}
+	b := newBound(lim)
+	sawIgnore := false
+	note := walkFiles(ctx, root, d, func(folder, name string, v version) bool {
+		if !b.fits(len(folder) + len(name)) {
+			return false
+		}
+		sawIgnore = sawIgnore || name == ".gitignore"
+		files = append(files, dirFile{folder + name, v})
+		return true
+	})
+	if b.past {
 		return nil, tooBig(root, lim)
 	}
-	if why := dropIgnored(ctx, root, files, slices.Sorted(maps.Keys(files)), sawIgnore); why != "" {
-		return map[string]version{}, why
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.rel
 	}
-	return files, note
+	ignored, why := ignoredOf(ctx, root, paths, sawIgnore)
+	if why != "" {
+		return []dirFile{}, why
+	}
+	if len(ignored) > 0 {
+		files = slices.DeleteFunc(files, func(f dirFile) bool { return ignored[f.rel] })
+	}
+	return slices.Clip(files), note
 }
 
-// walkDir stats every file under root but the skipped folders; sawIgnore
-// says whether a .gitignore is among them. Past the bounds the map is nil.
-// It never follows a symlink.
-func walkDir(ctx context.Context, root string, d *beneath.Dir, lim Limits) (files map[string]version, note string, sawIgnore bool) {
-	files = map[string]version{}
-	pathBytes := 0
-	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			note = "the scan was stopped: " + context.Cause(ctx).Error()
-			return filepath.SkipAll
-		}
-		if err != nil || p == root {
-			return nil // an unreadable folder is not entered
-		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if skipDir(e.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if len(files) >= lim.MaxFiles || pathBytes+len(rel) > maxPathBytes {
-			files = nil
-			return filepath.SkipAll
-		}
-		sawIgnore = sawIgnore || e.Name() == ".gitignore"
-		if fi, err := e.Info(); err == nil { // an Lstat: the walk follows no link
-			files[rel] = versionOf(d, rel, fi)
-			pathBytes += len(rel)
-		}
-		return nil
-	})
-	return files, note, sawIgnore
+// bound counts a scan's files and the bytes of their paths against the
+// limits of what is watched.
+type bound struct {
+	files, pathBytes, maxFiles int
+	past                       bool // the tree is too big to watch
 }
 
-// dropIgnored deletes from files those of paths (sorted) that git would
-// ignore (the .gitignore files, and the user's excludes file,
-// core.excludesFile: git's check-ignore says). When that cannot be read,
-// it says why, and no file may be looked at.
-func dropIgnored(ctx context.Context, root string, files map[string]version, paths []string, sawIgnore bool) string {
-	ignored, err := checkIgnore(ctx, root, paths)
+func newBound(lim Limits) *bound { return &bound{maxFiles: lim.MaxFiles} }
+
+// fits counts a file whose path is pathLen bytes long, and reports whether
+// the tree is still within the bounds.
+func (b *bound) fits(pathLen int) bool {
+	if b.files >= b.maxFiles || b.pathBytes+pathLen > maxPathBytes {
+		b.past = true
+		return false
+	}
+	b.files++
+	b.pathBytes += pathLen
+	return true
+}
+
+// ignoredOf is the set of paths that git would ignore (the .gitignore
+// files, and the user's excludes file, core.excludesFile: git's
+// check-ignore says). When that cannot be read, why says so, and no file
+// may be looked at.
+func ignoredOf(ctx context.Context, root string, paths []string, sawIgnore bool) (ignored map[string]bool, why string) {
+	list, err := checkIgnore(ctx, root, paths)
+	return ignoredSet(list, err, sawIgnore)
+}
+
+// ignoredSet is the set of the paths git's check-ignore listed, or why they
+// cannot be known when it failed (err).
+func ignoredSet(list []string, err error, sawIgnore bool) (ignored map[string]bool, why string) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound) && !sawIgnore:
 		// No git: no .gitignore and no excludes file of git's to honour.
 	case err != nil:
-		return "what git ignores cannot be read (" + err.Error() + "): no file is looked at"
+		return nil, "what git ignores cannot be read (" + err.Error() + "): no file is looked at"
 	}
-	for _, p := range ignored {
-		delete(files, p)
+	ignored = make(map[string]bool, len(list))
+	for _, p := range list {
+		ignored[p] = true
 	}
-	return ""
+	return ignored, ""
 }
 
 // tooBig says that the tree at root is too big to watch.
@@ -139,20 +152,17 @@ func tooBig(root string, lim Limits) string {
 		root, lim.MaxFiles, sizeWords(maxPathBytes))
 }
 
-// copyBefore reads the small regular files of files, in path order, while
-// the byte budget lasts; a binary file keeps only its hash.
-func copyBefore(d *beneath.Dir, files map[string]version, lim Limits) {
-	paths := mapsKeys(files)
-	sort.Strings(paths)
+// copyBefore reads the small regular files of files, in their order,
+// while the byte budget lasts; a binary file keeps only its hash.
+func copyBefore(d *beneath.Dir, files []dirFile, lim Limits) {
 	budget := lim.MaxCopyBytes
-	for _, p := range paths {
-		v := files[p]
+	for i := range files {
+		p, v := files[i].rel, files[i].v
 		if v.kind != regular {
 			continue
 		}
 		if v.size > lim.MaxFileBytes || v.size > budget {
-			v.why = notCopied(v, lim)
-			files[p] = v
+			files[i].v.why = notCopied(v, lim)
 			continue
 		}
 		read := readVersion(d, p, lim.MaxFileBytes)
@@ -164,7 +174,7 @@ func copyBefore(d *beneath.Dir, files map[string]version, lim Limits) {
 			read.content = nil
 		}
 		read.content = fitted(read.content)
-		files[p] = read
+		files[i].v = read
 	}
 }
 
@@ -187,46 +197,107 @@ func notCopied(v version, lim Limits) string {
 }
 
 // Changes scans the directory again and reports every file whose stat or
-// text differs, reading only those shown. Only the paths whose stat
-// changed are asked of git's ignore rules: the others were asked when the
-// before-state was taken.
+// text differs, reading only those shown. The scan meets the before-state's
+// files in their order, keeping only those whose stat changed (no second
+// map of the tree); only those are asked of git's ignore rules: the
+// others were asked when the before-state was taken.
 func (s *dirSnap) Changes(ctx context.Context) Report {
 	d, err := beneath.OpenDir(s.real)
 	if err != nil {
 		return Report{Files: []Change{}, Note: fmt.Sprintf("cannot open %s: %v", s.root, err)}
 	}
 	defer d.Close()
-	now, note, sawIgnore := walkDir(ctx, s.real, d, s.lim)
-	if now == nil {
+	maybe, sawIgnore, note, check := s.rescan(ctx, d)
+	if maybe == nil {
 		return Report{Files: []Change{}, Note: "not looked at: " + tooBig(s.root, s.lim)}
 	}
 	if note == "" {
 		note = s.note
 	}
-	var present, gone []string // the paths that may have changed: there now, and gone
-	for p, after := range now {
-		if !s.unchanged(s.files[p], after) {
-			present = append(present, p)
+	var ignored map[string]bool
+	if check != nil {
+		var present []string
+		for _, m := range maybe {
+			if m.after.kind != absent {
+				present = append(present, m.rel)
+			}
 		}
-	}
-	for p, before := range s.files {
-		if _, ok := now[p]; !ok && !s.unchanged(before, version{}) {
-			gone = append(gone, p)
+		list, err := check.ask(present)
+		var why string
+		if ignored, why = ignoredSet(list, err, sawIgnore); why != "" {
+			return Report{Files: []Change{}, Note: why}
 		}
-	}
-	slices.Sort(present)
-	if why := dropIgnored(ctx, s.real, now, present, sawIgnore); why != "" {
-		return Report{Files: []Change{}, Note: why}
 	}
 	var cands []candidate
-	for _, p := range slices.Sorted(slices.Values(append(present, gone...))) {
-		if before, after := s.files[p], now[p]; differs(d, p, before, after, s.lim.MaxFileBytes) {
-			cands = append(cands, candidate{rel: p, before: before})
+	for _, m := range maybe {
+		if ignored[m.rel] {
+			m.after = version{} // ignored now: as if gone
+		}
+		if differs(d, m.rel, m.before, m.after, s.lim.MaxFileBytes) {
+			cands = append(cands, candidate{rel: m.rel, before: m.before})
 		}
 	}
 	shown, more := shownOf(cands, s.lim)
 	cs, deleted := changesOf(s.root, d, shown, nil, s.lim)
 	return finish(cs, deleted, more, note)
+}
+
+// maybeChanged is a path whose stat tells it may have changed since the
+// before-state: there before, after, or both.
+type maybeChanged struct {
+	rel           string
+	before, after version
+}
+
+// rescan walks the directory again beside the before-state's list, both
+// in walkOrder, and lists the paths whose stat tells they may have
+// changed; nil when the tree is now too big to watch. git's check-ignore
+// is started (check) on the first path there now that may have changed.
+func (s *dirSnap) rescan(ctx context.Context, d *beneath.Dir) (maybe []maybeChanged, sawIgnore bool, note string, check *earlyCheck) {
+	maybe = []maybeChanged{}
+	b := newBound(s.lim)
+	i := 0
+	gone := func(folder, name string) { // the files of the list before folder+name are not there now
+		for ; i < len(s.files) && (name == "" || walkOrderOf(s.files[i].rel, folder, name) < 0); i++ {
+			if f := s.files[i]; !s.unchanged(f.v, version{}) {
+				maybe = append(maybe, maybeChanged{rel: f.rel, before: f.v})
+			}
+		}
+	}
+	note = walkFiles(ctx, s.real, d, func(folder, name string, after version) bool {
+		if !b.fits(len(folder) + len(name)) {
+			return false
+		}
+		sawIgnore = sawIgnore || name == ".gitignore"
+		gone(folder, name)
+		var before version
+		if i < len(s.files) && isPath(s.files[i].rel, folder, name) {
+			before = s.files[i].v
+			i++
+		}
+		if !s.unchanged(before, after) { // the path is made only here: a scan of nothing changed allocates little
+			maybe = append(maybe, maybeChanged{rel: folder + name, before: before, after: after})
+			if check == nil {
+				check = startCheckIgnore(ctx, s.real)
+			}
+		}
+		return true
+	})
+	if b.past {
+		if check != nil {
+			_, _ = check.ask(nil)
+		}
+		return nil, false, "", nil
+	}
+	if note == "" { // a scan stopped early has not seen the rest gone
+		gone("", "")
+	}
+	return maybe, sawIgnore, note, check
+}
+
+// isPath reports whether rel is folder+name.
+func isPath(rel, folder, name string) bool {
+	return len(rel) == len(folder)+len(name) && strings.HasPrefix(rel, folder) && rel[len(folder):] == name
 }
 
 // unchanged reports whether a path's stat tells it did not change from
@@ -238,11 +309,3 @@ func (s *dirSnap) unchanged(before, after version) bool {
 }
 
 func (s *dirSnap) Close() {}
-
-func mapsKeys(m map[string]version) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
-}

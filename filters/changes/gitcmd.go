@@ -272,6 +272,12 @@ func checkIgnore(ctx context.Context, root string, paths []string) ([]string, er
 	if len(paths) == 0 {
 		return nil, nil
 	}
+	return checkIgnoreOf(ctx, root, strings.NewReader(strings.Join(paths, "\x00")+"\x00"))
+}
+
+// checkIgnoreOf is checkIgnore of the paths read from in, each ended by a
+// NUL byte.
+func checkIgnoreOf(ctx context.Context, root string, in io.Reader) ([]string, error) {
 	empty, err := os.MkdirTemp("", "acp-proxy-ignore-")
 	if err != nil {
 		return nil, err
@@ -285,8 +291,7 @@ func checkIgnore(ctx context.Context, root string, paths []string) ([]string, er
 	if err := os.WriteFile(filepath.Join(empty, "HEAD"), []byte("ref: refs/heads/main\n"), 0o600); err != nil {
 		return nil, err
 	}
-	in := strings.Join(paths, "\x00") + "\x00"
-	out, err := git(ctx, root, gitEnv("GIT_DIR="+empty, "GIT_WORK_TREE="+root), strings.NewReader(in),
+	out, err := git(ctx, root, gitEnv("GIT_DIR="+empty, "GIT_WORK_TREE="+root), in,
 		"check-ignore", "--no-index", "-z", "--stdin")
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: nothing ignored
@@ -299,4 +304,41 @@ func checkIgnore(ctx context.Context, root string, paths []string) ([]string, er
 		}
 	}
 	return ignored, nil
+}
+
+// earlyCheck is a checkIgnore started before the paths to ask are all
+// known: git starts (a process, its configuration read) while a report's
+// scan goes on, and reads the paths, and the .gitignore files, once the
+// scan is done.
+type earlyCheck struct {
+	in  *io.PipeWriter
+	out chan checked
+}
+
+// checked is what a checkIgnore answered.
+type checked struct {
+	ignored []string
+	err     error
+}
+
+// startCheckIgnore starts checkIgnore under root; ask gives it the paths.
+func startCheckIgnore(ctx context.Context, root string) *earlyCheck {
+	r, w := io.Pipe()
+	c := &earlyCheck{in: w, out: make(chan checked, 1)}
+	go func() {
+		ignored, err := checkIgnoreOf(ctx, root, r)
+		r.CloseWithError(io.ErrClosedPipe) // git did not start, or stopped reading: ask does not wait
+		c.out <- checked{ignored, err}
+	}()
+	return c
+}
+
+// ask is which of paths git ignores.
+func (c *earlyCheck) ask(paths []string) ([]string, error) {
+	if len(paths) > 0 {
+		_, _ = c.in.Write([]byte(strings.Join(paths, "\x00") + "\x00"))
+	}
+	c.in.Close()
+	r := <-c.out
+	return r.ignored, r.err
 }

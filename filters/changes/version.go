@@ -45,32 +45,38 @@ const (
 // version is one path at one time: what it is, its stat, and its text
 // when it was read.
 type version struct {
-	kind  kind
-	size  int64
-	mtime int64 // nanoseconds
-	mode  fs.FileMode
-	link  string // a symlink's target, as the link holds it
+	kind kind
 	// read: content and hash hold the whole file; text says it is UTF-8
 	// without NUL bytes. Unread, why says why.
-	read    bool
-	text    bool
-	content []byte
-	hash    [sha256.Size]byte
-	why     string
+	read bool
+	text bool
 	// during: a before-state saw it written while it was being taken (its
 	// time is past the take's start): the write may be a command's that
 	// had started, so what it held before is not known.
-	during bool
+	during  bool
+	mode    fs.FileMode
+	size    int64
+	mtime   int64  // nanoseconds
+	link    string // a symlink's target, as the link holds it
+	content []byte
+	hash    [sha256.Size]byte
+	why     string
 }
 
 // markDuring marks the versions of files whose time is at or past start
 // (Unix nanoseconds) as written while the before-state was taken.
 func markDuring(files map[string]version, start int64) {
 	for p, v := range files {
-		if v.kind != absent && v.mtime >= start {
-			v.during = true
-			files[p] = v
-		}
+		v.markDuring(start)
+		files[p] = v
+	}
+}
+
+// markDuring marks v as written while its before-state was taken when its
+// time is at or past start (Unix nanoseconds).
+func (v *version) markDuring(start int64) {
+	if v.kind != absent && v.mtime >= start {
+		v.during = true
 	}
 }
 
@@ -120,17 +126,24 @@ func stat(d *beneath.Dir, rel string) version {
 // versionOf is the version fi (an Lstat of rel under d) says, without the
 // content.
 func versionOf(d *beneath.Dir, rel string, fi fs.FileInfo) version {
-	v := version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	return classified(version{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}, func() (string, error) {
+		return d.Readlink(rel)
+	})
+}
+
+// classified is v, a stat, with what it is: a symbolic link's target read
+// by readlink.
+func classified(v version, readlink func() (string, error)) version {
 	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
+	case v.mode&fs.ModeSymlink != 0:
 		v.kind = symlink
-		v.link, _ = d.Readlink(rel)
+		v.link, _ = readlink()
 		v.why = "a symbolic link (to " + v.link + "); the proxy never follows one"
-	case fi.Mode().IsRegular():
+	case v.mode.IsRegular():
 		v.kind = regular
 	default:
 		v.kind = other
-		v.why = "not a regular file (" + fi.Mode().Type().String() + ")"
+		v.why = "not a regular file (" + v.mode.Type().String() + ")"
 	}
 	return v
 }

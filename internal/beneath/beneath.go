@@ -92,11 +92,30 @@ func (d *Dir) ReadFile(rel string, max int64) (content []byte, info os.FileInfo,
 	if info.Size() > max {
 		return nil, info, ErrTooLarge
 	}
-	content, err = io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(content)) > max {
-		err = ErrTooLarge // it grew
-	}
+	content, err = readAll(f, info.Size(), max)
 	return content, info, err
+}
+
+// readAll reads f, of size bytes as its stat said, into an array of that
+// size (one more byte, to see the end): io.ReadAll's first 512 bytes, and
+// its doublings, would be thrown away by a caller that keeps many small
+// files. Past max bytes it is ErrTooLarge (the file grew).
+func readAll(f io.Reader, size, max int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case int64(len(b)) > max:
+			return b, ErrTooLarge
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		case len(b) == cap(b): // it grew
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // Text reports whether content is text to show in a diff: UTF-8, without

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,24 @@ func TestReadFileSaysWhatItDidNotRead(t *testing.T) {
 	assert.True(t, Text([]byte("héllo\n")))
 	assert.False(t, Text([]byte("a\x00b")))
 	assert.False(t, Text([]byte("\xff")))
+}
+
+// A small file is read into an array of its own size (one byte more, to
+// see its end), not into io.ReadAll's 512 bytes: a before-state keeps
+// the copies of many small files. A file that grew past its stat is read
+// whole, within max.
+func TestReadFileReadsIntoAnArrayOfTheFilesSize(t *testing.T) {
+	root := linkedTree(t)
+	d, err := OpenDir(root)
+	require.NoError(t, err)
+	defer d.Close()
+	content, _, err := d.ReadFile("real/f", 100)
+	require.NoError(t, err)
+	assert.Equal(t, "inside\n", string(content))
+	assert.LessOrEqual(t, cap(content), len(content)+8, "the array is the file's size")
+	grown, err := readAll(strings.NewReader("grown past its stat\n"), 3, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "grown past its stat\n", string(grown))
+	_, err = readAll(strings.NewReader("grown past its stat\n"), 3, 10)
+	assert.ErrorIs(t, err, ErrTooLarge)
 }
