@@ -9,11 +9,13 @@ import (
 // its user signs in (measured offline, with an empty HOME) is signed in, by
 // registry id: read in each one's own --help (auggie 0.36.0, grok 1.0.41,
 // qodercli 1.1.52, copilot 1.0.102, droid 0.215.0). A proven release's
-// Agent.SignInHow says it for its own.
+// Agent.SignInHow says it for its own. grok's XAI_API_KEY: with it set,
+// grok 1.0.41 started a session with no sign-in (e2e:
+// TestDoctorOnGrokWithAnAPIKeyStartsASession).
 var signInCommands = map[string]string{
 	"auggie": "run `auggie login` in a terminal, or set AUGMENT_SESSION_AUTH (the JSON of a session, " +
 		"as ~/.augment/session.json holds it) where the editor sees it",
-	"grok-build":         "run `grok login` in a terminal",
+	"grok-build":         "run `grok login` in a terminal, or set XAI_API_KEY (an xAI API key) where the editor sees it",
 	"qoder":              "run `qodercli login` in a terminal",
 	"github-copilot-cli": "run `copilot login` in a terminal, or set COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN (a token with the Copilot Requests permission) where the editor sees it",
 	"factory-droid":      "set FACTORY_API_KEY (an API key from Factory's settings) where the editor sees it, or run `droid` in a terminal and sign in",

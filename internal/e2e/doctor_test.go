@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,7 @@ func TestDoctorSaysHowToSignInToEachRegistryAgent(t *testing.T) {
 		"github-copilot":     {"To sign in: an editor that authenticates with github_oauth"},
 		"factory-droid":      {"To sign in: set FACTORY_API_KEY"},
 		"grok-build": {"Agent:      no agentInfo in its answer (ACP leaves it optional): known by its command only\n",
-			"To sign in: run `grok login` in a terminal",
+			"To sign in: run `grok login` in a terminal, or set XAI_API_KEY (an xAI API key) where the editor sees it",
 			// its initialize advertises blocking pre-tool hooks, which the policy answers
 			"any (grok-build: its default, --always-approve): every call, before it runs and before the agent asks anyone"},
 		"qoder": {"To sign in: run `qodercli login` in a terminal"},
@@ -218,4 +219,18 @@ func TestDoctorSaysHowToSignInToEachRegistryAgent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// grok-build with XAI_API_KEY set where it runs starts a session with no
+// sign-in, as doctor's advice says (the key is not checked until a prompt
+// goes to the model).
+func TestDoctorOnGrokWithAnAPIKeyStartsASession(t *testing.T) {
+	i := slices.IndexFunc(realagent.SignInAgents, func(a realagent.SignInAgent) bool { return a.ID == "grok-build" })
+	require.GreaterOrEqual(t, i, 0)
+	agent := realagent.NotSignedIn(t, realagent.SignInAgents[i])
+	agent.Env = append(agent.Env, "XAI_API_KEY=xai-not-a-real-key")
+	out, stderr, err := runDoctor(t, agent, append([]string{filepath.Base(agent.Argv[0])}, agent.Argv[1:]...)...)
+	require.NoError(t, err, "stderr: %s", stderr)
+	assert.Contains(t, out, "Session:    session/new started one")
+	assert.NotContains(t, out, "needs a sign-in first")
 }
