@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -282,8 +281,13 @@ const maxLedger = 10_000
 
 // noteDiffs records the diffs content shows, to repeat none of them, and
 // reports whether it shows one.
+// quotedDiff is in every diff item of a content (its type); a content
+// without it shows none. The search goes from quote to quote: a command's
+// output, most of what a content holds, has few.
+var quotedDiff = []byte(`"diff"`)
+
 func (f *Filter) noteDiffs(sid string, content []byte) (shows bool) {
-	if !bytes.Contains(content, []byte(`"diff"`)) {
+	if !rawjson.Contains(content, quotedDiff) {
 		return false
 	}
 	_ = rawjson.Elements(content, func(_ int, item []byte) bool {
