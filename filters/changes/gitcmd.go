@@ -61,17 +61,12 @@ func gitCommand(ctx context.Context, dir string, env []string, args ...string) (
 }
 
 // git runs git in dir with args and returns its output.
-func git(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd, cancel := gitCommand(ctx, dir, env, args...)
-	defer cancel()
-	cmd.Stdin = stdin
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+func git(ctx context.Context, dir string, env []string, stdin io.Reader, args ...string) (out []byte, err error) {
+	err = gitStream(ctx, dir, env, stdin, func(r *bufio.Reader) (rerr error) {
+		out, rerr = io.ReadAll(r)
+		return rerr
+	}, args...)
+	return out, err
 }
 
 // gitStream runs git in dir with args, handing its output to read as it
