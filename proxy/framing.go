@@ -70,9 +70,9 @@ func (f *framer) buffered() bool { return f.r.Buffered() > 0 }
 // next returns the next line. At a clean end of input it returns io.EOF; a
 // last line without '\n' is returned with terminated unset and a nil error.
 func (f *framer) next() (line, error) {
-	if win, _ := f.r.Peek(f.r.Buffered()); len(win) > 0 {
+	if win := f.window(); len(win) > 0 {
 		if i := bytes.IndexByte(win, '\n'); i >= 0 {
-			_, _ = f.r.Discard(i + 1) // buffered: cannot fail
+			f.discard(i + 1)
 			return line{bytes: win[:i], terminated: true, wire: win[:i+1]}, nil
 		}
 	}
