@@ -1,6 +1,10 @@
 package changes
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
 
 // matters reports whether the agent's line raw may concern the filter,
 // read from its bytes alone, before anything parses it: it has no
@@ -42,21 +46,10 @@ func matters(raw []byte) bool {
 // stringEnd is the index of the quote that ends the JSON string whose text
 // starts at start, or -1.
 func stringEnd(raw []byte, start int) int {
-	for i := start; ; {
-		j := bytes.IndexByte(raw[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		q := i + j
-		n := 0
-		for k := q - 1; k >= start && raw[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q
-		}
-		i = q + 1
+	if e := rawjson.StringEnd(raw, start-1); e >= 0 {
+		return e - 1
 	}
+	return -1
 }
 
 // isKey reports whether the string that ends before i is a key: a colon

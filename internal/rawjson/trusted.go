@@ -49,18 +49,27 @@ func TrustedSkip(b []byte, i int) int {
 
 // trustedString returns the index past the string whose quote is b[i].
 func trustedString(b []byte, i int) int {
-	j := i + 1
-	for {
+	if e := StringEnd(b, i); e >= 0 {
+		return e
+	}
+	return len(b)
+}
+
+// StringEnd returns the index past the string whose opening quote is b[i],
+// or -1 when the string does not end in b. It finds the first quote no
+// backslash escapes, and validates nothing: it serves the walks that read
+// bytes not yet validated, and never panics on them.
+func StringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
-			return len(b)
+			return -1
 		}
-		j += k
-		if BackslashesBefore(b, j)%2 == 0 {
+		if j += k; BackslashesBefore(b, j)%2 == 0 {
 			return j + 1
 		}
-		j++
 	}
+	return -1
 }
 
 // TrustedMembers calls fn with the raw key (between the quotes) and value

@@ -99,7 +99,7 @@ func members(b []byte, i int, enter func(key []byte, vs int) int) int {
 		return -1
 	}
 	for i = blanks(b, i+1); i < len(b) && b[i] == '"'; {
-		ke := skipString(b, i)
+		ke := rawjson.StringEnd(b, i)
 		if ke < 0 {
 			return -1
 		}
@@ -128,20 +128,6 @@ func blanks(b []byte, i int) int {
 	return i
 }
 
-// skipString is the index past the string whose quote is b[i], or -1.
-func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		if j += k; rawjson.BackslashesBefore(b, j)%2 == 0 {
-			return j + 1
-		}
-	}
-	return -1
-}
-
 // skipValue is the index past the value at b[i], or -1.
 func skipValue(b []byte, i int) int {
 	if i >= len(b) {
@@ -149,12 +135,12 @@ func skipValue(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		return rawjson.StringEnd(b, i)
 	case '{', '[':
 		for depth := 0; i < len(b); i++ {
 			switch b[i] {
 			case '"':
-				if i = skipString(b, i); i < 0 {
+				if i = rawjson.StringEnd(b, i); i < 0 {
 					return -1
 				}
 				i--
