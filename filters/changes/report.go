@@ -208,15 +208,7 @@ func pairRenames(cs []Change, deletedHash map[string]string) {
 // finish sorts cs by path and pairs renames; more counts the changes not
 // listed.
 func finish(cs []Change, deletedHash map[string]string, more int, note string) Report {
-	slices.SortFunc(cs, func(a, b Change) int {
-		if a.Path < b.Path {
-			return -1
-		}
-		if a.Path > b.Path {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(cs, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
 	pairRenames(cs, deletedHash)
 	r := Report{Files: cs, More: more, Note: note}
 	if r.Files == nil {

@@ -76,15 +76,7 @@ func hashFile(d *beneath.Dir, rel string, max int64) (sum [sha256.Size]byte, ok 
 // shownOf sorts cands by path and keeps the first lim.MaxShown; more
 // counts the rest.
 func shownOf(cands []candidate, lim Limits) (shown []candidate, more int) {
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.rel < b.rel {
-			return -1
-		}
-		if a.rel > b.rel {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(cands, func(a, b candidate) int { return strings.Compare(a.rel, b.rel) })
 	if lim.MaxShown > 0 && len(cands) > lim.MaxShown {
 		return cands[:lim.MaxShown], len(cands) - lim.MaxShown
 	}
