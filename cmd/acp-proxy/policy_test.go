@@ -34,8 +34,7 @@ func TestPolicyMalformedStopsAtStart(t *testing.T) {
 // answered with its reject option, the editor is told which rule, and never sees the request.
 func TestPolicyBindsThroughTheBinary(t *testing.T) {
 	dir := t.TempDir()
-	pol := filepath.Join(dir, "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(git push:*)\n"), 0o644))
+	pol := writePolicy(t, dir, "deny Bash(git push:*)\n")
 	req := filepath.Join(dir, "req.jsonl")
 	const request = `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","kind":"execute","rawInput":{"command":"git push origin main"}},"options":[{"optionId":"yes","kind":"allow_once","name":"Yes"},{"optionId":"no","kind":"reject_once","name":"No"}]}}`
 	require.NoError(t, os.WriteFile(req, []byte(request+"\n"), 0o644))
@@ -58,13 +57,8 @@ func TestPolicyBindsThroughTheBinary(t *testing.T) {
 
 // `policy check` on committed traces: per request, the policy's decision beside the user's.
 func TestPolicyCheckOnRecordedSessions(t *testing.T) {
-	root := moduleRootDir(t)
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"policy", "check", "--policy", filepath.Join(root, "docs/starter.policy"),
-		filepath.Join(root, "testdata/traces/codex-2.6-plain-writes-ask.jsonl"),
-		filepath.Join(root, "testdata/traces/opencode-1.18-plain-edit-ask.jsonl")}, strings.NewReader(""), &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	out := stdout.String()
+	out := policyCheck(t, filepath.Join(moduleRootDir(t), "docs/starter.policy"),
+		"codex-2.6-plain-writes-ask.jsonl", "opencode-1.18-plain-edit-ask.jsonl")
 	for _, want := range []string{
 		"codex-2.6-plain-writes-ask.jsonl: 4 decisions",
 		"0.533s  permission  ask             allow_once  echo 'appended line' >> notes.txt",
@@ -80,28 +74,38 @@ func TestPolicyCheckOnRecordedSessions(t *testing.T) {
 
 // `policy check` marks where the user decided otherwise than the policy would have.
 func TestPolicyCheckMarksDisagreements(t *testing.T) {
-	root := moduleRootDir(t)
-	pol := filepath.Join(t.TempDir(), "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(ls)\nallow Bash(sed:*)\n"), 0o644))
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"policy", "check", "--policy", pol, filepath.Join(root, "testdata/traces/codex-2.6-plain-writes-ask.jsonl")},
-		strings.NewReader(""), &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	assert.Contains(t, stdout.String(), "permission  deny (line 1) *  allow_once  ls")
-	assert.Contains(t, stdout.String(), "allow 1, deny 1, stop 0, ask 2; 1 where the user or the agent decided otherwise (*)")
+	out := policyCheck(t, writePolicy(t, t.TempDir(), "deny Bash(ls)\nallow Bash(sed:*)\n"), "codex-2.6-plain-writes-ask.jsonl")
+	assert.Contains(t, out, "permission  deny (line 1) *  allow_once  ls")
+	assert.Contains(t, out, "allow 1, deny 1, stop 0, ask 2; 1 where the user or the agent decided otherwise (*)")
 }
 
 // A call the agent ran without asking that the policy would have denied is marked too.
 func TestPolicyCheckMarksUnaskedDenials(t *testing.T) {
-	root := moduleRootDir(t)
-	pol := filepath.Join(t.TempDir(), "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(seq:*)\n"), 0o644))
+	out := policyCheck(t, writePolicy(t, t.TempDir(), "deny Bash(seq:*)\n"), "codex-0.16-plain-exec-5.jsonl")
+	assert.Contains(t, out, "unasked  deny (line 1) *  -     for i in $(seq 1 5); do echo line $i; sleep 0.05; done  seq 1 5")
+	assert.Contains(t, out, "allow 0, deny 1, stop 0, ask 0; 1 where the user or the agent decided otherwise (*)")
+}
+
+// policyCheck runs `policy check` with the policy in the file pol on the
+// committed traces named (under testdata/traces), requires it to succeed,
+// and returns what it wrote.
+func policyCheck(t *testing.T, pol string, traces ...string) string {
+	t.Helper()
+	args := []string{"policy", "check", "--policy", pol}
+	for _, tr := range traces {
+		args = append(args, filepath.Join(moduleRootDir(t), "testdata/traces", tr))
+	}
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"policy", "check", "--policy", pol, filepath.Join(root, "testdata/traces/codex-0.16-plain-exec-5.jsonl")},
-		strings.NewReader(""), &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	assert.Contains(t, stdout.String(), "unasked  deny (line 1) *  -     for i in $(seq 1 5); do echo line $i; sleep 0.05; done  seq 1 5")
-	assert.Contains(t, stdout.String(), "allow 0, deny 1, stop 0, ask 0; 1 where the user or the agent decided otherwise (*)")
+	require.Equal(t, 0, run(args, strings.NewReader(""), &stdout, &stderr), stderr.String())
+	return stdout.String()
+}
+
+// writePolicy writes a policy file holding text into dir and returns its path.
+func writePolicy(t *testing.T, dir, text string) string {
+	t.Helper()
+	pol := filepath.Join(dir, "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte(text), 0o644))
+	return pol
 }
 
 func TestPolicyCheckUsage(t *testing.T) {
@@ -127,8 +131,7 @@ func moduleRootDir(t *testing.T) string {
 // shows them in the conversation.
 func TestPolicyDecisionsAreInTheTrace(t *testing.T) {
 	dir := t.TempDir()
-	pol := filepath.Join(dir, "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte("deny Bash(git push:*)\nask Bash(git:*)\n"), 0o644))
+	pol := writePolicy(t, dir, "deny Bash(git push:*)\nask Bash(git:*)\n")
 	req := filepath.Join(dir, "req.jsonl")
 	const request = `{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","kind":"execute","rawInput":{"command":"git status"}},"options":[{"optionId":"yes","kind":"allow_once","name":"Yes"},{"optionId":"no","kind":"reject_once","name":"No"}]}}`
 	require.NoError(t, os.WriteFile(req, []byte(request+"\n"), 0o644))
@@ -163,8 +166,7 @@ func TestPolicyDecisionsAreInTheTrace(t *testing.T) {
 // the policy's answer there, before the call runs; the editor never sees the request.
 func TestPolicyDecidesAtTheInterceptionCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	pol := filepath.Join(dir, "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\ndeny Bash(git push:*)\n"), 0o644))
+	pol := writePolicy(t, dir, "allow Bash(npm test)\ndeny Bash(git push:*)\n")
 	req := filepath.Join(dir, "req.jsonl")
 	const intercept = `{"jsonrpc":"2.0","id":"i1","method":"_agentclientprotocol.com/tool/intercept","params":{"sessionId":"s1","phase":"before","toolCall":{"toolCallId":"t1","name":"shell","kind":"execute","rawInput":{"command":"git push origin main"}}}}`
 	require.NoError(t, os.WriteFile(req, []byte(intercept+"\n"), 0o644))

@@ -164,7 +164,7 @@ func TestAChangeOfACallWithALargeOutputReachesTheClient(t *testing.T) {
 	require.Len(t, s.added(), 1)
 	assert.Contains(t, s.added()[0], `"toolCallId":"c1","status":"completed"`)
 	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
-	assert.Equal(t, 1, sentContaining(s, "xxxx"), "the output is sent once")
+	assert.Equal(t, 1, len(s.sentWith("xxxx")), "the output is sent once")
 
 	gate := make(chan struct{})
 	s = newSession(t, tree{files: map[string]string{"a": "a\n"}, git: true}, &Filter{Take: gatedTake(gate)})
@@ -177,18 +177,30 @@ func TestAChangeOfACallWithALargeOutputReachesTheClient(t *testing.T) {
 	require.Len(t, s.added(), 1)
 	assert.Contains(t, s.added()[0], `"sessionUpdate":"tool_call","toolCallId":"c1-acp-proxy-changes","title":"Files changed by big","kind":"edit","status":"completed"`)
 	assert.Equal(t, map[string][2]any{"a.txt": {nil, "a\n"}}, diffs(t, s.dir, s.added()[0]))
-	assert.Equal(t, 1, sentContaining(s, "xxxx"), "the output is sent once")
+	assert.Equal(t, 1, len(s.sentWith("xxxx")), "the output is sent once")
 }
 
-// sentContaining counts the lines the client got that hold text.
-func sentContaining(s *session, text string) int {
-	n := 0
+// sentWith are the lines the client got that hold text.
+func (s *session) sentWith(text string) []string {
+	var out []string
 	for _, l := range s.sent {
 		if strings.Contains(l.Raw, text) {
-			n++
+			out = append(out, l.Raw)
 		}
 	}
-	return n
+	return out
+}
+
+// writeEach has the agent run, one after the other, a command per id that
+// writes the file named id, each settled before the next.
+func (s *session) writeEach(ids ...string) {
+	s.t.Helper()
+	for _, id := range ids {
+		s.agent(started(id, "echo x > "+id))
+		s.run("echo x > " + id)
+		s.agent(ended(id, "completed", ""))
+		s.settle()
+	}
 }
 
 // agentAt sends lines from the agent read at at, keeping what reaches the
@@ -292,18 +304,8 @@ func TestTheHomeFolderIsRefusedWithANoteOnce(t *testing.T) {
 	dir := tree{files: map[string]string{"a": "a\n"}}.make(t)
 	t.Setenv("HOME", dir)
 	s := newSessionIn(t, dir, &Filter{})
-	for _, id := range []string{"c1", "c2"} {
-		s.agent(started(id, "echo x > "+id))
-		s.run("echo x > " + id)
-		s.agent(ended(id, "completed", ""))
-		s.settle()
-	}
-	var notes []string
-	for _, l := range s.sent {
-		if strings.Contains(l.Raw, "stands aside") {
-			notes = append(notes, l.Raw)
-		}
-	}
+	s.writeEach("c1", "c2")
+	notes := s.sentWith("stands aside")
 	require.Len(t, notes, 1, "said once")
 	assert.Contains(t, notes[0], `"toolCallId":"c1"`)
 	assert.Contains(t, notes[0], "the session's directory is your home folder ("+dir+"), not a project: --show-changes stands aside for this session")
@@ -329,18 +331,8 @@ func TestATreeTooBigToWatchIsSaidOnceAndNotScannedAgain(t *testing.T) {
 		return Take(ctx, root, lim)
 	}}
 	s := newSession(t, tree{files: files}, f)
-	for _, id := range []string{"c1", "c2", "c3"} {
-		s.agent(started(id, "echo x > "+id))
-		s.run("echo x > " + id)
-		s.agent(ended(id, "completed", ""))
-		s.settle()
-	}
-	var notes []string
-	for _, l := range s.sent {
-		if strings.Contains(l.Raw, "stands aside") {
-			notes = append(notes, l.Raw)
-		}
-	}
+	s.writeEach("c1", "c2", "c3")
+	notes := s.sentWith("stands aside")
 	require.Len(t, notes, 1, "said once")
 	assert.Contains(t, notes[0], `"toolCallId":"c1"`)
 	assert.Contains(t, notes[0], "("+s.dir+") holds more than 4 files (or 8 MiB of their names) outside git, too many to watch: --show-changes stands aside for this session")

@@ -20,6 +20,38 @@ import (
 // session's directory; everything else is asked.
 const issuePolicy = "allow Bash(npm test)\ndeny Bash(git push:*)\ndeny Edit(../**)\n"
 
+// writePolicy writes a policy file holding text and returns its path.
+func writePolicy(t *testing.T, text string) string {
+	t.Helper()
+	pol := filepath.Join(t.TempDir(), "p.policy")
+	require.NoError(t, os.WriteFile(pol, []byte(text), 0o644))
+	return pol
+}
+
+// npmTestProject makes agent's directory an npm project whose `npm test`
+// leaves a file "tested", and returns the agent's environment for it: npm
+// asks no registry whether it is out of date.
+func npmTestProject(t *testing.T, agent *realagent.Agent) (env []string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(agent.Dir, "package.json"),
+		[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
+	return append(agent.Env[:len(agent.Env):len(agent.Env)], "npm_config_update_notifier=false")
+}
+
+// startUnderPolicy starts a test client with the proxy, under the policy
+// in the file pol and with flags, in front of agent run with env in its
+// directory.
+func startUnderPolicy(t *testing.T, agent *realagent.Agent, env []string, pol string, flags ...string) *acpclient.Client {
+	t.Helper()
+	argv := append([]string{proxyBin(t), "--policy", pol}, flags...)
+	return acpclient.Start(t, acpclient.Options{
+		Argv:         append(append(argv, "--"), agent.Argv...),
+		Env:          env,
+		Dir:          agent.Dir,
+		Capabilities: clientCaps(false),
+	})
+}
+
 // TestPolicyRealAgents: real agents, offline, in the mode in which they ask the client, under
 // the issue's policy. The model runs `npm test` and then a git push that would leave a mark if
 // it ran: npm test runs without the user being asked, the push is refused before it runs, and
@@ -36,16 +68,7 @@ func TestPolicyRealAgents(t *testing.T) {
 			script := mockmodel.Script{Commands: []string{"npm test", "git push origin main || touch pushed"}}
 			s := launchScript(t, tc.agent, script, false, tc.mode)
 			dir := s.agent.Dir
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"),
-				[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
-			pol := filepath.Join(t.TempDir(), "p.policy")
-			require.NoError(t, os.WriteFile(pol, []byte(issuePolicy), 0o644))
-			c := acpclient.Start(t, acpclient.Options{
-				Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
-				Env:          append(s.agent.Env[:len(s.agent.Env):len(s.agent.Env)], "npm_config_update_notifier=false"),
-				Dir:          dir,
-				Capabilities: clientCaps(false),
-			})
+			c := startUnderPolicy(t, s.agent, npmTestProject(t, s.agent), writePolicy(t, issuePolicy))
 			c.Initialize()
 			sid := c.NewSession(dir)
 			c.Prompt(sid, "run the tests, then push")
@@ -80,16 +103,7 @@ func TestPolicyGeminiIsAsked(t *testing.T) {
 	script := mockmodel.Script{Commands: []string{"npm test", "git push origin main || touch pushed"}}
 	s := launchScript(t, "gemini", script, false, "")
 	dir := s.agent.Dir
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"),
-		[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
-	pol := filepath.Join(t.TempDir(), "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte(issuePolicy), 0o644))
-	c := acpclient.Start(t, acpclient.Options{
-		Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
-		Env:          append(s.agent.Env[:len(s.agent.Env):len(s.agent.Env)], "npm_config_update_notifier=false"),
-		Dir:          dir,
-		Capabilities: clientCaps(false),
-	})
+	c := startUnderPolicy(t, s.agent, npmTestProject(t, s.agent), writePolicy(t, issuePolicy))
 	c.Initialize()
 	c.Prompt(c.NewSession(dir), "run the tests, then push")
 	var asked []string
@@ -112,14 +126,7 @@ func TestPolicyUnaskedIsMarked(t *testing.T) {
 			script := mockmodel.Script{Commands: []string{"git push origin main || touch pushed"}}
 			s := launchScript(t, tc.agent, script, false, tc.mode)
 			dir := s.agent.Dir
-			pol := filepath.Join(t.TempDir(), "p.policy")
-			require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\nstop Bash(git push:*)\n"), 0o644))
-			c := acpclient.Start(t, acpclient.Options{
-				Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, s.agent.Argv...),
-				Env:          s.agent.Env,
-				Dir:          dir,
-				Capabilities: clientCaps(false),
-			})
+			c := startUnderPolicy(t, s.agent, s.agent.Env, writePolicy(t, "allow Bash(npm test)\nstop Bash(git push:*)\n"))
 			c.Initialize()
 			stop := c.Prompt(c.NewSession(dir), "push")
 			t.Logf("stop reason: %s", stop)
@@ -156,16 +163,8 @@ func TestPolicyGrokHooks(t *testing.T) {
 			})
 			agent := realagent.Grok(t, realagent.GrokOptions{ModelBaseURL: model.BaseURL(), AlwaysApprove: alwaysApprove})
 			dir := agent.Dir
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"),
-				[]byte(`{"name":"p","version":"1.0.0","scripts":{"test":"touch tested"}}`), 0o644))
-			pol, trace := filepath.Join(t.TempDir(), "p.policy"), filepath.Join(t.TempDir(), "trace.jsonl")
-			require.NoError(t, os.WriteFile(pol, []byte(issuePolicy), 0o644))
-			c := acpclient.Start(t, acpclient.Options{
-				Argv:         append([]string{proxyBin(t), "--policy", pol, "--record", trace, "--"}, agent.Argv...),
-				Env:          append(agent.Env[:len(agent.Env):len(agent.Env)], "npm_config_update_notifier=false"),
-				Dir:          dir,
-				Capabilities: clientCaps(false),
-			})
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			c := startUnderPolicy(t, agent, npmTestProject(t, agent), writePolicy(t, issuePolicy), "--record", trace)
 			c.Initialize()
 			c.Prompt(c.NewSession(dir), "run the tests, push, write")
 
@@ -222,14 +221,7 @@ func TestPolicyGrokHooks(t *testing.T) {
 func TestPolicyGrokStop(t *testing.T) {
 	model := mockmodel.NewChat(t, mockmodel.Script{Commands: []string{"git push origin main || touch pushed", "echo x > after"}})
 	agent := realagent.Grok(t, realagent.GrokOptions{ModelBaseURL: model.BaseURL(), AlwaysApprove: true})
-	pol := filepath.Join(t.TempDir(), "p.policy")
-	require.NoError(t, os.WriteFile(pol, []byte("allow Bash(npm test)\nstop Bash(git push:*)\n"), 0o644))
-	c := acpclient.Start(t, acpclient.Options{
-		Argv:         append([]string{proxyBin(t), "--policy", pol, "--"}, agent.Argv...),
-		Env:          agent.Env,
-		Dir:          agent.Dir,
-		Capabilities: clientCaps(false),
-	})
+	c := startUnderPolicy(t, agent, agent.Env, writePolicy(t, "allow Bash(npm test)\nstop Bash(git push:*)\n"))
 	c.Initialize()
 	stop := c.Prompt(c.NewSession(agent.Dir), "push")
 	assert.Equal(t, "cancelled", stop, "the turn's stop reason")

@@ -60,10 +60,7 @@ func TestRecordedSessionsCountAsAFullRead(t *testing.T) {
 			require.NoError(t, p.ForceFlush(context.Background()))
 			var seen int
 			for _, s := range exp.GetSpans() {
-				a := map[string]int64{}
-				for _, kv := range s.Attributes {
-					a[string(kv.Key)] = kv.Value.AsInt64()
-				}
+				a := intAttributes(s.Attributes)
 				if s.Name == "acp.connection" {
 					assert.Equal(t, a2cBytes, a["acp.agent->client.bytes_before"])
 				}

@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/acp-proxy/acp-proxy/acp"
-	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
-	"github.com/acp-proxy/acp-proxy/internal/chaintest"
-	"github.com/acp-proxy/acp-proxy/proxy"
 )
 
 // changedStream is an agent's output of which a Holding filter holds
@@ -22,26 +18,12 @@ import (
 // without its '\n'.
 const changedStream = `{"method":"hold","n":1}` + "\n" + `{"method":"rewrite","n":2}` + "\n" + `{"method":"release"}` + "\n" + `{"method":"rewrite","last":1}`
 
-// recordChanged relays changedStream through a Holding filter, and returns
-// the trace and what the client got.
-func recordChanged(t *testing.T) (recorded, got []byte) {
-	in := &endClock{r: strings.NewReader(changedStream), start: time.Unix(1000, 0)}
-	var trace bytes.Buffer
-	r := &proxy.Relay{
-		Chain: filters.NewChain(capabilities.New(), &chaintest.Holding{}),
-		Now:   in.now,
-		Taps:  []proxy.Tap{NewRecorder(&trace, in.start)},
-	}
-	got = relayOnce(t, r, acp.AgentToClient, in)
-	return trace.Bytes(), got
-}
-
 // A held line that leaves changed is recorded as the agent's line leaving,
 // late ("heldSince"), with what left in its place ("out"), as a changed
 // line's record has it: not as the line dropped and a line the proxy
 // added.
 func TestAHeldLineLeavingChangedIsRecordedAsTheAgentsLine(t *testing.T) {
-	recorded, got := recordChanged(t)
+	recorded, got := recordHolding(t, changedStream)
 	assert.Equal(t, `{"method":"hold","n":1}`+"\n"+`{"method":"rewritten","n":2}`+"\n"+`{"method":"release"}`+"\n"+`{"method":"rewritten","last":1}`+"\n", string(got))
 	want := `{"t":1.000000,"dir":"agent->client","msg":{"method":"hold","n":1},"held":true}
 {"t":1.000000,"dir":"agent->client","msg":{"method":"rewrite","n":2},"held":true}
@@ -52,11 +34,7 @@ func TestAHeldLineLeavingChangedIsRecordedAsTheAgentsLine(t *testing.T) {
 {"t":2.000000,"dir":"agent->client","msg":{"method":"rewrite","last":1},"eol":false,"heldSince":1.000000,"out":[{"method":"rewritten","last":1}]}
 `
 	assert.Equal(t, want, string(recorded))
-	var recs []Record
-	for rec, err := range NewReader(bytes.NewReader(recorded)).All() {
-		require.NoError(t, err)
-		recs = append(recs, rec)
-	}
+	recs := records(t, recorded)
 	require.Len(t, recs, 7)
 	assert.True(t, recs[3].Released && recs[3].HasOut && !recs[3].Held)
 	assert.Equal(t, [][]byte{[]byte(`{"method":"rewritten","n":2}`)}, recs[3].Out)
@@ -74,36 +52,18 @@ func TestAHeldLineLeavingChangedIsRecordedAsTheAgentsLine(t *testing.T) {
 // after, what left for it (with no filters, what the recording proxy sent:
 // the same).
 func TestAReplayDeliversAHeldLineLeavingChangedOnce(t *testing.T) {
-	recorded, got := recordChanged(t)
-	var sent acp.Count
-	for _, l := range strings.SplitAfter(strings.TrimSuffix(string(got), "\n"), "\n") {
-		sent.Line(len(strings.TrimSuffix(l, "\n")))
-	}
-	for _, chain := range []*filters.Chain{nil, filters.NewChain(capabilities.New(), &chaintest.Holding{})} {
-		var out bytes.Buffer
-		sum := NewSummary(chain)
-		require.NoError(t, Replay(t.Context(), NewReader(bytes.NewReader(recorded)), func(int) Connection {
-			return Connection{Chain: chain, Sinks: []Sink{NewDelivered(&out, true), sum}}
-		}))
-		var lines bytes.Buffer
-		var srcs []int
-		for rec, err := range NewReader(&out).All() {
-			require.NoError(t, err)
-			assert.False(t, rec.Timer)
-			srcs = append(srcs, rec.Src)
-			lines.Write(rec.Line)
-			if rec.EOL {
-				lines.WriteByte('\n')
-			}
-		}
+	recorded, got := recordHolding(t, changedStream)
+	sent := sentCount(got)
+	for _, chain := range []*filters.Chain{nil, holdingChain()} {
+		delivered, sum := replayHeld(t, recorded, chain)
 		dir := sum.Report().Directions[acp.AgentToClient]
 		assert.EqualValues(t, 4, dir.Before.Messages)
 		assert.Equal(t, sent, dir.After, "each line once, what left for it")
 		if chain == nil {
-			assert.Equal(t, changedStream, lines.String())
+			assert.Equal(t, changedStream, delivered.lines)
 			continue
 		}
-		assert.Equal(t, string(got), lines.String())
-		assert.Equal(t, []int{0, 1, 2, 3}, srcs, "each held line is its own source")
+		assert.Equal(t, string(got), delivered.lines)
+		assert.Equal(t, []int{0, 1, 2, 3}, delivered.srcs, "each held line is its own source")
 	}
 }
