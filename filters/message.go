@@ -24,6 +24,11 @@ type Message struct {
 	// cut short. A line a filter holds and sends on later (Hold) leaves
 	// as it came, without one.
 	NoEOL bool
+	// Give, set by the relay, gives up the buffer the line was read into
+	// to a filter that keeps a part of it (Keep): the part and a buffer
+	// given before that its keeper lets go of; it returns the buffer, or
+	// false when the part is to be copied. Nil: every part is copied.
+	Give func(part, spare []byte) ([]byte, bool)
 	// onNote is the chain's OnNote, which Note calls (nil: nobody listens).
 	onNote func(Note)
 	// read: m is the line as it was read (the chain's own message, not a
@@ -56,6 +61,32 @@ type Held struct {
 func (m *Message) Hold() *Held {
 	m.held = m.held || m.read
 	return &Held{Dir: m.Dir, Raw: append([]byte(nil), m.Raw...), Time: m.Time, NoEOL: m.NoEOL, read: m.read}
+}
+
+// Kept is a part of a line that a filter keeps after Apply returns
+// (Message.Keep).
+type Kept struct {
+	Bytes []byte
+	buf   []byte // the read buffer Bytes lies in, given up by the relay; nil for a copy
+}
+
+// Keep returns part, a part of the line as read (m.Raw), as bytes the
+// filter may keep after Apply returns, when a line's own bytes are no
+// longer valid: where they lie, when the relay gives up the buffer they
+// were read into (Give: a long line, such as a command's output snapshot,
+// costs no copy), or else a copy. prev is what the filter kept before and
+// lets go of now: its room is used again. Call it from Apply only, with a
+// part of m.Raw.
+func (m *Message) Keep(prev Kept, part []byte) Kept {
+	if m.Give != nil {
+		if buf, ok := m.Give(part, prev.buf); ok {
+			return Kept{Bytes: part, buf: buf}
+		}
+	}
+	if prev.buf != nil {
+		prev.Bytes = nil // the relay's buffer: its room is not the filter's
+	}
+	return Kept{Bytes: append(prev.Bytes[:0], part...)}
 }
 
 // Held reports whether a filter holds m, the line as read, to send it on

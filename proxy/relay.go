@@ -335,6 +335,7 @@ func (c *Conn) writeSkipped(d acp.Direction) error {
 func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error {
 	m := filters.NewMessage(d, ln.bytes, now, nil)
 	m.NoEOL = !ln.terminated
+	m.Give = ln.give
 	err := c.driver.Process(m, func(l filters.Line) error {
 		if l.Held != nil {
 			return c.release(l, now, false)
@@ -348,6 +349,9 @@ func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error
 				kept = append([]byte(nil), l.Raw...) // a filter may reuse its buffer
 			}
 			p.Out = append(p.Out, Sent{Line: kept, Original: l.Original})
+		}
+		if l.Original && ln.wire != nil {
+			return c.writeWire(d, ln.wire) // the line and its '\n' as read
 		}
 		// Only the untouched line keeps its own ending; a filter's line
 		// is a whole message.
@@ -420,6 +424,13 @@ func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line, now 
 		err = fmt.Errorf("%s: write: %w", d, eerr)
 	}
 	return eol, err
+}
+
+func (c *Conn) writeWire(d acp.Direction, wire []byte) error {
+	if err := c.writers[d].writeRun(wire); err != nil {
+		return fmt.Errorf("%s: write: %w", d, err)
+	}
+	return nil
 }
 
 func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {

@@ -61,30 +61,49 @@ func (lw *lineWriter) writeLineLocked(b []byte, eol bool) error {
 		}
 		return lw.err
 	}
+	if len(b) >= directRun {
+		return lw.writeLong(b, eol)
+	}
 	if err := lw.writeRaw(b); err != nil || !eol {
 		return err
 	}
 	return lw.writeEOL()
 }
 
-// directRun is the size from which a run of whole lines goes to the stream
-// at once rather than through the buffer (writeRun).
-const directRun = 32 << 10
-
-// writeRun writes whole lines, each '\n' included, as they were read. A
-// run of directRun bytes or more, with nothing buffered before it, goes to
-// the stream at once without being copied (as a byte-copying relay writes
-// what it read); a smaller one joins the buffer, to go with what follows.
-func (lw *lineWriter) writeRun(b []byte) error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if lw.open || len(b) < directRun || lw.w.Buffered() > 0 || lw.err != nil {
-		return lw.writeLineLocked(b, false)
+// writeLong writes b, a whole line of directRun bytes or more, to the
+// stream at once, after what is buffered, without copying it (a long line
+// costs one write, as it does a byte-copying relay); its '\n', if eol, is
+// buffered, to go with what follows. The caller holds mu; nothing is open.
+func (lw *lineWriter) writeLong(b []byte, eol bool) error {
+	if lw.w.Buffered() > 0 {
+		if err := lw.flushLocked(); err != nil {
+			return err
+		}
+	}
+	if lw.err != nil {
+		return lw.err
 	}
 	if _, err := lw.dst.Write(b); err != nil {
 		lw.err = err
+		return err
 	}
-	return lw.err
+	if !eol {
+		return nil
+	}
+	return lw.writeEOL()
+}
+
+// directRun is the size from which a line, or a run of lines, goes to the
+// stream at once rather than through the buffer (writeLong).
+const directRun = 32 << 10
+
+// writeRun writes whole lines, each '\n' included, as they were read: a
+// run of directRun bytes or more goes to the stream at once (writeLong),
+// a smaller one joins the buffer, to go with what follows.
+func (lw *lineWriter) writeRun(b []byte) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.writeLineLocked(b, false)
 }
 
 // beginLong opens a long line: until endLong, only writePiece reaches the

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,19 +45,24 @@ func TestPastMaxHeldAWriterWaitsForTheLongLineToEnd(t *testing.T) {
 	assert.Empty(t, w.held)
 }
 
-// recordedWrites keeps each slice it is given, as given.
-type recordedWrites struct{ writes [][]byte }
+// recordedWrites keeps each slice it is given, as given, and what it held
+// then.
+type recordedWrites struct {
+	writes [][]byte
+	texts  []string
+}
 
 func (r *recordedWrites) Write(p []byte) (int, error) {
 	r.writes = append(r.writes, p)
+	r.texts = append(r.texts, string(p))
 	return len(p), nil
 }
 
-// A big run of lines with nothing buffered before it goes to the stream
-// as it is, in one write, not copied; a small one, or one after buffered
-// bytes, goes through the buffer, after what it holds; while a long line
-// is open, a run waits for its end like any line.
-func TestARunIsWrittenAsItIsWhenNothingWaitsBeforeIt(t *testing.T) {
+// A big run of lines goes to the stream as it is, in one write after what
+// is buffered, not copied; a small one goes through the buffer, after what
+// it holds; while a long line is open, a run waits for its end like any
+// line.
+func TestABigRunIsWrittenAsItIs(t *testing.T) {
 	run := bytes.Repeat([]byte("0123456789abcde\n"), directRun/16)
 	dst := &recordedWrites{}
 	lw := newLineWriter(dst, ioBufferSize)
@@ -64,19 +70,18 @@ func TestARunIsWrittenAsItIsWhenNothingWaitsBeforeIt(t *testing.T) {
 	require.Len(t, dst.writes, 1)
 	assert.Same(t, &run[0], &dst.writes[0][0], "the run itself was written")
 
-	dst.writes = nil
+	dst.writes, dst.texts = nil, nil
 	require.NoError(t, lw.writeLine([]byte("first"), true))
 	require.NoError(t, lw.writeRun(run))
 	require.NoError(t, lw.writeRun([]byte("small\n")))
 	require.NoError(t, lw.flush())
-	var all []byte
-	for _, w := range dst.writes {
-		assert.NotSame(t, &run[0], &w[0], "after buffered bytes, the run goes through the buffer")
-		all = append(all, w...)
-	}
-	assert.Equal(t, append(append([]byte("first\n"), run...), "small\n"...), all)
+	require.Len(t, dst.writes, 3)
+	assert.Equal(t, "first\n", dst.texts[0], "what was buffered, first")
+	assert.Same(t, &run[0], &dst.writes[1][0], "then the run itself")
+	assert.Equal(t, string(run), dst.texts[1])
+	assert.Equal(t, "small\n", dst.texts[2])
 
-	dst.writes = nil
+	dst.writes, dst.texts = nil, nil
 	lw.beginLong()
 	require.NoError(t, lw.writePiece([]byte("long")))
 	done := make(chan error)
@@ -84,9 +89,29 @@ func TestARunIsWrittenAsItIsWhenNothingWaitsBeforeIt(t *testing.T) {
 	require.NoError(t, <-done) // held: it does not wait below maxHeld
 	require.NoError(t, lw.endLong(true))
 	require.NoError(t, lw.flush())
-	all = nil
-	for _, w := range dst.writes {
-		all = append(all, w...)
-	}
-	assert.Equal(t, append([]byte("long\n"), run...), all)
+	assert.Equal(t, "long\n"+string(run), strings.Join(dst.texts, ""))
+}
+
+// A long line goes to the stream in one write, after what is buffered,
+// not copied, its '\n' buffered to go with what follows; written as read
+// (writeRun), its '\n' goes with it.
+func TestALongLineIsOneWrite(t *testing.T) {
+	line := bytes.Repeat([]byte("x"), directRun)
+	dst := &recordedWrites{}
+	lw := newLineWriter(dst, ioBufferSize)
+	require.NoError(t, lw.writeLine([]byte("short"), true))
+	require.NoError(t, lw.writeLine(line, true))
+	require.NoError(t, lw.writeLine([]byte("next"), true))
+	require.NoError(t, lw.flush())
+	require.Len(t, dst.writes, 3, "what was buffered, the line, what followed")
+	assert.Equal(t, "short\n", dst.texts[0])
+	assert.Same(t, &line[0], &dst.writes[1][0], "the line itself was written")
+	assert.Equal(t, string(line), dst.texts[1])
+	assert.Equal(t, "\nnext\n", dst.texts[2], "its '\\n' went with what followed")
+
+	dst.writes, dst.texts = nil, nil
+	wire := append(line, '\n')
+	require.NoError(t, lw.writeRun(wire))
+	require.Len(t, dst.writes, 1)
+	assert.Equal(t, string(wire), dst.texts[0], "the line and its '\\n', in one write")
 }

@@ -28,7 +28,7 @@ type call struct {
 	// content is the last content the client was sent for the call, which
 	// the filter's update carries again: an update's content replaces the
 	// call's.
-	content []byte
+	content filters.Kept
 	// bigContent: the call's content is past maxContentBytes, not kept; an
 	// update without it would replace it, so none is sent (logged).
 	bigContent bool
@@ -90,8 +90,23 @@ func (c *call) ranWith(o *call) {
 // maxContentBytes bounds the content kept per call to send again.
 const maxContentBytes = 4 << 20
 
+// keep keeps content, the call's content that m, an update of c, carries
+// (nil: none, and the call's stays), to send again; not past
+// maxContentBytes.
+func (c *call) keep(m *filters.Message, content []byte) {
+	if content == nil {
+		return
+	}
+	c.bigContent = len(content) > maxContentBytes
+	if c.bigContent {
+		c.content = filters.Kept{}
+	} else {
+		c.content = m.Keep(c.content, content)
+	}
+}
+
 // forget lets go of what c kept to send again: its update is sent.
-func (c *call) forget() { c.content, c.others = nil, nil }
+func (c *call) forget() { c.content, c.others = filters.Kept{}, nil }
 
 // update follows one tool_call or tool_call_update; when u ends a command
 // whose report it queued, and its update can carry the report's diffs (it
@@ -105,14 +120,7 @@ func (f *Filter) update(m *filters.Message, sid string, u acp.ToolUpdate) *pendi
 		return nil
 	}
 	c.writes = c.writes || shows || u.Kind == "edit" || u.Kind == "delete" || u.Kind == "move"
-	if u.Content != nil {
-		c.bigContent = len(u.Content) > maxContentBytes
-		if c.bigContent {
-			c.content = nil
-		} else {
-			c.content = append(c.content[:0], u.Content...)
-		}
-	}
+	c.keep(m, u.Content)
 	if !u.Final() {
 		return nil
 	}

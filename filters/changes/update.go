@@ -79,7 +79,7 @@ func (f *Filter) endWith(p *pending, end []byte, r Report) []byte {
 	if own, ok := rawjson.Get(end, "params", "update", "content"); ok && string(own) != "null" {
 		content = appendItems(content, own)
 	} else {
-		content = appendItems(content, p.call.content)
+		content = appendItems(content, p.call.content.Bytes)
 	}
 	content = append(content, items...) // items end in a comma
 	content[len(content)-1] = ']'
@@ -111,7 +111,7 @@ func (f *Filter) followUp(p *pending, r Report) []byte {
 		raw = append(raw, `,"update":{"sessionUpdate":"tool_call_update","toolCallId":`...)
 		raw = rawjson.AppendQuote(raw, c.key.id)
 		raw = appendCallFields(raw, c, p.status)
-		content = appendItems(content, c.content)
+		content = appendItems(content, c.content.Bytes)
 	}
 	content = append(content, items...)
 	content[len(content)-1] = ']'
