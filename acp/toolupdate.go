@@ -1,6 +1,10 @@
 package acp
 
-import "github.com/acp-proxy/acp-proxy/internal/rawjson"
+import (
+	"bytes"
+
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
 
 // ToolUpdate is a tool_call or tool_call_update, as spans of the message.
 // Absent members are nil; a present null is the bytes "null".
@@ -101,8 +105,16 @@ func readToolUpdate(raw []byte) (ToolUpdate, bool) {
 	if raw == nil {
 		return ToolUpdate{}, false
 	}
+	u, _ := walkToolUpdate(raw)
+	return u, u.ID != ""
+}
+
+// walkToolUpdate reads the update object that begins raw, trusting it to
+// be JSON, and returns where it ends (past its '}'; -1: raw begins with no
+// object).
+func walkToolUpdate(raw []byte) (ToolUpdate, int) {
 	u := ToolUpdate{Raw: raw}
-	rawjson.TrustedWalk(raw, func(key []byte, vs int) (int, bool) {
+	end := rawjson.TrustedWalk(raw, func(key []byte, vs int) (int, bool) {
 		if rawjson.KeyIs(key, "_meta") {
 			tm, end := parseTermMeta(raw[vs:])
 			if end < 0 { // not an object
@@ -116,7 +128,31 @@ func readToolUpdate(raw []byte) (ToolUpdate, bool) {
 		u.read(key, raw[vs:ve])
 		return ve, true
 	})
-	return u, u.ID != ""
+	return u, end
+}
+
+// closeParams is what follows a session/update's update: the ends of its
+// params and of the message.
+var closeParams = []byte("}}")
+
+// ReadToolUpdateAt reads the tool call or update of line, an agent's
+// session/update whose head h was read (ReadUpdateHead), as ToolUpdate
+// does, without parsing the line first: one walk over the update, which
+// it trusts to be JSON, as the head is. ok is false unless the update is a
+// tool call's, ends as an object and only the ends of params and of the
+// message follow it. What a filter keeps of an update read this way it
+// checks when it sends it again (a line can be cut or garbled anywhere).
+func ReadToolUpdateAt(line []byte, h UpdateHead) (u ToolUpdate, ok bool) {
+	if !h.ToolCall() || h.Update <= 0 || h.Update >= len(line) {
+		return ToolUpdate{}, false
+	}
+	obj := line[h.Update:]
+	u, end := walkToolUpdate(obj)
+	if end <= 0 || obj[end-1] != '}' || !bytes.Equal(rawjson.TrimSpace(obj[end:]), closeParams) {
+		return ToolUpdate{}, false
+	}
+	u.Raw = obj[:end]
+	return u, u.ID != "" && (u.SessionUpdate == "tool_call" || u.SessionUpdate == "tool_call_update")
 }
 
 // read takes one member of the update other than _meta, and counts it in

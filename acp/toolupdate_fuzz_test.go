@@ -45,7 +45,23 @@ func FuzzToolUpdate(f *testing.F) {
 		}
 		require.Equal(t, memberOrder(t, m.Update()), u.Order(), "%s", update)
 		checkTermMeta(t, obj["_meta"], u.Term)
+		checkReadAt(t, raw, u, ok)
 	})
+}
+
+// checkReadAt checks that a valid message's tool update read from its
+// head (ReadToolUpdateAt) is the one ToolUpdate reads, u (ok).
+func checkReadAt(t *testing.T, raw []byte, u ToolUpdate, ok bool) {
+	h, headOK := ReadUpdateHead(raw)
+	if !headOK {
+		return
+	}
+	at, atOK := ReadToolUpdateAt(raw, h)
+	require.Equal(t, ok && h.ToolCall(), atOK, "%s", raw)
+	if atOK {
+		u.Raw, at.Raw = nil, nil
+		require.Equal(t, u, at, "%s", raw)
+	}
 }
 
 // memberOrder is the Members of the update object raw, in order, as

@@ -41,6 +41,9 @@ type Filter struct {
 	rests  rests        // each session's before-state at rest (both pumps)
 	scans  scanners     // the sessions' scans (both pumps ask for them)
 	now    time.Time    // the time of the last agent line or Tick
+	// parseAll: every line is read the one way, parsed (output is not
+	// used); the tests compare the two.
+	parseAll bool
 }
 
 var (
@@ -98,6 +101,9 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 	if f.calls == nil {
 		f.calls, f.shown = map[callKey]*call{}, map[string]*ledger{}
 	}
+	if !f.queue.holding() && !f.parseAll && f.output(m) {
+		return nil
+	}
 	if sid, ok := m.Caps.TurnEnded(&m.Message); ok {
 		f.endTurn(sid)
 		if f.queue.awaiting() || f.queue.holding() {
@@ -126,6 +132,43 @@ func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 // them: none skips.
 func (f *Filter) Skips(g filters.Glance) bool {
 	return !f.queue.holding() && (passes(g) || g.Notification && g.Line != nil && !matters(g.Line))
+}
+
+// output follows an update that carries only a call's output (no status,
+// title, kind or input: acp.ToolUpdate.Others is 0) of a call it follows,
+// and no diff: a snapshot of a command's output, most of what a command
+// sends. It reads the update from the line's head and one walk of the
+// update, without parsing the line: such an update cannot end a call, and
+// all the filter does with it is keep its content, to send again with the
+// call's changes (checked then, item by item). It reports false, having
+// done nothing, for any other line, which Apply reads as usual.
+func (f *Filter) output(m *filters.Message) bool {
+	sid, u, ok := outputOnly(m.Raw)
+	if !ok {
+		return false
+	}
+	c := f.calls[callKey{sid, u.ID}]
+	if c == nil || m.Caps.Loading(sid) {
+		return false
+	}
+	f.clock.Add(1)
+	c.keep(m, u.Content)
+	return true
+}
+
+// outputOnly reads raw, from its head and one walk of its update, when it
+// is a tool_call_update that carries only output and no diff: its
+// session's id and the update.
+func outputOnly(raw []byte) (sid string, u acp.ToolUpdate, ok bool) {
+	h, ok := acp.ReadUpdateHead(raw)
+	if !ok || string(h.Kind) != "tool_call_update" {
+		return "", u, false
+	}
+	u, ok = acp.ReadToolUpdateAt(raw, h)
+	if !ok || u.Others > 0 || rawjson.Contains(u.Content, quotedDiff) {
+		return "", u, false
+	}
+	return string(h.SessionID), u, true
 }
 
 // passes reports whether the agent's line cannot concern the filter, from
