@@ -1,6 +1,10 @@
 package acp
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
+)
 
 // UpdateHead is what the head of an agent's session/update says, read
 // from its bytes before any parse (ReadUpdateHead).
@@ -70,4 +74,29 @@ func (h UpdateHead) TextChunk() bool {
 // tool_call…, or it does not begin with its kind.
 func (h UpdateHead) ToolCall() bool {
 	return h.Kind == nil || bytes.HasPrefix(h.Kind, []byte("tool_call"))
+}
+
+// methodStart is how agents, and many clients, begin a request or a
+// notification: with its method.
+var (
+	methodStart  = []byte(`{"jsonrpc":"2.0","method":"`)
+	quotedMethod = []byte(`"method"`)
+)
+
+// ReadMethodHead reads the method of line from its head, when line begins
+// with it (methodStart), written without escapes, and names no "method"
+// after it (of a repeated key, a parse reads the last): a reader that
+// needs a line only for some methods knows, without parsing it, that it
+// does not need this one. ok is false for any other line. It does not say
+// the line is valid JSON: a parse may yet find it is not, and no method.
+func ReadMethodHead(line []byte) (method []byte, ok bool) {
+	if !bytes.HasPrefix(line, methodStart) {
+		return nil, false
+	}
+	rest := line[len(methodStart):]
+	e := bytes.IndexByte(rest[:min(len(rest), 128)], '"')
+	if e < 0 || bytes.IndexByte(rest[:e], '\\') >= 0 || rawjson.Contains(rest[e+1:], quotedMethod) {
+		return nil, false
+	}
+	return rest[:e], true
 }

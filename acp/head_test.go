@@ -3,6 +3,7 @@ package acp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -49,5 +50,33 @@ func TestReadUpdateHead(t *testing.T) {
 		}
 		again, _ := ReadUpdateHead([]byte(c.line[:h.Len] + "tail"))
 		assert.Equal(t, h, again, "the head is its first Len bytes: %s", c.line)
+	}
+}
+
+// The method of a request or notification that begins with it, read from
+// its bytes: when the line names it once, unescaped, it is what a parse
+// reads, and otherwise nothing is read.
+func TestReadMethodHead(t *testing.T) {
+	for _, c := range []struct {
+		line, method string
+		ok           bool
+	}{
+		{`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, "session/cancel", true},
+		{`{"jsonrpc":"2.0","method":"session/prompt","id":3,"params":{"prompt":[{"type":"text","text":"a method"}]}}`, "session/prompt", true},
+		{`{"jsonrpc":"2.0","method":"x","params":{},"method":"session/new"}`, "", false},
+		{`{"jsonrpc":"2.0","method":"x","params":{"text":"say \"method\""}}`, "x", true},
+		{`{"jsonrpc":"2.0","method":"x","params":{"a":"method"}}`, "", false},
+		{`{"jsonrpc":"2.0","method":"session\/new","id":1}`, "", false},
+		{`{"jsonrpc":"2.0","id":1,"method":"session/new"}`, "", false},
+		{`{"jsonrpc": "2.0","method":"session/new","id":1}`, "", false},
+		{`{"jsonrpc":"2.0","method":"` + strings.Repeat("m", 200) + `"}`, "", false},
+	} {
+		method, ok := ReadMethodHead([]byte(c.line))
+		assert.Equal(t, c.ok, ok, c.line)
+		assert.Equal(t, c.method, string(method), c.line)
+		if ok {
+			m := NewMessage(ClientToAgent, []byte(c.line), time.Time{})
+			assert.Equal(t, c.method, m.Method(), "what a parse reads: %s", c.line)
+		}
 	}
 }

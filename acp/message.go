@@ -22,6 +22,23 @@ type Message struct {
 	// most filters read every tool update, and reading one is most of
 	// what a filter does with a message it passes on.
 	tool *toolRead
+	// headMethod is ReadMethodHead's result (head: 0 not yet read, 1 ok,
+	// -1 not), kept for every reader after the first.
+	headMethod []byte
+	head       int8
+}
+
+// MethodAtHead is ReadMethodHead of the line, read once for all its
+// readers: its method when the line begins with it, without a parse.
+func (m *Message) MethodAtHead() ([]byte, bool) {
+	if m.head == 0 {
+		method, ok := ReadMethodHead(m.Raw)
+		m.headMethod, m.head = method, 1
+		if !ok {
+			m.head = -1
+		}
+	}
+	return m.headMethod, m.head > 0
 }
 
 // view is the top level of a JSON-RPC message, as spans of Raw.

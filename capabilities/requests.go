@@ -47,6 +47,9 @@ var notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 func (n *Negotiated) Observe(m *acp.Message) {
 	switch m.Dir {
 	case acp.ClientToAgent:
+		if method, ok := m.MethodAtHead(); ok && !tracked(string(method)) {
+			return // not parsed: a method the tracker does not follow
+		}
 		if m.IsRequest() && tracked(m.Method()) {
 			n.observeRequest(m)
 		}

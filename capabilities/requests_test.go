@@ -137,3 +137,23 @@ func TestANilTrackerKnowsNothing(t *testing.T) {
 	_, ok = n.Agent()
 	assert.False(t, ok)
 }
+
+// A client's line that begins with a method the tracker does not follow
+// is not parsed; one that begins with a method it follows is, and is
+// recorded, whichever comes first in it, its method or its id.
+func TestAClientLineOfAMethodNotFollowedIsNotParsed(t *testing.T) {
+	n := New()
+	cancel := acp.NewMessage(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"S"}}`), time.Time{})
+	n.Observe(cancel)
+	assert.False(t, cancel.Looked(), "not parsed")
+
+	for i, line := range []string{
+		`{"jsonrpc":"2.0","method":"session/prompt","id":1,"params":{"sessionId":"S","prompt":[]}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"T","prompt":[]}}`,
+	} {
+		n.Observe(acp.NewMessage(acp.ClientToAgent, []byte(line), time.Time{}))
+		sid, ok := n.TurnEnded(respond(n, strconv.Itoa(i+1), `{"stopReason":"end_turn"}`))
+		assert.True(t, ok, line)
+		assert.Equal(t, []string{"S", "T"}[i], sid, line)
+	}
+}

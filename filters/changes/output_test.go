@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,4 +123,11 @@ func TestUpdatesThatAreNotOnlyOutputAreParsed(t *testing.T) {
 	}
 	assert.Equal(t, "[{\"type\":\"content\",\"content\":{\"type\":\"text\",\"text\":\"four\"}}]", string(r.fast.calls[callKey{"S", "c2"}].content.Bytes))
 	assert.Equal(t, 4, r.outputs, "the updates that carry only output, of a call followed, read from their bytes")
+}
+
+func TestAClientLineOtherThanAPromptIsNotParsed(t *testing.T) {
+	f := &Filter{Replaying: true}
+	m := filters.NewMessage(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"S"}}`), time.Time{}, capabilities.New())
+	require.NoError(t, f.Apply(m, nil))
+	assert.False(t, m.Looked())
 }
