@@ -137,7 +137,7 @@ func (f *framer) piece() (line, error) {
 // allowed (the part read is returned with more set), or the source fails.
 // Only the bytes not yet returned are kept: the caller is done with the
 // rest. grow says whether a line may grow the buffer (next's); a long
-// line's later pieces (piece's) are each at most a buffer long.
+// line's later pieces (piece's) are what each read brings.
 func (f *framer) fill(grow bool) (line, error) {
 	if f.r == f.w {
 		f.restart()
@@ -154,6 +154,9 @@ func (f *framer) fill(grow bool) (line, error) {
 		f.w += n
 		if i := bytes.IndexByte(f.buf[searched:f.w], '\n'); i >= 0 {
 			return f.take(searched - f.r + i), nil
+		}
+		if err == nil && !grow && f.w > f.r {
+			return f.takeAll(true), nil // a long line's bytes leave as they arrive
 		}
 		if err != nil {
 			if err == io.EOF && (f.w > f.r || !grow) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,6 +95,22 @@ func TestTheOtherDirectionFlowsWhileALongLinePauses(t *testing.T) {
 	}
 }
 
+// Each piece of a line too long to filter leaves as it arrives: while its
+// sender pauses, its receiver has every byte sent.
+func TestALongLinesBytesLeaveAsTheyArrive(t *testing.T) {
+	for name, relay := range longLineRelays() {
+		t.Run(name, func(t *testing.T) {
+			run := startLongLine(t, relay(io.Discard), acp.AgentToClient)
+			for _, n := range []int{1000, 1, longLineMax / 2} {
+				run.more(n)
+				require.Eventually(t, func() bool { return run.got.Load() == int64(run.sent) }, 10*time.Second, time.Millisecond,
+					"the %d bytes sent, paused, had not all arrived", run.sent)
+			}
+			run.finish()
+		})
+	}
+}
+
 // checkTrace checks that trace is JSONL, one whole record a line, and
 // returns its records.
 func checkTrace(t *testing.T, recorded string) []trace.Record {
@@ -148,6 +165,8 @@ type longLineRun struct {
 	lines [2]chan string // the lines each receiver got, the long one excepted
 	ended chan struct{}  // the long line's receiver read its '\n'
 	pumps chan error
+	sent  int          // bytes of the long line sent
+	got   atomic.Int64 // bytes of the long line received
 }
 
 func startLongLine(t *testing.T, r *proxy.Relay, d acp.Direction) *longLineRun {
@@ -176,8 +195,7 @@ func startLongLine(t *testing.T, r *proxy.Relay, d acp.Direction) *longLineRun {
 			dstR[i].Close()
 		}
 	})
-	_, err := run.src[d].Write(run.line[:longLineHead])
-	require.NoError(t, err)
+	run.more(longLineHead)
 	select {
 	case <-headSeen:
 	case <-time.After(10 * time.Second):
@@ -204,7 +222,9 @@ func (run *longLineRun) receive(dir acp.Direction, r io.Reader, headSeen chan st
 				assert.Fail(run.t, "the long line differs", "after byte %d", n)
 				return
 			}
-			if n += len(got); n > longLineMax && headSeen != nil {
+			n += len(got)
+			run.got.Store(int64(n))
+			if n > longLineMax && headSeen != nil {
 				close(headSeen)
 				headSeen = nil
 			}
@@ -248,10 +268,17 @@ func (run *longLineRun) send(dir acp.Direction, line string) {
 	require.NoError(run.t, err)
 }
 
+// more sends n more bytes of the long line.
+func (run *longLineRun) more(n int) {
+	_, err := run.src[run.d].Write(run.line[run.sent : run.sent+n])
+	require.NoError(run.t, err)
+	run.sent += n
+}
+
 // finish sends the rest of the long line, and ends both inputs.
 func (run *longLineRun) finish() {
 	t := run.t
-	_, err := run.src[run.d].Write(append(run.line[longLineHead:], '\n'))
+	_, err := run.src[run.d].Write(append(run.line[run.sent:], '\n'))
 	require.NoError(t, err)
 	select {
 	case <-run.ended:
