@@ -26,6 +26,10 @@ type Request struct {
 const maxInFlight = 1024
 
 // tracked reports whether the tracker follows a client request of method.
+// Follows reports whether the tracker reads a client's requests of method:
+// a client's line of any other method it never reads.
+func Follows(method string) bool { return tracked(method) }
+
 func tracked(method string) bool {
 	switch method {
 	case "initialize", "session/new", "session/load", "session/resume", "session/prompt":

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/acp-proxy/acp-proxy/acp"
+	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
@@ -57,12 +58,25 @@ type Skipper interface {
 	Skips(g Glance) bool
 }
 
-// Skips reports whether every filter of the chain would pass the agent's
-// line raw on untouched, and the connection's tracker need not see it
-// (a notification): the relay then writes raw as it was read, with no
+// ClientSkipper is implemented by filters that can tell from the method a
+// client's line begins with (acp.ReadMethodHead) that Apply would pass it
+// on as it is, emit nothing and change nothing of what they keep.
+// SkipsClient runs under the same lock as Apply for that direction.
+type ClientSkipper interface {
+	SkipsClient(method []byte) bool
+}
+
+// Skips reports whether every filter of the chain would pass line raw on
+// untouched, and the connection's tracker need not see it: an agent's
+// notification every filter skips (Skipper), or a client's line that
+// begins with a method the tracker does not follow and every filter skips
+// (ClientSkipper). The relay then writes raw as it was read, with no
 // message made and no filter called. The filters' figures count it as
 // taken in and given out.
 func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
+	if d == acp.ClientToAgent {
+		return c.skipsClient(raw)
+	}
 	if !c.skipping(d) {
 		return false
 	}
@@ -74,6 +88,30 @@ func (c *Chain) Skips(d acp.Direction, raw []byte) bool {
 	defer c.mu[d].Unlock()
 	if !c.allSkip(d, g) {
 		return false
+	}
+	c.skipped[d].add(len(raw))
+	return true
+}
+
+// skipsClient is Skips for a client's line.
+func (c *Chain) skipsClient(raw []byte) bool {
+	if c == nil || c.later() {
+		return false
+	}
+	method, ok := acp.ReadMethodHead(raw)
+	if !ok || capabilities.Follows(string(method)) {
+		return false
+	}
+	d := acp.ClientToAgent
+	c.mu[d].Lock()
+	defer c.mu[d].Unlock()
+	for _, f := range c.filters {
+		if o, ok := f.(OneWay); ok && !o.Reads(d) {
+			continue
+		}
+		if s, ok := f.(ClientSkipper); !ok || !s.SkipsClient(method) {
+			return false
+		}
 	}
 	c.skipped[d].add(len(raw))
 	return true

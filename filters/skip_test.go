@@ -60,12 +60,47 @@ func TestALineSkipsTheChainOnlyWhenEveryFilterSkipsIt(t *testing.T) {
 	assert.True(t, c.Skips(acp.AgentToClient, []byte(chunkLine)))
 	assert.False(t, c.Skips(acp.AgentToClient, []byte(toolLine)))
 	assert.False(t, c.Skips(acp.AgentToClient, []byte(answer)), "a response: the tracker reads it")
-	assert.False(t, c.Skips(acp.ClientToAgent, []byte(chunkLine)), "the client's lines are not glanced at")
+	assert.False(t, c.Skips(acp.ClientToAgent, []byte(chunkLine)), "a client's line skips only when every filter says so of its method")
 	assert.False(t, NewChain(capabilities.New(), f, Func{FilterName: "f"}).Skips(acp.AgentToClient, []byte(chunkLine)),
 		"a filter that cannot say reads every line")
 	assert.Zero(t, f.applied)
+	skippedOnce(t, c, acp.AgentToClient, chunkLine)
+}
+
+// skippedOnce checks that the first filter's figures count line, of
+// direction d, once in and once out, as a line that skipped the chain.
+func skippedOnce(t *testing.T, c *Chain, d acp.Direction, line string) {
+	t.Helper()
 	figures := c.Stats()[0]
-	want := acp.Count{Messages: 1, Bytes: int64(len(chunkLine)) + 1}
-	assert.Equal(t, want, figures.In[acp.AgentToClient])
-	assert.Equal(t, want, figures.Out[acp.AgentToClient])
+	want := acp.Count{Messages: 1, Bytes: int64(len(line)) + 1}
+	assert.Equal(t, want, figures.In[d])
+	assert.Equal(t, want, figures.Out[d])
+}
+
+// promptsOnly reads a client's prompts only.
+type promptsOnly struct{ toolsOnly }
+
+func (*promptsOnly) SkipsClient(method []byte) bool { return string(method) != "session/prompt" }
+
+// A client's line skips the chain when it begins with its method, the
+// tracker does not follow that method and every filter skips it by its
+// method (ClientSkipper).
+func TestAClientLineSkipsTheChainByItsMethod(t *testing.T) {
+	f := &promptsOnly{}
+	c := NewChain(capabilities.New(), f)
+	cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`
+	assert.True(t, c.Skips(acp.ClientToAgent, []byte(cancel)))
+	for line, why := range map[string]string{
+		`{"jsonrpc":"2.0","method":"session/prompt","id":2,"params":{"sessionId":"s","prompt":[]}}`: "the filter reads prompts",
+		`{"jsonrpc":"2.0","method":"session/new","id":1,"params":{"cwd":"/w","mcpServers":[]}}`:     "the tracker follows session/new",
+		`{"jsonrpc":"2.0","id":4,"method":"session/cancel"}`:                                        "its method is not read from its head",
+		`{"jsonrpc":"2.0","id":4,"result":{"outcome":{"outcome":"cancelled"}}}`:                     "a response",
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"method":"session/prompt"}}`:          "a second method, maybe the one a parse reads",
+	} {
+		assert.False(t, c.Skips(acp.ClientToAgent, []byte(line)), why)
+	}
+	assert.False(t, NewChain(capabilities.New(), f, &toolsOnly{}).Skips(acp.ClientToAgent, []byte(cancel)),
+		"a filter that cannot say reads every client line")
+	assert.Zero(t, f.applied)
+	skippedOnce(t, c, acp.ClientToAgent, cancel)
 }

@@ -47,11 +47,12 @@ type Filter struct {
 }
 
 var (
-	_ filters.Filter  = (*Filter)(nil)
-	_ filters.Timed   = (*Filter)(nil)
-	_ filters.Woken   = (*Filter)(nil)
-	_ filters.Closer  = (*Filter)(nil)
-	_ filters.Skipper = (*Filter)(nil)
+	_ filters.Filter        = (*Filter)(nil)
+	_ filters.Timed         = (*Filter)(nil)
+	_ filters.Woken         = (*Filter)(nil)
+	_ filters.Closer        = (*Filter)(nil)
+	_ filters.Skipper       = (*Filter)(nil)
+	_ filters.ClientSkipper = (*Filter)(nil)
 )
 
 // Bounds of the filter's memory.
@@ -173,6 +174,10 @@ func outputOnly(raw []byte) (sid string, u acp.ToolUpdate, ok bool) {
 	}
 	return string(h.SessionID), u, true
 }
+
+// SkipsClient implements filters.ClientSkipper: of a client's lines, only
+// a prompt concerns the filter.
+func (f *Filter) SkipsClient(method []byte) bool { return string(method) != "session/prompt" }
 
 // passes reports whether the agent's line cannot concern the filter, from
 // a glance at its bytes: a notification or request (no response, so it

@@ -2,6 +2,7 @@ package changes
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -130,4 +131,35 @@ func TestAClientLineOtherThanAPromptIsNotParsed(t *testing.T) {
 	m := filters.NewMessage(acp.ClientToAgent, []byte(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"S"}}`), time.Time{}, capabilities.New())
 	require.NoError(t, f.Apply(m, nil))
 	assert.False(t, m.Looked())
+}
+
+// Of a client's lines, a prompt is read however the client writes it, its
+// method first or not; every other line that begins with its method skips
+// the chain, as the relay asks (filters.Chain.Skips).
+func TestOfAClientsLinesOnlyAPromptIsRead(t *testing.T) {
+	for _, prompt := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`,
+		`{"jsonrpc":"2.0","method":"session/prompt","id":2,"params":{"sessionId":"S","prompt":[]}}`,
+	} {
+		f := &Filter{}
+		c := filters.NewChain(capabilities.New(), f)
+		relay := func(d acp.Direction, line string) {
+			if !c.Skips(d, []byte(line)) {
+				chaintest.Run(t, c, d, line)
+			}
+		}
+		relay(acp.ClientToAgent, fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/new","id":1,"params":{"cwd":%q,"mcpServers":[]}}`, t.TempDir()))
+		relay(acp.AgentToClient, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S"}}`)
+		cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"S"}}`
+		assert.True(t, c.Skips(acp.ClientToAgent, []byte(cancel)), "a cancel skips the chain")
+		relay(acp.ClientToAgent, prompt)
+		f.rests.mu.Lock()
+		rs := f.rests.m["S"]
+		f.rests.mu.Unlock()
+		assert.NotNil(t, rs, "the prompt was read: the session's rest is taken (%s)", prompt)
+		f.Close()
+	}
+	f := &Filter{}
+	assert.False(t, f.SkipsClient([]byte("session/prompt")), "a prompt is read even when the tracker would not")
+	assert.True(t, f.SkipsClient([]byte("session/cancel")))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/filterset"
+	"github.com/acp-proxy/acp-proxy/internal/rawjson"
 )
 
 // tracedLine is one line of a recorded session, at its time.
@@ -70,6 +71,30 @@ func withChunks(lines []tracedLine) []tracedLine {
 
 func mustJSON(s string) []byte { b, _ := json.Marshal(s); return b }
 
+// methodsFirst is lines with each of the client's requests and
+// notifications written with its method first, as some clients write
+// them, and a notification of a method nobody reads after each.
+func methodsFirst(lines []tracedLine) []tracedLine {
+	var out []tracedLine
+	for _, l := range lines {
+		method, ok := rawjson.Get(l.raw, "method")
+		if l.dir != acp.ClientToAgent || !ok {
+			out = append(out, l)
+			continue
+		}
+		raw := append([]byte(`{"jsonrpc":"2.0","method":`), method...)
+		_ = rawjson.Members(l.raw, func(key, val []byte) bool {
+			if k := string(key); k != "jsonrpc" && k != "method" {
+				raw = append(append(append(append(raw, `,"`...), key...), `":`...), val...)
+			}
+			return true
+		})
+		out = append(out, tracedLine{l.at, l.dir, append(raw, '}')},
+			tracedLine{l.at, l.dir, []byte(`{"jsonrpc":"2.0","method":"_example/ping","params":{}}`)})
+	}
+	return out
+}
+
 // skipping is how runLines lets lines skip the chain.
 type skipping int
 
@@ -83,7 +108,7 @@ const (
 // at its time; the coalescing filters' timers on that clock), and returns
 // what left the chain, in order. A line the chain skips is passed as it
 // is, without Process or Tick.
-func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips skipping) (out []string, skipped int) {
+func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips skipping) (out []string, skipped [2]int) {
 	c := cfg.Chain(capabilities.New())
 	defer c.Close()
 	sink := func(l filters.Line) error {
@@ -97,7 +122,7 @@ func runLines(t *testing.T, cfg filterset.Config, lines []tracedLine, skips skip
 		h, ok := acp.ReadUpdateHead(l.raw)
 		chunk := skips == chunkSkips && l.dir == acp.AgentToClient && ok && h.TextChunk()
 		if chunk && c.SkipsChunks(l.dir) || !chunk && skips != noSkips && c.Skips(l.dir, l.raw) {
-			skipped++
+			skipped[l.dir]++
 			require.NoError(t, sink(filters.Line{Dir: l.dir, Raw: l.raw, Original: true}))
 			continue
 		}
@@ -136,24 +161,28 @@ func TestSkippingTheChainChangesNothing(t *testing.T) {
 	require.NotEmpty(t, paths)
 	for _, sc := range skipConfigs {
 		t.Run(sc.name, func(t *testing.T) {
-			var skippedInAll int
+			var skippedInAll [2]int
 			for _, path := range paths {
 				t.Run(filepath.Base(path), func(t *testing.T) {
 					lines := readTrace(t, path)
 					for _, variant := range []struct {
 						name  string
 						lines []tracedLine
-					}{{"as recorded", lines}, {"with chunks", withChunks(lines)}} {
+					}{{"as recorded", lines}, {"with chunks", withChunks(lines)}, {"a client's methods first", methodsFirst(lines)}} {
 						want, _ := runLines(t, sc.cfg, variant.lines, noSkips)
 						got, skipped := runLines(t, sc.cfg, variant.lines, lineSkips)
 						assert.Equal(t, want, got, variant.name)
-						skippedInAll += skipped
+						skippedInAll[acp.AgentToClient] += skipped[acp.AgentToClient]
+						skippedInAll[acp.ClientToAgent] += skipped[acp.ClientToAgent]
 						got, _ = runLines(t, sc.cfg, variant.lines, chunkSkips)
 						assert.Equal(t, want, got, variant.name+", chunks asked of as the relay asks of a run")
 					}
 				})
 			}
-			assert.Positive(t, skippedInAll, "no line skipped the chain")
+			assert.Positive(t, skippedInAll[acp.AgentToClient], "no agent's line skipped the chain")
+			if sc.name == "show-changes" {
+				assert.Positive(t, skippedInAll[acp.ClientToAgent], "no client's line skipped the chain")
+			}
 		})
 	}
 }
