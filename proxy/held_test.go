@@ -93,10 +93,10 @@ func TestAChangedReleaseBeforeItsPassageWaitsForIt(t *testing.T) {
 	raw := []byte(`{"method":"rewrite"}`)
 	h := filters.NewMessage(acp.AgentToClient, raw, t0, nil).Hold()
 	require.NoError(t, c.sink(filters.Line{Dir: acp.AgentToClient, Raw: []byte(`{"method":"rewritten"}`), Held: h}))
-	_, err := c.process(acp.AgentToClient, line{bytes: raw, terminated: true}, t0)
+	_, err := c.process(acp.AgentToClient, line{bytes: raw, terminated: true}, readAt(t0))
 	require.NoError(t, err)
 	next := []byte(`{"method":"hold"}`)
-	_, err = c.process(acp.AgentToClient, line{bytes: next, terminated: true}, t0)
+	_, err = c.process(acp.AgentToClient, line{bytes: next, terminated: true}, readAt(t0))
 	require.NoError(t, err)
 	require.NoError(t, c.sink(filters.Line{Dir: acp.AgentToClient, Raw: next, Original: true, Held: filters.NewMessage(acp.AgentToClient, next, t0, nil).Hold()}))
 	assert.Equal(t, []string{
@@ -107,3 +107,6 @@ func TestAChangedReleaseBeforeItsPassageWaitsForIt(t *testing.T) {
 	}, tap.events)
 	assert.Equal(t, "{\"method\":\"rewritten\"}\n{\"method\":\"hold\"}\n", toClient.String())
 }
+
+// readAt is a lineClock whose last read was at t.
+func readAt(t time.Time) *lineClock { return &lineClock{now: t, fresh: true} }

@@ -164,11 +164,30 @@ func (c *Conn) copy(d acp.Direction, src io.Reader, w *lineWriter) error {
 	}
 }
 
+// lineClock is the time of the source's last read, read from the relay's
+// clock when first asked for after that read: reading it costs as much as
+// relaying a short line, and a line that skips the chain, with no tap to
+// tell, needs no time at all. A line that was whole in what an earlier
+// read brought arrived then.
+type lineClock struct {
+	read  func() time.Time
+	now   time.Time
+	fresh bool // now is the time of the last read
+}
+
+// at returns the time of the last read.
+func (lc *lineClock) at() time.Time {
+	if !lc.fresh {
+		lc.now, lc.fresh = lc.read(), true
+	}
+	return lc.now
+}
+
 func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 	timed := c.runs[d]
-	var now time.Time
+	clock := lineClock{read: c.r.now}
 	for {
-		if c.passChunks(d, f, now) {
+		if c.passChunks(d, f, clock.now) {
 			if !f.buffered() {
 				if err := c.flush(d, w); err != nil {
 					return err
@@ -186,19 +205,13 @@ func (c *Conn) pump(d acp.Direction, f *framer, w *lineWriter) error {
 		}
 		if f.reads() != reads {
 			c.chunksHeld[d] = false
-		}
-		// Reading the clock costs as much as relaying a short line: it
-		// is read when someone needs the time, once per read of the
-		// source (a line that was whole in what an earlier read brought
-		// arrived then).
-		if (timed || len(c.taps) > 0) && (f.reads() != reads || now.IsZero()) {
-			now = c.r.now()
+			clock.fresh = false
 		}
 		filtered := timed
 		if ln.more {
-			ln.terminated, err = c.passLong(d, f, w, ln, now)
+			ln.terminated, err = c.passLong(d, f, w, ln)
 		} else {
-			filtered, err = c.process(d, ln, now)
+			filtered, err = c.process(d, ln, &clock)
 		}
 		if err != nil {
 			return err
@@ -238,8 +251,12 @@ func (c *Conn) flush(d acp.Direction, w *lineWriter) error {
 // process runs one whole line through the chain, unless it skips it
 // (filters.Chain.Skips), and tells the taps. It reports whether the chain
 // ran.
-func (c *Conn) process(d acp.Direction, ln line, now time.Time) (filtered bool, err error) {
+func (c *Conn) process(d acp.Direction, ln line, clock *lineClock) (filtered bool, err error) {
 	filtered = c.runs[d] && !c.r.Chain.Skips(d, ln.bytes)
+	var now time.Time // the filters' and the taps' only
+	if filtered || len(c.taps) > 0 {
+		now = clock.at()
+	}
 	if !filtered && !c.runs[d] && c.r.Chain != nil {
 		c.r.Chain.Observe(acp.NewMessage(d, ln.bytes, now))
 	}
@@ -377,7 +394,7 @@ func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error
 // nothing: not the writer (lines others write meanwhile follow the long
 // line) and not the trace (the line's record is spooled and joins the trace
 // at its end). The other direction never waits for this peer.
-func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line, now time.Time) (bool, error) {
+func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line) (bool, error) {
 	if c.runs[d] {
 		c.r.log().Info("line too long to filter; streamed through", "dir", d.String(), "max", c.r.MaxFilterLine)
 		if err := c.driver.Drain(d); err != nil {

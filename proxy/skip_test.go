@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,4 +98,62 @@ func TestARunOfSkippedLinesNeverOvertakesAHeldLine(t *testing.T) {
 		"passed agent->client " + chunk("e") + " eol=true changed=true -> [" + tool + " =]",
 	}
 	assert.Equal(t, wantPassed, passed)
+}
+
+// timesTools keeps the time of each line it reads, and skips every line
+// about no tool call.
+type timesTools struct{ times []time.Time }
+
+func (*timesTools) Name() string                { return "times-tools" }
+func (*timesTools) Skips(g filters.Glance) bool { return !g.Tool }
+func (f *timesTools) Apply(m *filters.Message, _ filters.Emitter) error {
+	f.times = append(f.times, m.Time)
+	return nil
+}
+
+// The clock is read once per read of the source, and only when a line
+// needs the time: lines that skip the chain, with no tap to tell, need
+// none; a line the chain reads has the time of the read that brought it.
+func TestTheClockIsReadForTheLinesThatNeedTheTime(t *testing.T) {
+	plan := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}` + "\n"
+	tool := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1"}}}` + "\n"
+	for _, c := range []struct {
+		reads  []string
+		clocks int64 // reads of the clock for lines
+		times  []int64
+	}{
+		{[]string{plan + plan, plan}, 0, nil},
+		{[]string{plan, plan + tool + plan + tool, plan, tool}, 2, []int64{1, 1, 2}},
+	} {
+		var now int64
+		f := &timesTools{}
+		relay := &Relay{Chain: filters.NewChain(capabilities.New(), f), Now: func() time.Time { now++; return time.Unix(now, 0) }}
+		var out bytes.Buffer
+		in := strings.Join(c.reads, "")
+		require.NoError(t, relay.Open(io.Discard, &out).Pump(acp.AgentToClient, &piecesReader{pieces: c.reads}))
+		assert.Equal(t, in, out.String())
+		if c.clocks == 0 {
+			assert.Equal(t, int64(1), now, "the filters' drain at the end reads the clock; the lines that skip the chain do not")
+			continue
+		}
+		require.Len(t, f.times, len(c.times))
+		assert.Equal(t, f.times[0], f.times[1], "the two tool updates of one read have its time")
+		assert.True(t, f.times[2].After(f.times[1]), "a later read's, a later time")
+	}
+}
+
+// piecesReader returns its pieces, one a read.
+type piecesReader struct{ pieces []string }
+
+func (p *piecesReader) Read(b []byte) (int, error) {
+	if len(p.pieces) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, p.pieces[0])
+	if n == len(p.pieces[0]) {
+		p.pieces = p.pieces[1:]
+	} else {
+		p.pieces = append([]string{p.pieces[0][n:]}, p.pieces[1:]...)
+	}
+	return n, nil
 }

@@ -306,7 +306,7 @@ func TestTapsAreToldOfAHeldLineBeforeItsRelease(t *testing.T) {
 	raw := []byte(`{"method":"hold"}`)
 	released := filters.NewMessage(acp.ClientToAgent, raw, t0, nil).Hold()
 	require.NoError(t, c.sink(filters.Line{Dir: acp.ClientToAgent, Raw: raw, Original: true, Held: released}))
-	_, err := c.process(acp.ClientToAgent, line{bytes: raw, terminated: true}, t0)
+	_, err := c.process(acp.ClientToAgent, line{bytes: raw, terminated: true}, readAt(t0))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		`passed client->agent {"method":"hold"} eol=true changed=false held -> []`,
