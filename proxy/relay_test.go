@@ -62,7 +62,8 @@ func TestRelayIsByteExactWithAndWithoutFilters(t *testing.T) {
 }
 
 // FuzzFramer feeds random bytes in random read sizes: whatever arrives
-// leaves, exactly, with or without filters and long-line streaming.
+// leaves, exactly, with or without filters and long-line streaming, and
+// what a filter keeps of a line holds while the relay reads on.
 func FuzzFramer(f *testing.F) {
 	f.Add(corpus(f), uint64(1), uint16(0))
 	f.Add([]byte("a\nb\r\n\n{\"x\":1}"), uint64(7), uint16(3))
@@ -71,8 +72,12 @@ func FuzzFramer(f *testing.F) {
 	f.Add([]byte(strings.Repeat("x", 70000)+"\n"+strings.Repeat("y", 70000)+"\nz"), uint64(5), uint16(100))
 	f.Fuzz(func(t *testing.T, in []byte, seed uint64, maxLine uint16) {
 		r := &Relay{Chain: filters.NewChain(capabilities.New(), viewingFilter), MaxFilterLine: int(maxLine)}
-		if seed%2 == 0 {
+		switch seed % 3 {
+		case 0:
 			r.Chain = nil
+		case 1: // a filter keeps a part of each line past it, and checks it holds
+			k := &keeper{t: t, kept: map[string]filters.Kept{}, want: map[string]string{}}
+			r.Chain = filters.NewChain(capabilities.New(), viewingFilter, k.filter())
 		}
 		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1))}
 		got := relayOnce(t, r, acp.AgentToClient, src)
