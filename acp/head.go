@@ -23,10 +23,21 @@ type UpdateHead struct {
 	Len int
 }
 
+// methodHead is how agents, and many clients, begin a request or a
+// notification: with its method.
+const methodHead = `{"jsonrpc":"2.0","method":"`
+
+var methodStart = []byte(methodHead)
+
+// BeginsWithMethod reports whether line begins as agents begin every
+// request and notification, with its method (methodHead): it is not a
+// response, whatever follows.
+func BeginsWithMethod(line []byte) bool { return bytes.HasPrefix(line, methodStart) }
+
 // The head every agent writes a session/update with, up to its session's
 // id; the update follows the id, most often beginning with its kind.
 var (
-	updateStart   = []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"`)
+	updateStart   = []byte(methodHead + `session/update","params":{"sessionId":"`)
 	updateAfterID = []byte(`","update":`)
 	kindKey       = []byte(`{"sessionUpdate":"`)
 )
@@ -76,21 +87,16 @@ func (h UpdateHead) ToolCall() bool {
 	return h.Kind == nil || bytes.HasPrefix(h.Kind, []byte("tool_call"))
 }
 
-// methodStart is how agents, and many clients, begin a request or a
-// notification: with its method.
-var (
-	methodStart  = []byte(`{"jsonrpc":"2.0","method":"`)
-	quotedMethod = []byte(`"method"`)
-)
+var quotedMethod = []byte(`"method"`)
 
 // ReadMethodHead reads the method of line from its head, when line begins
-// with it (methodStart), written without escapes, and names no "method"
+// with it (methodHead), written without escapes, and names no "method"
 // after it (of a repeated key, a parse reads the last): a reader that
 // needs a line only for some methods knows, without parsing it, that it
 // does not need this one. ok is false for any other line. It does not say
 // the line is valid JSON: a parse may yet find it is not, and no method.
 func ReadMethodHead(line []byte) (method []byte, ok bool) {
-	if !bytes.HasPrefix(line, methodStart) {
+	if !BeginsWithMethod(line) {
 		return nil, false
 	}
 	rest := line[len(methodStart):]

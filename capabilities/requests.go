@@ -1,7 +1,6 @@
 package capabilities
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/acp-proxy/acp-proxy/acp"
@@ -38,11 +37,6 @@ func tracked(method string) bool {
 	return false
 }
 
-// notificationStart is how codex-acp and claude-agent-acp begin every
-// notification and request: a line that starts so is not a response, and
-// is skipped without parsing it.
-var notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
-
 // Observe records m, a message as it arrived, before any filter changed
 // it: the chain calls it for every message of both directions, in order,
 // before the filters see the message, and so must any other reader that
@@ -58,7 +52,7 @@ func (n *Negotiated) Observe(m *acp.Message) {
 			n.observeRequest(m)
 		}
 	case acp.AgentToClient:
-		if n.awaiting() && !bytes.HasPrefix(m.Raw, notificationStart) && m.IsResponse() {
+		if n.awaiting() && !acp.BeginsWithMethod(m.Raw) && m.IsResponse() {
 			n.observeResponse(m)
 		}
 	}
@@ -187,7 +181,7 @@ func (n *Negotiated) observeAgent(result []byte) {
 // answers, when it is one the tracker followed. It holds while m is the
 // last response observed: from Observe(m) until the next response's.
 func (n *Negotiated) Answered(m *acp.Message) (Request, bool) {
-	if n == nil || m.Dir != acp.AgentToClient || bytes.HasPrefix(m.Raw, notificationStart) {
+	if n == nil || m.Dir != acp.AgentToClient || acp.BeginsWithMethod(m.Raw) {
 		return Request{}, false
 	}
 	n.mu.RLock()

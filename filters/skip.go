@@ -1,8 +1,6 @@
 package filters
 
 import (
-	"bytes"
-
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/capabilities"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
@@ -30,14 +28,11 @@ type Glance struct {
 	Line []byte
 }
 
-var (
-	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
-	quotedTool        = []byte(`"tool`)
-)
+var quotedTool = []byte(`"tool`)
 
 // NewGlance reads raw's facts.
 func NewGlance(raw []byte) Glance {
-	g := Glance{Notification: bytes.HasPrefix(raw, notificationStart), Line: raw}
+	g := Glance{Notification: acp.BeginsWithMethod(raw), Line: raw}
 	g.Tool = !(g.Notification && textChunk(raw)) && rawjson.Contains(raw, quotedTool)
 	return g
 }

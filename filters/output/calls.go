@@ -1,8 +1,6 @@
 package output
 
 import (
-	"bytes"
-
 	"github.com/acp-proxy/acp-proxy/acp"
 	"github.com/acp-proxy/acp-proxy/filters"
 	"github.com/acp-proxy/acp-proxy/internal/rawjson"
@@ -23,7 +21,7 @@ const DefaultMaxCallOutputBytes = 8 << 20
 // line that mentions neither a stopReason nor an error, or starts as a
 // notification, is not a prompt's response, and is passed over unparsed.
 func turnEnded(m *filters.Message) (string, bool) {
-	if bytes.HasPrefix(m.Raw, notificationStart) || !mentions(m.Raw, quotedStopReason) && !mentions(m.Raw, quotedError) {
+	if acp.BeginsWithMethod(m.Raw) || !mentions(m.Raw, quotedStopReason) && !mentions(m.Raw, quotedError) {
 		return "", false
 	}
 	return m.Caps.TurnEnded(&m.Message)
@@ -83,9 +81,6 @@ var (
 	quotedToolCallStart = []byte(`"tool_call"`)  // a tool_call's sessionUpdate (and not a tool_call_update's)
 	quotedStopReason    = []byte(`"stopReason"`) // a session/prompt result
 	quotedError         = []byte(`"error"`)      // an error response
-	// How codex-acp and claude-agent-acp begin every notification and
-	// request: not a response.
-	notificationStart = []byte(`{"jsonrpc":"2.0","method":"`)
 )
 
 func mentions(raw, s []byte) bool { return rawjson.Contains(raw, s) }
