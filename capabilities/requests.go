@@ -27,9 +27,7 @@ const maxInFlight = 1024
 // tracked reports whether the tracker follows a client request of method.
 // Follows reports whether the tracker reads a client's requests of method:
 // a client's line of any other method it never reads.
-func Follows(method string) bool { return tracked(method) }
-
-func tracked(method string) bool {
+func Follows(method string) bool {
 	switch method {
 	case "initialize", "session/new", "session/load", "session/resume", "session/prompt":
 		return true
@@ -45,10 +43,10 @@ func tracked(method string) bool {
 func (n *Negotiated) Observe(m *acp.Message) {
 	switch m.Dir {
 	case acp.ClientToAgent:
-		if method, ok := m.MethodAtHead(); ok && !tracked(string(method)) {
+		if method, ok := m.MethodAtHead(); ok && !Follows(string(method)) {
 			return // not parsed: a method the tracker does not follow
 		}
-		if m.IsRequest() && tracked(m.Method()) {
+		if m.IsRequest() && Follows(m.Method()) {
 			n.observeRequest(m)
 		}
 	case acp.AgentToClient:

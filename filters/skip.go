@@ -100,13 +100,11 @@ func (c *Chain) skipsClient(raw []byte) bool {
 	d := acp.ClientToAgent
 	c.mu[d].Lock()
 	defer c.mu[d].Unlock()
-	for _, f := range c.filters {
-		if o, ok := f.(OneWay); ok && !o.Reads(d) {
-			continue
-		}
-		if s, ok := f.(ClientSkipper); !ok || !s.SkipsClient(method) {
-			return false
-		}
+	if !c.every(d, func(f Filter) bool {
+		s, ok := f.(ClientSkipper)
+		return ok && s.SkipsClient(method)
+	}) {
+		return false
 	}
 	c.skipped[d].add(len(raw))
 	return true
@@ -149,11 +147,19 @@ func (c *Chain) skipping(d acp.Direction) bool {
 // allSkip reports whether every filter that reads d skips a line of glance
 // g. Under d's lock.
 func (c *Chain) allSkip(d acp.Direction, g Glance) bool {
+	return c.every(d, func(f Filter) bool {
+		s, ok := f.(Skipper)
+		return ok && s.Skips(g)
+	})
+}
+
+// every reports whether skips holds for every filter that reads d.
+func (c *Chain) every(d acp.Direction, skips func(Filter) bool) bool {
 	for _, f := range c.filters {
 		if o, ok := f.(OneWay); ok && !o.Reads(d) {
 			continue
 		}
-		if s, ok := f.(Skipper); !ok || !s.Skips(g) {
+		if !skips(f) {
 			return false
 		}
 	}

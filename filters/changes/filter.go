@@ -90,7 +90,7 @@ func (f *Filter) log() *slog.Logger {
 // message.
 func (f *Filter) Apply(m *filters.Message, _ filters.Emitter) error {
 	if m.Dir != acp.AgentToClient {
-		if method, ok := m.MethodAtHead(); ok && string(method) != "session/prompt" {
+		if method, ok := m.MethodAtHead(); ok && f.SkipsClient(method) {
 			return nil // not parsed: only a prompt concerns the filter
 		}
 		if m.Method() == "session/prompt" {
