@@ -368,7 +368,7 @@ func (c *Conn) filter(d acp.Direction, ln line, now time.Time, p *Passage) error
 			p.Out = append(p.Out, Sent{Line: kept, Original: l.Original})
 		}
 		if l.Original && ln.wire != nil {
-			return c.writeWire(d, ln.wire) // the line and its '\n' as read
+			return c.write(d, ln.wire, false) // the line and its '\n' as read
 		}
 		// Only the untouched line keeps its own ending; a filter's line
 		// is a whole message.
@@ -441,13 +441,6 @@ func (c *Conn) passLong(d acp.Direction, f *framer, w *lineWriter, ln line) (boo
 		err = fmt.Errorf("%s: write: %w", d, eerr)
 	}
 	return eol, err
-}
-
-func (c *Conn) writeWire(d acp.Direction, wire []byte) error {
-	if err := c.writers[d].writeRun(wire); err != nil {
-		return fmt.Errorf("%s: write: %w", d, err)
-	}
-	return nil
 }
 
 func (c *Conn) write(d acp.Direction, b []byte, eol bool) error {

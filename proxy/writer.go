@@ -75,6 +75,15 @@ func (lw *lineWriter) writeLineLocked(b []byte, eol bool) error {
 // costs one write, as it does a byte-copying relay); its '\n', if eol, is
 // buffered, to go with what follows. The caller holds mu; nothing is open.
 func (lw *lineWriter) writeLong(b []byte, eol bool) error {
+	if err := lw.writeDirect(b); err != nil || !eol {
+		return err
+	}
+	return lw.writeEOL()
+}
+
+// writeDirect writes b to the stream at once, after what is buffered,
+// without copying it into the buffer. The caller holds mu.
+func (lw *lineWriter) writeDirect(b []byte) error {
 	if lw.w.Buffered() > 0 {
 		if err := lw.flushLocked(); err != nil {
 			return err
@@ -85,12 +94,8 @@ func (lw *lineWriter) writeLong(b []byte, eol bool) error {
 	}
 	if _, err := lw.dst.Write(b); err != nil {
 		lw.err = err
-		return err
 	}
-	if !eol {
-		return nil
-	}
-	return lw.writeEOL()
+	return lw.err
 }
 
 // directRun is the size from which a line, or a run of lines, goes to the
@@ -146,18 +151,7 @@ func (lw *lineWriter) endLong(eol bool) error {
 func (lw *lineWriter) writeThrough(b []byte) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	if lw.w.Buffered() > 0 {
-		if err := lw.flushLocked(); err != nil {
-			return err
-		}
-	}
-	if lw.err != nil {
-		return lw.err
-	}
-	if _, err := lw.dst.Write(b); err != nil {
-		lw.err = err
-	}
-	return lw.err
+	return lw.writeDirect(b)
 }
 
 // flush sends what is buffered.
