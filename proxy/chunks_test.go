@@ -101,7 +101,7 @@ func TestTextChunksCutAnywhere(t *testing.T) {
 	readers := map[string]func() io.Reader{
 		"one byte at a time": func() io.Reader { return iotest.OneByteReader(strings.NewReader(in)) },
 		"half a buffer":      func() io.Reader { return iotest.HalfReader(strings.NewReader(in)) },
-		"random pieces":      func() io.Reader { return &randomPieces{rest: []byte(in), rng: rng} },
+		"random pieces":      func() io.Reader { return &choppyReader{b: []byte(in), rng: rng, max: 600} },
 	}
 	for name, r := range readers {
 		t.Run(name, func(t *testing.T) {
@@ -123,18 +123,3 @@ type countsSkips struct{ calls int }
 func (*countsSkips) Name() string                                  { return "counts-skips" }
 func (c *countsSkips) Skips(filters.Glance) bool                   { c.calls++; return true }
 func (*countsSkips) Apply(*filters.Message, filters.Emitter) error { return nil }
-
-// randomPieces reads rest in pieces of random sizes.
-type randomPieces struct {
-	rest []byte
-	rng  *rand.Rand
-}
-
-func (r *randomPieces) Read(p []byte) (int, error) {
-	if len(r.rest) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p[:min(len(p), 1+r.rng.IntN(600))], r.rest)
-	r.rest = r.rest[n:]
-	return n, nil
-}

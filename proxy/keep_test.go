@@ -63,7 +63,7 @@ func TestAPartAFilterKeepsHoldsWhileTheRelayReadsOn(t *testing.T) {
 			in := keptLines(60, keys, rng)
 			k := &keeper{t: t, kept: map[string]filters.Kept{}, want: map[string]string{}}
 			r := &Relay{Chain: filters.NewChain(capabilities.New(), k.filter())}
-			src := io.Reader(&choppyReader{b: in, rng: rng})
+			src := io.Reader(&choppyReader{b: in, rng: rng, max: 100000})
 			got := relayOnce(t, r, acp.AgentToClient, src)
 			require.Equal(t, string(in), string(got), "relayed unchanged")
 			assert.Positive(t, k.given, "long parts are kept where they lie, not copied")

@@ -79,23 +79,24 @@ func FuzzFramer(f *testing.F) {
 			k := &keeper{t: t, kept: map[string]filters.Kept{}, want: map[string]string{}}
 			r.Chain = filters.NewChain(capabilities.New(), viewingFilter, k.filter())
 		}
-		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1))}
+		src := &choppyReader{b: in, rng: rand.New(rand.NewPCG(seed, 1)), max: 100000}
 		got := relayOnce(t, r, acp.AgentToClient, src)
 		require.Equal(t, string(in), string(got), "relayed unchanged")
 	})
 }
 
-// choppyReader returns its bytes in reads of random sizes.
+// choppyReader returns its bytes in reads of random sizes, up to max.
 type choppyReader struct {
 	b   []byte
 	rng *rand.Rand
+	max int
 }
 
 func (c *choppyReader) Read(p []byte) (int, error) {
 	if len(c.b) == 0 {
 		return 0, io.EOF
 	}
-	n := min(len(p), len(c.b), 1+c.rng.IntN(100000))
+	n := min(len(p), len(c.b), 1+c.rng.IntN(c.max))
 	copy(p, c.b[:n])
 	c.b = c.b[n:]
 	return n, nil
